@@ -1,0 +1,1 @@
+"""Confidence: reductions, estimators (paper Eqs. 1-7), calibration metrics."""

@@ -1,0 +1,1 @@
+"""Datasets: where they live (:mod:`calib.data.root`) and how they are read."""

@@ -1,0 +1,255 @@
+"""The BEAR probe (Wiland et al. 2024) with the 12 templates of Kissling et al. (2026).
+
+60 Wikidata relations, 7,731 instances. Every instance of a relation is scored against the
+relation's whole *answer space* (5 to 60 options). Each relation has 12 templates, named here:
+
+========================  =====  =============================================
+name                      index  example (P19)
+========================  =====  =============================================
+``paraphrase-0`` .. ``-4``  0-4  "[X] was born in [Y]." and four rephrasings
+``possibly``                5    "[X] was possibly born in [Y]."
+``certainly``               6    "[X] was certainly born in [Y]."
+``numeric-0`` .. ``-100``  7-11  "I'm 0% confident [X] was born in [Y]." (0/25/50/75/100)
+========================  =====  =============================================
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import zlib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from calib.data.errors import DataFormatError
+from calib.data.jsonl import read_json, read_jsonl
+from calib.data.root import data_file, data_files
+
+PARAPHRASES: tuple[str, ...] = tuple(f"paraphrase-{i}" for i in range(5))
+NUMERIC: tuple[str, ...] = tuple(f"numeric-{p}" for p in (0, 25, 50, 75, 100))
+LINGUISTIC: tuple[str, ...] = ("possibly", "certainly", *NUMERIC)
+#: the 12 template names, in the order of ``metadata_relations.json``
+TEMPLATE_NAMES: tuple[str, ...] = (*PARAPHRASES, *LINGUISTIC)
+#: the plain template the injected ("linguistic") ones are derived from
+PLAIN = "paraphrase-0"
+
+_INSTANCE_FIELDS = ("sub_id", "sub_label", "obj_id", "obj_label", "answer_idx")
+_META = "bear/metadata_relations.json"
+_DOMAINS = "bear/relation_info.json"
+
+
+def template_names(spec: str | list[str] | tuple[str, ...]) -> list[str]:
+    """Expand a template selection into names.
+
+    Accepts a list of names, a comma-separated string, ``"all"``, ``"paraphrases"``,
+    ``"linguistic"``, and ranges written ``paraphrase-0..4`` (also ``0..4`` for indices).
+    """
+    if isinstance(spec, (list, tuple)):
+        parts = [str(p) for p in spec]
+    else:
+        parts = [p.strip() for p in str(spec).split(",") if p.strip()]
+    out: list[str] = []
+    for part in parts:
+        if part == "all":
+            out += TEMPLATE_NAMES
+        elif part == "paraphrases":
+            out += PARAPHRASES
+        elif part == "linguistic":
+            out += LINGUISTIC
+        elif ".." in part:
+            head, _, hi = part.rpartition("..")
+            stem, _, lo = head.rpartition("-") if "-" in head else ("", "", head)
+            if not (lo.isdigit() and hi.isdigit()):
+                raise ValueError(f"template range {part!r}: expected e.g. 'paraphrase-0..4'")
+            if not stem:
+                out += TEMPLATE_NAMES[int(lo):int(hi) + 1]
+            else:
+                out += [n for n in TEMPLATE_NAMES if n.rpartition("-")[0] == stem
+                        and int(lo) <= int(n.rpartition("-")[2]) <= int(hi)]
+        elif part.isdigit():
+            out.append(TEMPLATE_NAMES[int(part)])
+        else:
+            out.append(part)
+    unknown = [n for n in out if n not in TEMPLATE_NAMES]
+    if unknown:
+        raise ValueError(f"unknown template name(s) {unknown}; known: {list(TEMPLATE_NAMES)}")
+    return list(dict.fromkeys(out))
+
+
+@dataclass(frozen=True)
+class Relation:
+    """One BEAR relation: its templates (by name), answer space and knowledge domains."""
+
+    id: str
+    templates: dict[str, str]
+    answer_labels: tuple[str, ...]
+    answer_ids: tuple[str, ...]
+    domains: tuple[str, ...] = ()
+    version: str = ""  # sha256 of this relation's metadata and instance file
+
+    @property
+    def n_options(self) -> int:
+        return len(self.answer_labels)
+
+
+@dataclass(frozen=True)
+class Bear:
+    """BEAR loaded and validated: relations by id and one row per instance.
+
+    ``instances`` columns: ``relation, instance`` (the subject's Wikidata id), ``sub_label,
+    sub_aliases, obj_id, obj_label, answer_idx`` (index of the object in the answer space).
+    """
+
+    relations: dict[str, Relation]
+    instances: pd.DataFrame = field(repr=False)
+
+    @property
+    def version(self) -> str:
+        """A digest of every relation's version: changes when any data file changes."""
+        joined = "".join(f"{r}:{self.relations[r].version};" for r in sorted(self.relations))
+        return hashlib.sha256(joined.encode()).hexdigest()[:16]
+
+    def sample(self, per_relation: int | None, seed: int = 0) -> "Bear":
+        """A seeded sample of ``per_relation`` instances from every relation (all if fewer).
+
+        Each relation is shuffled by its own generator (seeded by ``seed`` and the relation id)
+        and the first ``per_relation`` are kept, so a larger sample contains a smaller one with
+        the same seed. ``None`` keeps everything.
+        """
+        if per_relation is None:
+            return self
+        if per_relation < 1:
+            raise ValueError(f"per_relation must be at least 1, got {per_relation}")
+        parts = []
+        for rel, grp in self.instances.groupby("relation", sort=False):
+            rng = np.random.default_rng([seed, zlib.crc32(str(rel).encode())])
+            order = rng.permutation(len(grp))[:per_relation]
+            parts.append(grp.iloc[np.sort(order)])
+        return replace(self, instances=pd.concat(parts, ignore_index=True))
+
+    def select(self, relations: list[str] | None) -> "Bear":
+        """Only the given relations (``None``: all)."""
+        if relations is None:
+            return self
+        missing = sorted(set(relations) - set(self.relations))
+        if missing:
+            raise ValueError(f"unknown BEAR relation(s) {missing}")
+        keep = {r: self.relations[r] for r in relations}
+        inst = self.instances[self.instances["relation"].isin(relations)].reset_index(drop=True)
+        return replace(self, relations=keep, instances=inst)
+
+    def __len__(self) -> int:
+        return len(self.instances)
+
+
+def _check_template(path, rel: str, idx: int, text) -> None:
+    name = TEMPLATE_NAMES[idx] if idx < len(TEMPLATE_NAMES) else str(idx)
+    where = f"{rel}.templates[{idx}]"
+    if not isinstance(text, str):
+        raise DataFormatError(path, f"template {name!r} must be a string", field=where)
+    for slot in ("[X]", "[Y]"):
+        if text.count(slot) != 1:
+            raise DataFormatError(
+                path, f"template {name!r} = {text!r} must hold {slot} exactly once", field=where)
+
+
+def parse_relation_metadata(path: Path, rel: str, meta: dict, domains=()) -> dict:
+    """Validate one relation's metadata entry and return its parts."""
+    if not isinstance(meta, dict):
+        raise DataFormatError(path, "expected an object", field=rel)
+    for key in ("templates", "answer_space_labels", "answer_space_ids"):
+        if key not in meta:
+            raise DataFormatError(path, "missing", field=f"{rel}.{key}")
+    templates = meta["templates"]
+    if not isinstance(templates, list) or len(templates) != len(TEMPLATE_NAMES):
+        raise DataFormatError(path, f"expected {len(TEMPLATE_NAMES)} templates, got "
+                              f"{len(templates) if isinstance(templates, list) else templates!r}",
+                              field=f"{rel}.templates")
+    for i, t in enumerate(templates):
+        _check_template(path, rel, i, t)
+    labels, ids = meta["answer_space_labels"], meta["answer_space_ids"]
+    if not labels:
+        raise DataFormatError(path, "the answer space is empty",
+                              field=f"{rel}.answer_space_labels")
+    if len(labels) != len(ids):
+        raise DataFormatError(path, f"{len(labels)} labels but {len(ids)} ids",
+                              field=f"{rel}.answer_space_ids")
+    for key, values in (("answer_space_labels", labels), ("answer_space_ids", ids)):
+        seen: dict = {}
+        for i, v in enumerate(values):
+            if v in seen:
+                raise DataFormatError(path, f"duplicate answer {v!r} at positions {seen[v]} "
+                                      f"and {i}", field=f"{rel}.{key}")
+            seen[v] = i
+    return dict(templates=dict(zip(TEMPLATE_NAMES, templates)), answer_labels=tuple(labels),
+                answer_ids=tuple(ids), domains=tuple(domains))
+
+
+def load_bear(root: str | os.PathLike | None = None,
+              relations: list[str] | None = None) -> Bear:
+    """Load and validate BEAR from the data root (see :mod:`calib.data.root`).
+
+    Raises :class:`~calib.data.errors.DataFormatError` naming file, line and field for malformed
+    JSON, a template without ``[X]`` or ``[Y]``, an ``answer_idx`` that does not point at the
+    instance's object in the answer space, duplicate answers, an empty answer space, or a
+    relation file without metadata.
+    """
+    meta_path = data_file(_META, root)
+    meta = read_json(meta_path)
+    if not isinstance(meta, dict):
+        raise DataFormatError(meta_path, "expected an object keyed by relation id")
+    try:
+        domain_info = read_json(data_file(_DOMAINS, root))
+    except FileNotFoundError:
+        domain_info = {}
+    files = data_files("bear/P*.jsonl", root)
+    if relations is not None:
+        files = [f for f in files if f.stem in set(relations)]
+        missing = sorted(set(relations) - {f.stem for f in files})
+        if missing:
+            raise ValueError(f"unknown BEAR relation(s) {missing}")
+    meta_bytes = {r: json.dumps(m, sort_keys=True).encode() for r, m in meta.items()}
+    rels: dict[str, Relation] = {}
+    frames = []
+    for path in files:
+        rel = path.stem
+        if rel not in meta:
+            raise DataFormatError(path, f"relation {rel} has no entry in {meta_path}")
+        parts = parse_relation_metadata(meta_path, rel, meta[rel],
+                                        domain_info.get(rel, {}).get("domains", ()))
+        rows = read_jsonl(path, required=_INSTANCE_FIELDS)
+        seen: dict[str, int] = {}
+        for row in rows:
+            line, idx = row["_line"], row["answer_idx"]
+            if not isinstance(idx, int) or not 0 <= idx < len(parts["answer_labels"]):
+                raise DataFormatError(path, f"answer_idx {idx!r} is not an index into the "
+                                      f"answer space of {len(parts['answer_labels'])} options",
+                                      line=line, field="answer_idx")
+            if (parts["answer_ids"][idx] != row["obj_id"]
+                    or parts["answer_labels"][idx] != row["obj_label"]):
+                raise DataFormatError(
+                    path, f"answer_idx {idx} points at {parts['answer_labels'][idx]!r} "
+                    f"({parts['answer_ids'][idx]}), but the object is {row['obj_label']!r} "
+                    f"({row['obj_id']})", line=line, field="answer_idx")
+            if row["sub_id"] in seen:
+                raise DataFormatError(path, f"subject {row['sub_id']} repeats line "
+                                      f"{seen[row['sub_id']]}", line=line, field="sub_id")
+            seen[row["sub_id"]] = line
+        digest = hashlib.sha256(meta_bytes[rel] + path.read_bytes()).hexdigest()[:16]
+        rels[rel] = Relation(id=rel, version=digest, **parts)
+        frames.append(pd.DataFrame({
+            "relation": rel,
+            "instance": [r["sub_id"] for r in rows],
+            "sub_label": [r["sub_label"] for r in rows],
+            "sub_aliases": [list(r.get("sub_aliases") or []) for r in rows],
+            "obj_id": [r["obj_id"] for r in rows],
+            "obj_label": [r["obj_label"] for r in rows],
+            "answer_idx": [r["answer_idx"] for r in rows],
+        }))
+    if not frames:
+        raise DataFormatError(data_file(_META, root).parent, "no relation files bear/P*.jsonl")
+    return Bear(relations=rels, instances=pd.concat(frames, ignore_index=True))

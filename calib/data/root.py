@@ -1,0 +1,187 @@
+"""Where the data lives, and how a missing file is fetched.
+
+The data root is, in order: an explicit argument, the ``CALIB_DATA_DIR`` environment variable,
+or a per-user cache (``$XDG_CACHE_HOME/calib/data``, default ``~/.cache/calib/data``).
+Files are addressed by their path below the root (``bear/P19.jsonl``). A file that is missing
+is downloaded from its pinned upstream commit when the machine is online, and its sha256 is
+checked against ``SHA256SUMS`` (shipped with the package) before it is moved into place; offline,
+a :class:`DataNotFoundError` names the file and the environment variable.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import io
+import os
+import tarfile
+import tempfile
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+ENV_VAR = "CALIB_DATA_DIR"
+
+#: upstream sources: (local glob, repo, commit, path in repo ({name} = file stem), tar member)
+_RAW = "https://raw.githubusercontent.com/{repo}/{commit}/{path}"
+_BEAR = ("lm-pub-quiz/BEAR", "3818fdc029d335b603631255c135d2a87b0bd24d")
+_KCAL = ("diamir707/knowledge-calibration", "a569db410fc4513329c90f445f322f3da176c40e")
+_FACTOR = ("AI21Labs/factor", "ee9de30abf28e94b163167dc41ad51fbbdb48c32")
+_FEWSHOT = ("tonyzhaozh/few-shot-learning", "e04d8643be91c2cce63f33e07760ff75d5aa3ad0")
+_PARAREL = ("yanaiela/pararel", "cb5554678457beb5ac163d888f1ce8cf174b3f0b")
+_LPAQA = ("jzbjyb/LPAQA", "3204221b47e66caa9bc3aebbcc4b2c2600dbaa1b")
+
+
+@dataclass(frozen=True)
+class Source:
+    """One family of files and where its members come from upstream."""
+
+    pattern: str  # glob below the data root
+    repo: str
+    commit: str
+    path: str  # path in the repo; {name} is the local file name, {stem} its stem
+    tar_member: str | None = None  # when `path` is an archive: the member, same placeholders
+
+    def url(self, relpath: str) -> str:
+        return _RAW.format(repo=self.repo, commit=self.commit, path=self._fill(self.path, relpath))
+
+    def member(self, relpath: str) -> str | None:
+        return None if self.tar_member is None else self._fill(self.tar_member, relpath)
+
+    @staticmethod
+    def _fill(template: str, relpath: str) -> str:
+        p = Path(relpath)
+        return template.format(name=p.name, stem=p.stem, parent=p.parent.name)
+
+
+SOURCES: tuple[Source, ...] = (
+    Source("bear/metadata_relations.json", *_KCAL, "data/BEAR/metadata_relations.json"),
+    Source("bear/metadata_relations_bear3.json", *_BEAR, "BEAR/metadata_relations.json"),
+    Source("bear/relation_info.json", *_KCAL, "data/relation_info.json"),
+    Source("bear/P*.jsonl", *_BEAR, "BEAR/{name}"),
+    Source("factor/*_factor.csv", *_FACTOR, "data/{name}"),
+    Source("lama/relations.jsonl", *_FEWSHOT, "data/lama/relations.jsonl"),
+    Source("lama/facts/P*.jsonl", *_PARAREL, "data/trex_lms_vocab/{name}"),
+    Source("lama/sentences/train/P*.jsonl", *_FEWSHOT, "data/lama/original_rob/{stem}/train.jsonl"),
+    Source("lama/sentences/dev/P*.jsonl", *_FEWSHOT, "data/lama/original_rob/{stem}/dev.jsonl"),
+    Source("lpaqa/TREx_train/P*.jsonl", *_LPAQA, "TREx_train.tar.gz", "TREx_train/{name}"),
+    Source("lpaqa/prompt/*/P*", *_LPAQA, "prompt/{parent}/{name}"),
+)
+
+
+class DataNotFoundError(FileNotFoundError):
+    """A data file is neither under the data root nor downloadable."""
+
+
+class DataIntegrityError(ValueError):
+    """A downloaded file does not have the pinned sha256."""
+
+
+def data_root(root: str | os.PathLike | None = None) -> Path:
+    """The data root: ``root`` if given, else ``$CALIB_DATA_DIR``, else the user cache."""
+    if root is not None:
+        return Path(root).expanduser()
+    env = os.environ.get(ENV_VAR)
+    if env:
+        return Path(env).expanduser()
+    cache = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(cache) / "calib" / "data"
+
+
+@lru_cache(maxsize=1)
+def checksums() -> dict[str, str]:
+    """Pinned sha256 per relative path, from the ``SHA256SUMS`` shipped with the package."""
+    text = (Path(__file__).with_name("SHA256SUMS")).read_text()
+    out = {}
+    for line in text.splitlines():
+        if line.strip():
+            digest, name = line.split(maxsplit=1)
+            out[name.strip().removeprefix("./")] = digest
+    return out
+
+
+def source_for(relpath: str) -> Source | None:
+    """The upstream :class:`Source` whose pattern matches ``relpath``, if any."""
+    for src in SOURCES:
+        if fnmatch.fnmatch(relpath, src.pattern):
+            return src
+    return None
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def data_file(relpath: str, root: str | os.PathLike | None = None, download: bool = True) -> Path:
+    """Path of the data file ``relpath`` (e.g. ``"bear/P19.jsonl"``) under the data root.
+
+    A missing file is downloaded from its pinned upstream commit (and its sha256 verified) when
+    ``download`` is true and the network answers; otherwise :class:`DataNotFoundError` says which
+    file is missing, under which root, and how to point ``CALIB_DATA_DIR`` at a copy.
+    """
+    base = data_root(root)
+    path = base / relpath
+    if path.exists():
+        return path
+    src = source_for(relpath)
+    reason = "no upstream source is known for it"
+    if src is not None and download:
+        try:
+            _download(src, relpath, path)
+            return path
+        except (urllib.error.URLError, OSError, TimeoutError) as exc:
+            reason = f"downloading {src.url(relpath)} failed ({exc})"
+    elif src is not None:
+        reason = "downloading was switched off"
+    raise DataNotFoundError(
+        f"data file {relpath!r} is missing under the data root {str(base)!r} and {reason}. "
+        f"Set {ENV_VAR} to a folder holding it (CI uses ../shared/data)."
+    )
+
+
+def _download(src: Source, relpath: str, dest: Path) -> None:
+    expected = checksums().get(relpath)
+    if expected is None:
+        raise DataNotFoundError(f"{relpath!r} has no pinned sha256 in calib/data/SHA256SUMS")
+    with urllib.request.urlopen(src.url(relpath), timeout=30) as resp:
+        payload = resp.read()
+    member = src.member(relpath)
+    if member is not None:
+        with tarfile.open(fileobj=io.BytesIO(payload), mode="r:gz") as tar:
+            fh = tar.extractfile(member)
+            if fh is None:
+                raise DataNotFoundError(f"{member!r} is not in {src.url(relpath)}")
+            payload = fh.read()
+    got = hashlib.sha256(payload).hexdigest()
+    if got != expected:
+        raise DataIntegrityError(
+            f"{src.url(relpath)} has sha256 {got}, expected {expected} (calib/data/SHA256SUMS)"
+        )
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=dest.name + ".", suffix=".part")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(payload)
+        os.replace(tmp, dest)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def data_files(pattern: str, root: str | os.PathLike | None = None) -> list[Path]:
+    """Existing files under the root that match a glob such as ``"bear/P*.jsonl"``, sorted.
+
+    Where nothing matches locally, the pinned checksum list names the files to download.
+    """
+    base = data_root(root)
+    found = sorted(base.glob(pattern))
+    if found:
+        return found
+    names = sorted(n for n in checksums() if fnmatch.fnmatch(n, pattern))
+    return [data_file(n, root) for n in names]

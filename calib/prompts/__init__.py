@@ -1,0 +1,1 @@
+"""Prompts (LPAQA): mining, paraphrasing by back-translation, selection and ensembles."""

@@ -1,0 +1,1 @@
+"""Report: Altair charts, tables, and the papers' reported values with their source."""

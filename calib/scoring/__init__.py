@@ -1,0 +1,1 @@
+"""Scoring: (model, statements) -> per-token log-probabilities, cached on disk."""
