@@ -1,0 +1,80 @@
+"""The ``calib`` command: ``calib models | score | run | book``.
+
+Each subcommand is a thin wrapper; the work lives in the module it names.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def _models(args: argparse.Namespace) -> int:
+    from calib.models.registry import print_registry
+
+    print_registry()
+    return 0
+
+
+def _score(args: argparse.Namespace) -> int:
+    from calib.scoring.run import cli_score
+
+    return cli_score(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from calib.book import cli_run
+
+    return cli_run(args)
+
+
+def _book(args: argparse.Namespace) -> int:
+    from calib.book import cli_book
+
+    return cli_book(args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="calib", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("models", help="list the model registry and what is available here")
+    p.set_defaults(func=_models)
+
+    p = sub.add_parser("score", help="score a model on BEAR (cached)")
+    p.add_argument("--model", required=True, help="registry name, hub id or local folder")
+    p.add_argument("--templates", default="paraphrase-0..4",
+                   help="template names, ranges (paraphrase-0..4) or groups (all, linguistic)")
+    p.add_argument("--per-relation", type=int, default=None,
+                   help="seeded sample of N instances per relation (default: all)")
+    p.add_argument("--relations", default=None, help="comma-separated relation ids")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--device", default="auto", help="cpu, cuda, cuda:1 ... (default: auto)")
+    p.add_argument("--dtype", default=None, help="float32, bfloat16, float16")
+    p.add_argument("--batch-size", type=int, default=None)
+    p.add_argument("--cache-dir", default=None, help="score cache (default: $CALIB_CACHE_DIR)")
+    p.add_argument("--data-dir", default=None, help="data root (default: $CALIB_DATA_DIR)")
+    p.set_defaults(func=_score)
+
+    p = sub.add_parser("run", help="execute one chapter with papermill")
+    p.add_argument("chapter", help="chapter name, e.g. calibration")
+    p.add_argument("-p", "--parameter", nargs=2, action="append", default=[],
+                   metavar=("NAME", "VALUE"), help="a parameter; VALUE is parsed as YAML")
+    p.add_argument("--profile", default="cpu", help="quick, cpu or paper")
+    p.add_argument("--no-build", action="store_true", help="do not rebuild the book afterwards")
+    p.set_defaults(func=_run)
+
+    p = sub.add_parser("book", help="execute every chapter and build the book")
+    p.add_argument("--profile", default="cpu", help="quick, cpu or paper")
+    p.add_argument("--build-dir", default=None)
+    p.set_defaults(func=_book)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
