@@ -1,1 +1,78 @@
-"""Confidence: reductions, estimators (paper Eqs. 1-7), calibration metrics."""
+"""Confidence: reductions, estimators (paper Eqs. 1-7), calibration metrics.
+
+The stage after scoring, pure functions over pandas/numpy::
+
+    score table --sentence_scores--> sentence scores --estimator--> estimates --metric--> numbers
+
+=====================  =====================================================================
+module                 holds
+=====================  =====================================================================
+``tables``             the sentence-score and estimate tables: keys, columns, checks
+``reductions``         token scores -> sentence score (App. C), ``harmonic_mean`` H
+``probabilities``      softmax over an instance's options, per-template predictions
+``estimators``         Base, Margin (Eqs. 1-2), Average, Consistency, Entropy (Eqs. 3-7),
+                       aggregation (min / max / vote-k), linguistic confidence
+``metrics``            ACE, ECE, Brier, calibration curve, accuracy-rejection curve, accuracy
+``subsample``          answer-set subsampling (§5.2)
+``bootstrap``          seeded bootstrap intervals, paired differences, correlation intervals
+``summary``            one table of ACE / Brier / accuracy per estimator; reduction choice
+=====================  =====================================================================
+
+From a score table to ACE and Brier per estimator::
+
+    from calib.confidence import sentence_scores, all_estimates, summary
+    sent = sentence_scores(scores)            # Appendix C "sum" reduction
+    est = all_estimates(sent)                 # Base, Margin, Average/Consistency/Entropy (min)
+    table = summary(est, n_boot=1000, seed=0)  # ACE, Brier, accuracy + 95% intervals
+"""
+
+from calib.confidence.bootstrap import (
+    bootstrap_interval,
+    bootstrap_metrics,
+    correlation_interval,
+    paired_difference,
+    paired_estimates_difference,
+)
+from calib.confidence.estimators import (
+    AGGREGATIONS,
+    all_estimates,
+    average,
+    base,
+    consistency,
+    entropy,
+    linguistic,
+    margin,
+    rejection_rate,
+)
+from calib.confidence.metrics import (
+    accuracy,
+    accuracy_per_relation,
+    accuracy_rejection_curve,
+    ace,
+    brier,
+    calibration_curve,
+    ece,
+)
+from calib.confidence.probabilities import (
+    log_softmax,
+    option_probabilities,
+    template_predictions,
+)
+from calib.confidence.reductions import REDUCTIONS, harmonic_mean, sentence_scores
+from calib.confidence.subsample import subsample_options, subsample_repeats
+from calib.confidence.summary import compare_reductions, summary
+from calib.confidence.tables import check_sentence_scores
+
+__all__ = [
+    "AGGREGATIONS", "REDUCTIONS",
+    "sentence_scores", "harmonic_mean", "check_sentence_scores",
+    "log_softmax", "option_probabilities", "template_predictions",
+    "base", "margin", "average", "consistency", "entropy", "linguistic", "all_estimates",
+    "rejection_rate",
+    "ace", "ece", "brier", "accuracy", "accuracy_per_relation", "calibration_curve",
+    "accuracy_rejection_curve",
+    "subsample_options", "subsample_repeats",
+    "bootstrap_metrics", "bootstrap_interval", "paired_difference",
+    "paired_estimates_difference", "correlation_interval",
+    "summary", "compare_reductions",
+]

@@ -1,0 +1,338 @@
+"""Confidence estimators of Kissling et al. (2026), §3, Eqs. 1-7.
+
+All take a sentence-score table (:func:`calib.confidence.reductions.sentence_scores`), or
+the :func:`~calib.confidence.probabilities.template_predictions` of one, and return an
+estimate table (:mod:`calib.confidence.tables`): per instance a ``prediction`` (option
+index, ``-1`` when rejected), ``correct`` (bool) and ``confidence`` in ``[0, 1]``.
+Option probabilities are the softmax over an instance's answer options
+(:mod:`calib.confidence.probabilities`); ``p_t`` below is the option distribution under
+template ``t``, ``y_t`` its arg-max and ``B_t = max p_t`` its Base-Confidence.
+
+**Intrinsic, one template** (one row per instance and template):
+
+* :func:`base` -- Eq. 1, ``C_Base = max_i p(y_i | x)``.
+* :func:`margin` -- Eq. 2, ``C_Margin = p(1st) - p(2nd)``; always ``<= C_Base``.
+
+**Structural consistency over the paraphrases** (``T`` templates, by default the five
+paraphrases ``paraphrase-0..4``; one row per instance). The ``T`` predictions ``y_t`` are first
+aggregated into one answer ``y*`` (see :data:`AGGREGATIONS`):
+
+* ``"min"`` (the paper's choice): ``y*`` is the prediction of the template with the *smallest*
+  Base-Confidence; ``"max"``: of the template with the largest. Ties between templates go to
+  the earlier template in the order given.
+* ``"vote-k"`` (``k = 2..T``): ``y*`` is the answer predicted by most templates if at least
+  ``k`` templates predict it and no other answer has as many votes; otherwise the instance is
+  **rejected**: no answer, ``prediction = -1``, ``confidence = 0`` and ``correct = False``. As
+  in the paper, a rejected instance therefore adds no calibration error of its own (confidence
+  0, not correct) but lowers accuracy; report :func:`rejection_rate` beside the metrics.
+
+``n_agree = |{t : y_t = y*}|`` (for a rejected instance: the largest number of templates
+agreeing on any answer). Then
+
+* :func:`average` -- Eq. 3, ``C_Average = (1/T) * sum_{t : y_t = y*} B_t``.
+* :func:`consistency` -- Eq. 4, ``C_Consistency = n_agree / T`` (a multiple of ``1/T``).
+* :func:`entropy` -- Eqs. 5-7: the clusters ``c`` are the distinct predicted answers among the
+  ``y_t``, ``p(c) = |{t : y_t = c}| / T`` (Eq. 5), ``SE = -sum_c p(c) ln p(c)`` (Eq. 6, natural
+  logarithm), ``C_Entropy = 1 - SE / ln T`` (Eq. 7). Dividing by ``ln T``, the entropy of ``T``
+  templates that all disagree, is the same as measuring ``SE`` with logarithms to base ``T``;
+  the confidence is 1 when all templates agree and 0 when all differ, whatever the base.
+  This normalisation is our reading of the paper (the authors' released code divides by the
+  log of the number of distinct clusters instead, which is not monotone in agreement: 3-vs-2
+  votes would score below 2-2-1); ``normalize="clusters"`` gives that variant.
+
+Sources: the equations as the issue and the paper describe them; where the paper's wording
+was not at hand, the authors' released code (github.com/diamir707/knowledge-calibration,
+``src/estimates.py`` and ``src/utils.py``) fixed the details: Average and Consistency divide
+by ``T`` (not by ``n_agree``); ``min``/``max`` ties go to the first template; a voting tie
+rejects. Its Entropy code computes the entropy over only the templates that agree with
+``y*`` (always one cluster, so always confidence 1); we use all ``T`` templates, as Eqs. 5-7
+intend.
+
+**Semantic grounding**: :func:`linguistic` -- Base-Confidence on an injected template
+(``possibly``, ``certainly``, ``numeric-0 .. numeric-100``) beside the plain template, on the same
+instances.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from calib.confidence.probabilities import template_predictions
+from calib.confidence.tables import INSTANCE, group_codes, require_columns
+from calib.data.bear import NUMERIC, PARAPHRASES, PLAIN
+
+#: the aggregation strategies for the multi-template estimators, the paper's choice first
+AGGREGATIONS: tuple[str, ...] = ("min", "max", "vote-2", "vote-3", "vote-4", "vote-5")
+#: the normalisations of the Entropy estimator (Eq. 7)
+ENTROPY_NORMALIZATIONS: tuple[str, ...] = ("templates", "clusters")
+
+
+def _template_list(templates: str | Sequence[str] | None, available: Sequence[str]) -> list[str]:
+    if templates is None:
+        return sorted(available)
+    names = [templates] if isinstance(templates, str) else list(templates)
+    if not names:
+        raise ValueError("no template selected")
+    if len(set(names)) != len(names):
+        raise ValueError(f"templates {names} lists a template twice")
+    return names
+
+
+#: the columns of :func:`calib.confidence.probabilities.template_predictions`
+PER_TEMPLATE = (*INSTANCE, "template", "n_options", "target", "prediction", "correct", "p_top",
+                "p_second")
+
+
+def per_template(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` if it already is a :func:`template_predictions` frame (it has ``p_top``),
+    else ``template_predictions(table)``. Lets callers that run several estimators on one
+    large table compute the softmax once."""
+    if isinstance(table, pd.DataFrame) and "p_top" in table.columns:
+        require_columns(table, PER_TEMPLATE, "template-prediction table")
+        return table
+    return template_predictions(table)
+
+
+def _single(sent: pd.DataFrame, templates, column: str) -> pd.DataFrame:
+    per = per_template(sent)
+    names = _template_list(templates, per["template"].unique())
+    missing = [t for t in names if t not in set(per["template"])]
+    if missing:
+        raise ValueError(f"template(s) {missing} not in the table; it has "
+                         f"{sorted(per['template'].unique())}")
+    per = per[per["template"].isin(names)]
+    conf = per["p_top"] if column == "base" else per["p_top"] - per["p_second"]
+    out = per[[*INSTANCE, "template", "prediction", "correct"]].copy()
+    out["confidence"] = np.clip(conf.to_numpy(), 0.0, 1.0)
+    return out.reset_index(drop=True)
+
+
+def base(sent: pd.DataFrame, templates: str | Sequence[str] | None = PLAIN) -> pd.DataFrame:
+    """Base-Confidence (Eq. 1): the highest option probability, ``max_i p(y_i | x)``.
+
+    One row per instance and template in ``templates`` (a name, a list, or ``None`` for every
+    template in the table; default the plain template ``paraphrase-0``).
+    """
+    return _single(sent, templates, "base")
+
+
+def margin(sent: pd.DataFrame, templates: str | Sequence[str] | None = PLAIN) -> pd.DataFrame:
+    """Margin-Confidence (Eq. 2): highest minus second-highest option probability.
+
+    Same rows and prediction as :func:`base`; the confidence is never above Base's.
+    """
+    return _single(sent, templates, "margin")
+
+
+def _parse_aggregation(aggregation: str, n_templates: int) -> tuple[str, int]:
+    if aggregation in ("min", "max"):
+        return aggregation, 0
+    if aggregation.startswith("vote-") and aggregation[5:].isdigit():
+        k = int(aggregation[5:])
+        if 2 <= k <= n_templates:
+            return "vote", k
+        raise ValueError(f"aggregation {aggregation!r}: k must be 2..{n_templates} "
+                         f"for {n_templates} templates")
+    raise ValueError(f"unknown aggregation {aggregation!r}; expected 'min', 'max' or "
+                     f"'vote-k' (k = 2..{n_templates}), e.g. {list(AGGREGATIONS)}")
+
+
+def template_matrix(sent: pd.DataFrame, templates: Sequence[str] = PARAPHRASES):
+    """The per-template predictions of every instance as arrays, for the multi-template
+    estimators: ``(keys, target, prediction, base)`` where ``keys`` is a frame of the
+    instance keys (one row per instance, sorted), ``target`` the correct option per instance,
+    and ``prediction`` / ``base`` are ``(instances, templates)`` arrays of the arg-max and the
+    Base-Confidence, columns in the order of ``templates``.
+
+    Raises ``ValueError`` naming instances that lack one of the templates.
+    """
+    templates = list(templates)
+    if len(templates) < 2:
+        raise ValueError(f"a multi-template estimator needs at least 2 templates, got {templates}")
+    if len(set(templates)) != len(templates):
+        raise ValueError(f"templates {templates} lists a template twice")
+    per_all = per_template(sent)
+    per = per_all[per_all["template"].isin(templates)].reset_index(drop=True)
+    if per.empty:
+        raise ValueError(f"none of the templates {templates} is in the table; it has "
+                         f"{sorted(per_all['template'].unique())}")
+    inst, n_inst = group_codes(per, INSTANCE)
+    col = pd.Categorical(per["template"], categories=templates).codes.astype(np.int64)
+    counts = np.bincount(inst, minlength=n_inst)
+    if (counts != len(templates)).any():
+        k = int(np.flatnonzero(counts != len(templates))[0])
+        rows = per[inst == k]
+        have = set(rows["template"])
+        lacking = [t for t in templates if t not in have]
+        n_bad = int((counts != len(templates)).sum())
+        raise ValueError(f"instance ({', '.join(f'{c}={rows.iloc[0][c]!r}' for c in INSTANCE)}) "
+                         f"lacks template(s) {lacking} needed by a multi-template estimator "
+                         f"over {templates}; {n_bad} of {n_inst} instance(s) are incomplete")
+    pred = np.empty((n_inst, len(templates)), dtype=np.int64)
+    b = np.empty((n_inst, len(templates)))
+    pred[inst, col] = per["prediction"].to_numpy()
+    b[inst, col] = per["p_top"].to_numpy()
+    first = np.empty(n_inst, dtype=np.int64)
+    first[inst[::-1]] = np.arange(len(per))[::-1]
+    keys = per.loc[first, list(INSTANCE)].reset_index(drop=True)
+    target = per["target"].to_numpy()[first]
+    return keys, target, pred, b
+
+
+def _aggregate(pred: np.ndarray, b: np.ndarray, aggregation: str):
+    """``(winner, rejected, n_agree, agree)`` per instance; ``agree[i, t]`` is the number of
+    templates predicting the same answer as template ``t``."""
+    n, t = pred.shape
+    kind, k = _parse_aggregation(aggregation, t)
+    agree = (pred[:, :, None] == pred[:, None, :]).sum(axis=2)
+    rows = np.arange(n)
+    if kind == "min":
+        winner = pred[rows, np.argmin(b, axis=1)]
+        rejected = np.zeros(n, dtype=bool)
+    elif kind == "max":
+        winner = pred[rows, np.argmax(b, axis=1)]
+        rejected = np.zeros(n, dtype=bool)
+    else:
+        most = agree.max(axis=1)
+        n_tied = (agree == most[:, None]).sum(axis=1) // most  # answers with the most votes
+        rejected = (most < k) | (n_tied > 1)
+        winner = np.where(rejected, -1, pred[rows, np.argmax(agree, axis=1)])
+    n_agree = np.where(rejected, agree.max(axis=1), (pred == winner[:, None]).sum(axis=1))
+    return winner, rejected, n_agree, agree
+
+
+def _multi(sent, templates, aggregation, confidence_of) -> pd.DataFrame:
+    keys, target, pred, b = template_matrix(sent, templates)
+    winner, rejected, n_agree, agree = _aggregate(pred, b, aggregation)
+    conf = np.where(rejected, 0.0, confidence_of(pred, b, winner, agree))
+    out = keys
+    out["prediction"] = winner.astype(np.int64)
+    out["correct"] = (~rejected) & (winner == target)
+    out["confidence"] = np.clip(conf, 0.0, 1.0)
+    out["n_agree"] = n_agree.astype(np.int64)
+    out["rejected"] = rejected
+    return out
+
+
+def average(sent: pd.DataFrame, aggregation: str = "min",
+            templates: Sequence[str] = PARAPHRASES) -> pd.DataFrame:
+    """Average-Confidence (Eq. 3): ``(1/T) * sum of B_t over the templates predicting y*``.
+
+    ``y*`` comes from ``aggregation`` (:data:`AGGREGATIONS`); rejected instances get 0.
+    One row per instance with ``n_agree`` and ``rejected``.
+    """
+    t = len(templates)
+    return _multi(sent, templates, aggregation,
+                  lambda pred, b, w, _: (b * (pred == w[:, None])).sum(axis=1) / t)
+
+
+def consistency(sent: pd.DataFrame, aggregation: str = "min",
+                templates: Sequence[str] = PARAPHRASES) -> pd.DataFrame:
+    """Consistency-Confidence (Eq. 4): the share ``n_agree / T`` of templates predicting ``y*``.
+
+    ``y*`` comes from ``aggregation``; rejected instances get 0.
+    """
+    t = len(templates)
+    return _multi(sent, templates, aggregation,
+                  lambda pred, b, w, _: (pred == w[:, None]).sum(axis=1) / t)
+
+
+def entropy(sent: pd.DataFrame, aggregation: str = "min",
+            templates: Sequence[str] = PARAPHRASES, normalize: str = "templates") -> pd.DataFrame:
+    """Entropy-Confidence (Eqs. 5-7) over the clusters of identical predicted answers.
+
+    ``SE = -sum_c p(c) ln p(c)`` with ``p(c)`` the share of the ``T`` templates predicting
+    answer ``c``; natural logarithm. ``normalize="templates"`` (default):
+    ``C = 1 - SE / ln T``, i.e. entropy to base ``T`` (1 = all agree, 0 = all differ).
+    ``normalize="clusters"``: ``C = 1 - SE / ln K`` with ``K`` the number of distinct answers
+    (``C = 1`` when ``K = 1``), as in the authors' released code. The aggregation only picks
+    the prediction (and may reject, confidence 0); the entropy uses all ``T`` templates.
+    """
+    if normalize not in ENTROPY_NORMALIZATIONS:
+        raise ValueError(f"unknown normalize {normalize!r}; expected one of "
+                         f"{list(ENTROPY_NORMALIZATIONS)}")
+    t = len(templates)
+
+    def conf(pred, b, w, agree):
+        # sum_c p(c) ln p(c) = (1/T) sum_t ln p(c(t)), p(c(t)) = agree[:, t] / T
+        se = -np.log(agree / t).mean(axis=1)
+        if normalize == "templates":
+            return 1.0 - se / np.log(t)
+        k = (1.0 / agree).sum(axis=1)  # number of distinct answers
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(k > 1.5, 1.0 - se / np.log(np.maximum(k, 2.0)), 1.0)
+
+    return _multi(sent, templates, aggregation, conf)
+
+
+def stated_confidence(template: str) -> float:
+    """The confidence a numeric template states (``numeric-25`` -> 0.25); NaN for others."""
+    return int(template.rpartition("-")[2]) / 100 if template in NUMERIC else float("nan")
+
+
+def linguistic(sent: pd.DataFrame, injected: str | Sequence[str], plain: str = PLAIN
+               ) -> pd.DataFrame:
+    """Linguistic confidence (paper §3, semantic grounding): Base-Confidence (Eq. 1) under
+    injected template(s) (``possibly``, ``certainly``, ``numeric-0`` .. ``numeric-100``) and
+    under the ``plain`` template, restricted to the instances scored with all of them.
+
+    Long format: one row per instance and template, with ``template``, ``prediction``,
+    ``correct``, ``confidence`` and ``stated`` (the numeric template's stated confidence,
+    NaN otherwise). Compare e.g. ``confidence`` between ``template == "possibly"`` and
+    ``template == plain`` on the same instances.
+    """
+    names = [injected] if isinstance(injected, str) else list(injected)
+    if plain in names:
+        raise ValueError(f"the plain template {plain!r} is also listed as injected")
+    est = base(sent, [plain, *names])
+    inst, n_inst = group_codes(est, INSTANCE)
+    complete = np.bincount(inst, minlength=n_inst) == len(names) + 1
+    if not complete.any():
+        raise ValueError(f"no instance is scored with all of {[plain, *names]}")
+    est = est[complete[inst]].reset_index(drop=True)
+    est["stated"] = est["template"].map(stated_confidence).astype(float)
+    return est
+
+
+def rejection_rate(estimates: pd.DataFrame) -> float:
+    """Share of instances a voting aggregation rejected (0 for estimators that never reject)."""
+    require_columns(estimates, ("confidence",), "estimate table")
+    if "rejected" not in estimates.columns or len(estimates) == 0:
+        return 0.0
+    return float(estimates["rejected"].astype(bool).mean())
+
+
+#: the estimators by name, for :func:`all_estimates`
+SINGLE = {"Base": base, "Margin": margin}
+MULTI = {"Average": average, "Consistency": consistency, "Entropy": entropy}
+
+
+def all_estimates(sent: pd.DataFrame, template: str = PLAIN,
+                  paraphrases: Sequence[str] | None = PARAPHRASES,
+                  aggregations: Sequence[str] = ("min",)) -> pd.DataFrame:
+    """Every estimator in one long estimate table with an ``estimator`` column.
+
+    ``Base`` and ``Margin`` on ``template``; ``Average``, ``Consistency`` and ``Entropy`` over
+    ``paraphrases`` for each of ``aggregations``, named e.g. ``"Average/min"`` or
+    ``"Consistency/vote-2"``. ``paraphrases=None`` skips the multi-template estimators (for a
+    table scored with one template). Columns: ``estimator``, the instance keys, ``template``
+    (the single template, or ``None``), ``prediction``, ``correct``, ``confidence``,
+    ``n_agree`` (missing for single-template estimators) and ``rejected``.
+    """
+    sent = per_template(sent)  # the softmax once for all estimators
+    parts = []
+    for name, fn in SINGLE.items():
+        parts.append(fn(sent, template).assign(estimator=name, n_agree=pd.NA, rejected=False))
+    if paraphrases is not None:
+        for agg in aggregations:
+            for name, fn in MULTI.items():
+                parts.append(fn(sent, agg, paraphrases).assign(estimator=f"{name}/{agg}",
+                                                                 template=None))
+    out = pd.concat(parts, ignore_index=True)
+    out["n_agree"] = out["n_agree"].astype("Int64")
+    cols = ["estimator", *INSTANCE, "template", "prediction", "correct", "confidence",
+            "n_agree", "rejected"]
+    return out[cols]

@@ -1,0 +1,266 @@
+"""Calibration metrics (paper §4.3, Appendices D-E), scikit-learn style: arrays in, numbers out.
+
+``confidence`` is an array of confidences in ``[0, 1]``, ``correct`` an array of booleans (or
+0/1) of the same length: one entry per instance of an estimate table.
+
+* :func:`ace` -- Adaptive Calibration Error (Nixon et al., 2019), the paper's main metric:
+  the instances are sorted into ``n_bins`` (20) *equal-count* bins whose edges are the
+  ``0, 1/n_bins, ..., 1`` quantiles of the confidences (linear interpolation, as
+  ``numpy.percentile``); an instance on an edge falls into the lower bin. Bins left empty
+  because quantile edges coincide (many equal confidences) are dropped, and ACE is the
+  *unweighted* mean over the remaining bins of ``|accuracy(bin) - mean confidence(bin)|``.
+  This is the binning of ``sklearn.calibration.calibration_curve(strategy="quantile")``, which
+  the authors' code uses.
+* :func:`ece` -- Expected Calibration Error with ``n_bins`` *equal-width* bins on ``[0, 1]``
+  (right-closed, the first also holding 0), the gaps weighted by the share of instances per bin.
+* :func:`brier` -- Brier score ``mean((confidence - correct)^2)``.
+* :func:`calibration_curve` -- the per-bin data behind ACE / ECE (for reliability diagrams).
+* :func:`accuracy_rejection_curve` -- reject instances below a confidence threshold.
+* :func:`accuracy`, :func:`accuracy_per_relation` -- micro accuracy over instances.
+
+Every binned metric is computed once, in :func:`weighted_bins`, on *multiplicity weights* per
+instance: all ones for the plain metric, resampling counts for the bootstrap
+(:mod:`calib.confidence.bootstrap`), so the two can never disagree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from calib.confidence.tables import INSTANCE, require_columns
+
+#: binning strategies: equal-count (ACE) and equal-width (ECE)
+STRATEGIES: tuple[str, ...] = ("quantile", "uniform")
+#: default number of bins (the paper's ACE uses 20)
+N_BINS = 20
+
+
+def check_inputs(confidence, correct) -> tuple[np.ndarray, np.ndarray]:
+    """``(confidence, correct)`` as float arrays, or a ``ValueError`` saying what is wrong."""
+    conf = np.asarray(confidence, dtype=float)
+    corr_raw = np.asarray(correct)
+    if conf.ndim != 1 or corr_raw.ndim != 1:
+        raise ValueError(f"confidence and correct must be 1-D, got shapes {conf.shape} "
+                         f"and {corr_raw.shape}")
+    if len(conf) != len(corr_raw):
+        raise ValueError(f"confidence has {len(conf)} values but correct has {len(corr_raw)}")
+    if len(conf) == 0:
+        raise ValueError("no instances: confidence and correct are empty")
+    bad = ~np.isfinite(conf)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"confidence[{i}] is {float(conf[i])!r}; expected finite values in [0, 1]")
+    out = (conf < 0) | (conf > 1)
+    if out.any():
+        i = int(np.flatnonzero(out)[0])
+        raise ValueError(f"confidence[{i}] is {float(conf[i])!r}; expected values in [0, 1]")
+    try:
+        corr = corr_raw.astype(float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"correct must hold booleans or 0/1 ({exc})") from None
+    not01 = ~np.isin(corr, (0.0, 1.0))
+    if not01.any():
+        i = int(np.flatnonzero(not01)[0])
+        raise ValueError(f"correct[{i}] is {np.asarray(corr_raw[i]).tolist()!r}; "
+                         f"expected a boolean or 0/1")
+    return conf, corr
+
+
+def _check_bins(n_bins: int, strategy: str) -> None:
+    if strategy not in STRATEGIES:
+        raise ValueError(f"unknown strategy {strategy!r}; expected one of {list(STRATEGIES)}")
+    if not isinstance(n_bins, (int, np.integer)) or n_bins < 1:
+        raise ValueError(f"n_bins must be a positive integer, got {n_bins!r}")
+
+
+def _lerp(a, b, t):
+    """Linear interpolation exactly as ``numpy.quantile`` does it (``b - d*(1-t)`` for
+    ``t >= 0.5``), so that quantile edges agree bit for bit."""
+    d = b - a
+    return np.where(t >= 0.5, b - d * (1 - t), a + d * t)
+
+
+def _quantile_edges(conf_sorted: np.ndarray, cumw: np.ndarray, n_bins: int) -> np.ndarray:
+    """Per row of weights, the ``0, 1/n_bins, .., 1`` quantiles of the weighted sample
+    (each value repeated by its weight), with ``numpy.percentile``'s linear method."""
+    n_rows, n = cumw.shape
+    total = cumw[:, -1].astype(float)  # N per row
+    q = np.linspace(0.0, 1.0, n_bins + 1) * 100 / 100  # as calibration_curve -> percentile
+    virtual = (total[:, None] - 1) * q[None, :]
+    prev = np.floor(virtual)
+    gamma = virtual - prev
+    above = virtual >= total[:, None] - 1
+    prev = np.where(above, total[:, None] - 1, prev).astype(np.int64)
+    nxt = np.where(above, prev, prev + 1)
+    gamma = np.where(above, 0.0, gamma)
+
+    def value_at(pos):  # value at position `pos` of each row's expanded sorted sample
+        out = np.empty(pos.shape, dtype=np.int64)
+        for r in range(n_rows):
+            out[r] = np.searchsorted(cumw[r], pos[r], side="right")
+        return conf_sorted[np.minimum(out, n - 1)]
+
+    return _lerp(value_at(prev), value_at(nxt), gamma)
+
+
+def weighted_bins(conf_sorted: np.ndarray, corr_sorted: np.ndarray, weights: np.ndarray,
+                  n_bins: int = N_BINS, strategy: str = "quantile"):
+    """Binned sums for every row of ``weights`` (the one binning behind ACE, ECE and curves).
+
+    ``conf_sorted`` ascending confidences with their ``corr_sorted`` correctness; ``weights``
+    an integer array ``(rows, n)`` of multiplicities. Returns ``(count, sum_conf,
+    sum_correct, edges)``, the first three ``(rows, n_bins)``, ``edges`` ``(rows, n_bins+1)``.
+    An instance equal to an inner edge goes to the lower bin (``searchsorted(..., "left")``).
+    """
+    _check_bins(n_bins, strategy)
+    w = np.asarray(weights)
+    n_rows, n = w.shape
+    cumw = np.cumsum(w, axis=1)
+    if strategy == "quantile":
+        edges = _quantile_edges(conf_sorted, cumw, n_bins)
+    else:
+        edges = np.broadcast_to(np.linspace(0.0, 1.0, n_bins + 1), (n_rows, n_bins + 1))
+    # cut[r, k] = number of (sorted) instances with confidence <= inner edge k
+    inner = edges[:, 1:-1]
+    cut = np.searchsorted(conf_sorted, inner.ravel(), side="right").reshape(n_rows, n_bins - 1)
+    bounds = np.concatenate([np.zeros((n_rows, 1), np.int64), cut,
+                             np.full((n_rows, 1), n, np.int64)], axis=1)
+
+    def per_bin(values):  # sums of `values` (rows, n) over each bin
+        c = np.concatenate([np.zeros((n_rows, 1), values.dtype), np.cumsum(values, axis=1)],
+                           axis=1)
+        at = np.take_along_axis(c, bounds, axis=1)
+        return np.diff(at, axis=1)
+
+    count = per_bin(w)
+    sum_conf = per_bin(w * conf_sorted[None, :])
+    sum_corr = per_bin(w * corr_sorted[None, :])
+    return count, sum_conf, sum_corr, np.asarray(edges)
+
+
+def weighted_ace(conf_sorted, corr_sorted, weights, n_bins: int = N_BINS) -> np.ndarray:
+    """ACE for every row of multiplicity ``weights`` (see :func:`ace`)."""
+    count, sc, sy, _ = weighted_bins(conf_sorted, corr_sorted, weights, n_bins, "quantile")
+    full = count > 0
+    safe = np.where(full, count, 1)
+    gap = np.where(full, np.abs(sy / safe - sc / safe), 0.0)
+    return gap.sum(axis=1) / full.sum(axis=1)
+
+
+def weighted_ece(conf_sorted, corr_sorted, weights, n_bins: int = N_BINS) -> np.ndarray:
+    """ECE for every row of multiplicity ``weights`` (see :func:`ece`)."""
+    count, sc, sy, _ = weighted_bins(conf_sorted, corr_sorted, weights, n_bins, "uniform")
+    return np.abs(sy - sc).sum(axis=1) / count.sum(axis=1)
+
+
+def weighted_brier(conf_sorted, corr_sorted, weights, n_bins: int = N_BINS) -> np.ndarray:
+    """Brier score for every row of multiplicity ``weights`` (see :func:`brier`)."""
+    w = np.asarray(weights, dtype=float)
+    return w @ (conf_sorted - corr_sorted) ** 2 / w.sum(axis=1)
+
+
+def weighted_accuracy(conf_sorted, corr_sorted, weights, n_bins: int = N_BINS) -> np.ndarray:
+    """Accuracy for every row of multiplicity ``weights`` (see :func:`accuracy`)."""
+    w = np.asarray(weights, dtype=float)
+    return w @ corr_sorted / w.sum(axis=1)
+
+
+#: the metrics that :mod:`calib.confidence.bootstrap` can resample, by name
+WEIGHTED = {"ace": weighted_ace, "ece": weighted_ece, "brier": weighted_brier,
+            "accuracy": weighted_accuracy}
+
+
+def sorted_inputs(confidence, correct) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Validated inputs sorted by confidence: ``(order, conf_sorted, corr_sorted)``."""
+    conf, corr = check_inputs(confidence, correct)
+    order = np.argsort(conf, kind="stable")
+    return order, conf[order], corr[order]
+
+
+def _point(metric: str, confidence, correct, n_bins: int) -> float:
+    _, c, y = sorted_inputs(confidence, correct)
+    return float(WEIGHTED[metric](c, y, np.ones((1, len(c)), np.int64), n_bins)[0])
+
+
+def ace(confidence, correct, n_bins: int = N_BINS) -> float:
+    """Adaptive Calibration Error (paper §4.3; Nixon et al., 2019): equal-count bins
+    (``n_bins`` = 20), empty bins dropped, unweighted mean of ``|accuracy - confidence|``
+    over the bins. Agrees with ``calibration_curve(strategy="quantile")``."""
+    return _point("ace", confidence, correct, n_bins)
+
+
+def ece(confidence, correct, n_bins: int = N_BINS) -> float:
+    """Expected Calibration Error: ``n_bins`` equal-width bins on ``[0, 1]``,
+    ``sum_b (n_b / N) * |accuracy_b - confidence_b|``."""
+    return _point("ece", confidence, correct, n_bins)
+
+
+def brier(confidence, correct) -> float:
+    """Brier score (paper §4.3): ``mean((confidence - correct)^2)``, correctness as target."""
+    return _point("brier", confidence, correct, N_BINS)
+
+
+def accuracy(correct) -> float:
+    """Micro accuracy: the share of correct instances (rejected instances count as wrong)."""
+    corr = np.asarray(correct)
+    return _point("accuracy", np.zeros(len(corr)), corr, N_BINS)
+
+
+def calibration_curve(confidence, correct, n_bins: int = N_BINS,
+                      strategy: str = "quantile") -> pd.DataFrame:
+    """Calibration-curve data (reliability diagram, paper Fig. 2): one row per non-empty bin
+    with ``bin`` (0-based), ``lower`` / ``upper`` edges, ``count``, ``mean_confidence`` and
+    ``accuracy``. ``strategy="quantile"``: the bins of :func:`ace`; ``"uniform"``: of
+    :func:`ece`."""
+    _check_bins(n_bins, strategy)
+    _, c, y = sorted_inputs(confidence, correct)
+    count, sc, sy, edges = weighted_bins(c, y, np.ones((1, len(c)), np.int64), n_bins, strategy)
+    count, sc, sy, edges = count[0], sc[0], sy[0], edges[0]
+    full = count > 0
+    return pd.DataFrame({
+        "bin": np.flatnonzero(full),
+        "lower": edges[:-1][full],
+        "upper": edges[1:][full],
+        "count": count[full].astype(np.int64),
+        "mean_confidence": sc[full] / count[full],
+        "accuracy": sy[full] / count[full],
+    })
+
+
+def accuracy_rejection_curve(confidence, correct,
+                             thresholds: Sequence[float] | None = None) -> pd.DataFrame:
+    """Accuracy-rejection curve (paper §4.3): for each threshold ``t`` (default 0.0, 0.1, ..,
+    1.0) the instances with confidence ``< t`` are rejected. Columns ``threshold``,
+    ``rejected`` (share rejected), ``kept`` (number kept) and ``accuracy`` of the kept
+    instances (NaN when none is kept; the authors' plotting code draws 1.0 at threshold 1.0
+    instead, we do not invent a value)."""
+    conf, corr = check_inputs(confidence, correct)
+    t = np.round(np.linspace(0.0, 1.0, 11), 10) if thresholds is None else np.asarray(
+        thresholds, dtype=float)
+    if t.ndim != 1 or not np.isfinite(t).all():
+        raise ValueError(f"thresholds must be a 1-D list of finite numbers, got {thresholds!r}")
+    order = np.argsort(conf, kind="stable")
+    c, y = conf[order], corr[order]
+    first_kept = np.searchsorted(c, t, side="left")  # instances [first_kept:] have conf >= t
+    kept = len(c) - first_kept
+    tail_correct = np.concatenate([np.cumsum(y[::-1])[::-1], [0.0]])[first_kept]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        acc = np.where(kept > 0, tail_correct / np.maximum(kept, 1), np.nan)
+    return pd.DataFrame({"threshold": t, "rejected": first_kept / len(c),
+                         "kept": kept.astype(np.int64), "accuracy": acc})
+
+
+def accuracy_per_relation(estimates: pd.DataFrame,
+                          by: Sequence[str] = ("model", "dataset", "estimator")) -> pd.DataFrame:
+    """Accuracy per relation of an estimate table: columns ``by`` (those present),
+    ``relation``, ``n`` (instances) and ``accuracy``. The micro accuracy over all relations is
+    :func:`accuracy` of the whole ``correct`` column (the instance-weighted mean of these)."""
+    require_columns(estimates, (*INSTANCE, "correct"), "estimate table")
+    keys = [c for c in by if c in estimates.columns and c != "relation"] + ["relation"]
+    out = (estimates.assign(correct=estimates["correct"].astype(float))
+           .groupby(keys, sort=True, dropna=False)["correct"].agg(["size", "mean"])
+           .rename(columns={"size": "n", "mean": "accuracy"}).reset_index())
+    return out

@@ -1,0 +1,96 @@
+"""One table of ACE / Brier / accuracy (with bootstrap intervals) per estimator.
+
+    >>> from calib.confidence import sentence_scores, all_estimates, summary
+    >>> table = summary(all_estimates(sentence_scores(scores)))   # doctest: +SKIP
+
+Also :func:`compare_reductions`, the procedure of Appendix C that picks the sentence-score
+reduction by the harmonic mean of accuracy and ``1 - ACE``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from calib.confidence.bootstrap import (
+    METRICS,
+    check_bootstrap_args,
+    percentile_interval,
+    point_values,
+    replicate_values,
+)
+from calib.confidence.estimators import base
+from calib.confidence.metrics import N_BINS, check_inputs
+from calib.confidence.reductions import REDUCTIONS, harmonic_mean, sentence_scores
+from calib.confidence.tables import INSTANCE, require_columns
+from calib.data.bear import PLAIN
+
+#: the grouping columns :func:`summary` uses by default, where present
+DEFAULT_BY: tuple[str, ...] = ("model", "dataset", "estimator", "template")
+
+
+def summary(estimates: pd.DataFrame, by: Sequence[str] | None = None, n_bins: int = N_BINS,
+            n_boot: int = 1000, seed: int = 0, level: float = 0.95,
+            metrics: Sequence[str] = METRICS) -> pd.DataFrame:
+    """Calibration per group of an estimate table: ACE, Brier, accuracy (paper §4.3), each
+    with a percentile bootstrap interval over instances, and the rejection rate.
+
+    ``by``: the grouping columns; default those of :data:`DEFAULT_BY` present in
+    ``estimates`` (so one row per model and estimator, and per template where an estimator
+    was run on several). Columns: ``by``, ``n``, then ``<metric>``, ``<metric>_low``,
+    ``<metric>_high`` for each of ``metrics`` and ``rejection_rate``. ``n_boot=0`` skips the
+    intervals (NaN). Within a group the instances are sorted by their keys before resampling,
+    and every group uses the same ``seed``: groups over the same instances (e.g. two
+    estimators of one model) get the same resamples, so their intervals are paired.
+    """
+    require_columns(estimates, (*INSTANCE, "confidence", "correct"), "estimate table")
+    if by is None:
+        by = [c for c in DEFAULT_BY if c in estimates.columns]
+    by = list(by)
+    require_columns(estimates, by, "estimate table")
+    if n_boot:
+        check_bootstrap_args(n_boot, level, metrics)
+    else:
+        check_bootstrap_args(1, level, metrics)
+    rows = []
+    keys = [c for c in INSTANCE if c not in by]
+    groups = estimates.groupby(by, sort=True, dropna=False) if by else [((), estimates)]
+    for label, part in groups:
+        label = label if isinstance(label, tuple) else (label,)
+        part = part.sort_values(keys, kind="stable")
+        if part.duplicated(keys).any():
+            raise ValueError(f"group {dict(zip(by, label))} has several rows for one instance; "
+                             f"add the column that tells them apart (e.g. 'estimator' or "
+                             f"'template') to `by`")
+        conf, corr = check_inputs(part["confidence"], part["correct"].astype(bool))
+        row = dict(zip(by, label))
+        row["n"] = len(part)
+        points = point_values(conf, corr, metrics, n_bins)
+        reps = replicate_values(conf, corr, metrics, n_boot, seed, n_bins) if n_boot else {}
+        for m in metrics:
+            lo, hi = percentile_interval(reps[m], level) if n_boot else (np.nan, np.nan)
+            row[m], row[f"{m}_low"], row[f"{m}_high"] = points[m], lo, hi
+        row["rejection_rate"] = (float(part["rejected"].astype(bool).mean())
+                                 if "rejected" in part.columns else 0.0)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def compare_reductions(scores: pd.DataFrame, template: str = PLAIN,
+                       reductions: Sequence[str] = REDUCTIONS, n_bins: int = N_BINS
+                       ) -> pd.DataFrame:
+    """Appendix C: accuracy, ACE of Base-Confidence on ``template`` and their harmonic mean
+    ``H`` for each sentence-score reduction, per model and dataset. The paper picks the
+    reduction with the highest ``H`` (it found ``sum``)."""
+    rows = []
+    for reduction in reductions:
+        est = base(sentence_scores(scores, reduction), template)
+        table = summary(est, by=["model", "dataset"], n_bins=n_bins, n_boot=0,
+                        metrics=("accuracy", "ace"))
+        table.insert(2, "reduction", reduction)
+        rows.append(table[["model", "dataset", "reduction", "n", "accuracy", "ace"]])
+    out = pd.concat(rows, ignore_index=True)
+    out["H"] = harmonic_mean(out["accuracy"].to_numpy(), out["ace"].to_numpy())
+    return out
