@@ -1,0 +1,317 @@
+"""Altair chart builders for the book's figures, and their offline rendering.
+
+Every builder takes a *tidy* frame (one row per plotted point, named columns) and returns an
+Altair chart; none computes a metric (that is :mod:`calib.confidence`'s job). Column names
+default to the ones the chapters use and can be renamed through keyword arguments; a missing
+column is a ``ValueError`` that names it.
+
+=============================  =============================================================
+builder                        the paper's figure it serves
+=============================  =============================================================
+:func:`calibration_curve`      accuracy per confidence bin against the diagonal (Figs. 2, 6)
+:func:`ace_accuracy_scatter`   ACE against accuracy, one point per model/estimator (Figs. 4, 9)
+:func:`accuracy_rejection`     accuracy of the kept instances against the threshold (Fig. 10)
+:func:`metric_band`            a metric against ``k`` with the spread of repeats (Fig. 3)
+:func:`grouped_bars`           per-group deltas, e.g. change in ACE per injection (Figs. 5, 11)
+=============================  =============================================================
+
+**Offline rendering.** Importing this module registers and enables the Altair renderer
+``"calib-offline"`` (:func:`enable_offline_rendering`). A displayed chart becomes a MIME bundle
+whose ``text/html`` holds a ``<div class="calib-chart">`` with the Vega-Lite spec as JSON data
+and a static SVG (rendered by ``vl-convert``) as fallback. The book's ``calib-charts.js``
+replaces the fallback with an interactive view from the Vega/Vega-Lite/Vega-Embed bundle that
+the book build writes into its own static files (``book/_ext/calib_offline.py``); nothing is
+loaded from another host. Notebook front ends show the static SVG.
+"""
+
+from __future__ import annotations
+
+import html
+import itertools
+import json
+import re
+from collections.abc import Sequence
+
+import altair as alt
+import pandas as pd
+
+#: the CSS class of a chart container in the built book (the browser test looks for it)
+CHART_CLASS = "calib-chart"
+#: Altair renderer name registered by this module
+RENDERER = "calib-offline"
+
+WIDTH = 320
+HEIGHT = 260
+_ids = itertools.count(1)
+
+
+# ---------------------------------------------------------------------------------------------
+# input checks
+
+
+def _require(frame: pd.DataFrame, columns: Sequence[str | None], builder: str) -> None:
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"{builder}: expected a pandas DataFrame, got {type(frame).__name__}")
+    wanted = [c for c in columns if c is not None]
+    missing = [c for c in wanted if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{builder}: the frame lacks column(s) {missing}; it has "
+                         f"{list(frame.columns)} (rename them or pass the column names)")
+    if frame.empty:
+        raise ValueError(f"{builder}: the frame is empty; nothing to plot")
+
+
+def _type(frame: pd.DataFrame, column: str) -> str:
+    numeric = pd.api.types.is_numeric_dtype(frame[column])
+    return "quantitative" if numeric and not pd.api.types.is_bool_dtype(frame[column]) \
+        else "nominal"
+
+
+def _color(column: str | None):
+    return alt.Color(field=column, type="nominal", title=column) if column else alt.Undefined
+
+
+def _tooltip(frame: pd.DataFrame, columns: Sequence[str | None]) -> list:
+    seen = dict.fromkeys(c for c in columns if c)
+    return [alt.Tooltip(field=c, type=_type(frame, c),
+                        format=".3f" if pd.api.types.is_float_dtype(frame[c]) else alt.Undefined)
+            for c in seen]
+
+
+def _finish(layers: list, frame: pd.DataFrame, facet: str | None, columns: int,
+            title: str | None, width: float, height: float):
+    """Layer data-less charts over ``frame``, as small multiples when ``facet`` is given."""
+    if facet is None:
+        chart = alt.layer(*layers, data=frame).properties(width=width, height=height)
+    else:
+        chart = alt.layer(*layers).properties(width=width, height=height).facet(
+            facet=alt.Facet(field=facet, type="nominal", title=None), columns=columns,
+            data=frame)
+    return chart.properties(title=title) if title else chart
+
+
+def _diagonal() -> alt.Chart:
+    """The dashed line of perfect calibration."""
+    ends = pd.DataFrame({"x": [0.0], "y": [0.0], "x2": [1.0], "y2": [1.0]})
+    return alt.Chart(ends).mark_rule(strokeDash=[4, 4], color="gray").encode(
+        x="x:Q", y="y:Q", x2="x2:Q", y2="y2:Q")
+
+
+def _q(field: str, title: str | None = None, **kw):
+    return dict(field=field, type="quantitative", title=title if title is not None else field,
+                **kw)
+
+
+# ---------------------------------------------------------------------------------------------
+# builders
+
+
+def calibration_curve(frame: pd.DataFrame, *, confidence: str = "confidence",
+                      accuracy: str = "accuracy", count: str | None = "count",
+                      color: str | None = "estimator", facet: str | None = "model",
+                      columns: int = 2, title: str | None = None) -> alt.TopLevelMixin:
+    """Calibration curve (paper Fig. 2): accuracy per bin against the bin's mean confidence.
+
+    ``frame`` has one row per bin (e.g. the metrics' calibration-curve data): the mean
+    ``confidence``, the ``accuracy`` and optionally the ``count`` of each bin, per ``color``
+    group and ``facet`` panel. The dashed diagonal marks perfect calibration.
+    """
+    _require(frame, [confidence, accuracy, count, color, facet], "calibration_curve")
+    unit = alt.Scale(domain=[0, 1])
+    line = alt.Chart().mark_line(point=True).encode(
+        x=alt.X(**_q(confidence, "confidence", scale=unit)),
+        y=alt.Y(**_q(accuracy, "accuracy", scale=unit)),
+        color=_color(color),
+        tooltip=_tooltip(frame, [facet, color, confidence, accuracy, count]),
+    )
+    side = WIDTH * 0.75
+    return _finish([_diagonal(), line], frame, facet, columns, title, side, side)
+
+
+def ace_accuracy_scatter(frame: pd.DataFrame, *, accuracy: str = "accuracy", ace: str = "ace",
+                         color: str | None = "estimator", shape: str | None = None,
+                         label: str | None = "model", facet: str | None = None,
+                         columns: int = 2, title: str | None = None) -> alt.TopLevelMixin:
+    """ACE against accuracy (paper Figs. 4 and 9): one point per row (e.g. model x estimator)."""
+    _require(frame, [accuracy, ace, color, shape, label, facet], "ace_accuracy_scatter")
+    points = alt.Chart().mark_point(filled=True, size=70).encode(
+        x=alt.X(**_q(accuracy, "accuracy", scale=alt.Scale(zero=False))),
+        y=alt.Y(**_q(ace, "ACE", scale=alt.Scale(zero=True))),
+        color=_color(color),
+        shape=alt.Shape(field=shape, type="nominal") if shape else alt.Undefined,
+        tooltip=_tooltip(frame, [label, color, shape, facet, accuracy, ace]),
+    )
+    return _finish([points], frame, facet, columns, title, WIDTH * 1.3, HEIGHT)
+
+
+def accuracy_rejection(frame: pd.DataFrame, *, threshold: str = "threshold",
+                       accuracy: str = "accuracy", rejected: str | None = "rejected",
+                       color: str | None = "estimator", facet: str | None = "model",
+                       columns: int = 2, title: str | None = None) -> alt.TopLevelMixin:
+    """Accuracy-rejection curves (paper Fig. 10): accuracy of the instances whose confidence
+    reaches each ``threshold``; the share ``rejected`` shows in the tooltip."""
+    _require(frame, [threshold, accuracy, rejected, color, facet], "accuracy_rejection")
+    line = alt.Chart().mark_line(point=True).encode(
+        x=alt.X(**_q(threshold, "confidence threshold")),
+        y=alt.Y(**_q(accuracy, "accuracy of kept instances", scale=alt.Scale(domain=[0, 1]))),
+        color=_color(color),
+        tooltip=_tooltip(frame, [facet, color, threshold, accuracy, rejected]),
+    )
+    return _finish([line], frame, facet, columns, title, WIDTH * 0.8, HEIGHT * 0.8)
+
+
+def band_summary(frame: pd.DataFrame, *, x: str, y: str, by: Sequence[str | None] = ()
+                 ) -> pd.DataFrame:
+    """Mean, minimum and maximum of ``y`` over the rows sharing ``x`` and ``by`` (the spread of
+    seeded repeats, §5.2); columns ``[*by, x, "mean", "lower", "upper", "n"]``."""
+    keys = [*[b for b in by if b], x]
+    _require(frame, [*keys, y], "band_summary")
+    grouped = frame.groupby(keys, sort=True, dropna=False)[y]
+    return grouped.agg(mean="mean", lower="min", upper="max", n="count").reset_index()
+
+
+def metric_band(frame: pd.DataFrame, *, x: str = "k", y: str = "value",
+                lower: str | None = None, upper: str | None = None,
+                color: str | None = "model", facet: str | None = None, columns: int = 2,
+                x_title: str | None = None, y_title: str | None = None,
+                title: str | None = None) -> alt.TopLevelMixin:
+    """A metric against ``x`` as a line with a band (paper Fig. 3: confidence, accuracy and
+    ACE against the number of answer options ``k``).
+
+    With ``lower`` and ``upper`` given, the frame is already summarised (one row per point).
+    Without them, rows are repeats: the line is their mean and the band spans their minimum
+    to maximum (:func:`band_summary`).
+    """
+    if (lower is None) != (upper is None):
+        raise ValueError("metric_band: give both lower and upper, or neither")
+    y_label = y_title or y
+    if lower is None:
+        data = band_summary(frame, x=x, y=y, by=[color, facet])
+        y, lower, upper = "mean", "lower", "upper"
+    else:
+        _require(frame, [x, y, lower, upper, color, facet], "metric_band")
+        data = frame
+    x_enc = alt.X(**_q(x, x_title or x))
+    band = alt.Chart().mark_area(opacity=0.25).encode(
+        x=x_enc, y=alt.Y(**_q(lower, y_label)), y2=alt.Y2(field=upper), color=_color(color))
+    line = alt.Chart().mark_line(point=True).encode(
+        x=x_enc, y=alt.Y(**_q(y, y_label)), color=_color(color),
+        tooltip=_tooltip(data, [facet, color, x, y, lower, upper]))
+    return _finish([band, line], data, facet, columns, title, WIDTH, HEIGHT * 0.8)
+
+
+def grouped_bars(frame: pd.DataFrame, *, category: str = "model", group: str = "estimator",
+                 value: str = "delta", lower: str | None = None, upper: str | None = None,
+                 value_title: str | None = None, title: str | None = None
+                 ) -> alt.TopLevelMixin:
+    """Grouped bars of ``value`` per ``category`` and ``group`` (paper Figs. 5 and 11: the change
+    in ACE or accuracy per model and injected template), with a zero line and optional
+    ``lower``/``upper`` error bars."""
+    if (lower is None) != (upper is None):
+        raise ValueError("grouped_bars: give both lower and upper, or neither")
+    _require(frame, [category, group, value, lower, upper], "grouped_bars")
+    x = alt.X(field=category, type="nominal", title=None, axis=alt.Axis(labelAngle=0))
+    offset = alt.XOffset(field=group, type="nominal")
+    layers = [alt.Chart().mark_bar().encode(
+        x=x, xOffset=offset, y=alt.Y(**_q(value, value_title or value)), color=_color(group),
+        tooltip=_tooltip(frame, [category, group, value, lower, upper]))]
+    if lower is not None:
+        layers.append(alt.Chart().mark_rule().encode(
+            x=x, xOffset=offset, y=alt.Y(field=lower, type="quantitative"),
+            y2=alt.Y2(field=upper)))
+    zero = alt.Chart(pd.DataFrame({"zero": [0.0]})).mark_rule(color="black").encode(
+        y="zero:Q")
+    return _finish([*layers, zero], frame, None, 1, title, WIDTH * 1.3, HEIGHT)
+
+
+# ---------------------------------------------------------------------------------------------
+# offline rendering
+
+
+def _json_for_html(spec: dict) -> str:
+    """JSON text that is safe inside ``<script type="application/json">``."""
+    text = json.dumps(spec, separators=(",", ":"), sort_keys=False, allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def static_svg(spec: dict) -> str:
+    """The chart as an SVG string, rendered offline by ``vl-convert`` (no browser)."""
+    import vl_convert as vlc
+
+    svg = vlc.vegalite_to_svg(spec, vl_version=_vl_version())
+    return svg
+
+
+def _vl_version() -> str:
+    major, minor = alt.SCHEMA_VERSION.lstrip("v").split(".")[:2]
+    return f"{major}.{minor}"
+
+
+def chart_html(spec: dict, *, svg: str | None = None) -> str:
+    """The HTML of one chart container: the spec as JSON data plus an optional static SVG.
+
+    The book's ``calib-charts.js`` renders the spec with Vega-Embed into the container's
+    ``.calib-chart-view`` (replacing the static SVG) and marks it ``data-rendered``.
+    """
+    chart_id = f"calib-chart-{next(_ids)}"
+    fallback = svg if svg is not None else "<p>(chart: needs JavaScript)</p>"
+    return (f'<div class="{CHART_CLASS}" id="{html.escape(chart_id)}">'
+            f'<script type="application/json" class="calib-chart-spec">'
+            f"{_json_for_html(spec)}</script>"
+            f'<div class="calib-chart-view">{fallback}</div></div>')
+
+
+def offline_mimebundle(spec: dict, *, with_svg: bool = True) -> dict:
+    """The MIME bundle of a chart for notebooks and the book (no CDN anywhere).
+
+    ``text/html``: :func:`chart_html` (the book renders it interactively; notebook front ends
+    show its static SVG); ``image/svg+xml`` (when ``with_svg``) for viewers without HTML
+    output. (Altair's Vega-Lite MIME type is left out: nbformat rejects its dict value.)
+    """
+    svg = static_svg(spec) if with_svg else None
+    bundle = {"text/html": chart_html(spec, svg=svg), "text/plain": "<calib chart>"}
+    if svg is not None:
+        bundle["image/svg+xml"] = svg
+    return bundle
+
+
+def _renderer(spec: dict, **metadata) -> dict:
+    return offline_mimebundle(spec, with_svg=metadata.get("with_svg", True))
+
+
+def enable_offline_rendering(with_svg: bool = True) -> None:
+    """Make Altair display charts through :func:`offline_mimebundle` (done on import)."""
+    if RENDERER not in alt.renderers.names():
+        alt.renderers.register(RENDERER, _renderer)
+    alt.renderers.enable(RENDERER, with_svg=with_svg)
+
+
+
+def vega_bundle_header() -> str:
+    """The first line of :func:`vega_bundle`: the bundled versions (a cheap staleness check)."""
+    import vl_convert as vlc
+
+    return (f"/* Vega {vlc.get_vega_version()}, Vega-Lite {_vl_version()}, Vega-Embed "
+            f"{vlc.get_vega_embed_version()} and their dependencies (BSD-3-Clause, ISC and MIT "
+            f"licences), bundled by vl-convert-python {getattr(vlc, '__version__', '?')} "
+            f"for calib's offline book. */\n")
+
+
+def vega_bundle() -> str:
+    """Vega, Vega-Lite and Vega-Embed as one classic script (no module, no CDN).
+
+    Built by ``vl_convert.javascript_bundle()`` for the Vega-Lite version of the installed
+    Altair, wrapped in a function so its top-level names stay private; it sets
+    ``window.vegaEmbed``, ``window.vega`` and ``window.vegaLite``. The book build writes it to
+    ``_static/vega/vega-bundle.js`` (``book/_ext/calib_offline.py``).
+    """
+    import vl_convert as vlc
+
+    code = vlc.javascript_bundle(vl_version=_vl_version())
+    if re.search(r"^\s*(import|export)\s", code, re.MULTILINE):
+        raise RuntimeError("vl_convert.javascript_bundle() returned an ES module; "
+                           "calib cannot wrap it as a classic script")
+    return vega_bundle_header() + "(function () {\n" + code + "\n})();\n"
+
+
+enable_offline_rendering()

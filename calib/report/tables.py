@@ -1,0 +1,187 @@
+"""DataFrames to real HTML tables for the book: rounding, intervals, and labelled reported values.
+
+* :func:`format_number` / :func:`format_interval`: ``0.123`` and ``0.123 [0.101, 0.140]``.
+* :func:`with_intervals`: replace an estimate column and its bound columns by one text column.
+* :func:`html_table`: a frame as an :class:`HtmlTable` (``<table class="calib-table">``) that a
+  notebook displays and the book keeps as a real HTML table.
+* :func:`reported_table`: the same for the papers' printed values, labelled
+  :data:`REPORTED_LABEL` with their source and never mixed into computed tables.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import numbers
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import pandas as pd
+
+#: the label every table of the papers' own numbers carries
+REPORTED_LABEL = "Reported in the paper"
+#: the CSS class of a table (the browser test looks for it)
+TABLE_CLASS = "calib-table"
+#: how a missing value is shown
+MISSING = "–"
+
+
+def _is_missing(value) -> bool:
+    if value is None or value is pd.NA or value is pd.NaT:
+        return True
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) \
+        and math.isnan(float(value))
+
+
+def format_number(value, digits: int | None = 3) -> str:
+    """A number rounded to ``digits`` decimals (``None``: as given, shortest exact form).
+
+    Integers stay integers, missing values (None, NaN, NA) are :data:`MISSING`, text is
+    returned unchanged.
+    """
+    if _is_missing(value):
+        return MISSING
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        value = float(value)
+        if math.isinf(value):
+            return "∞" if value > 0 else "-∞"
+        if digits is None:
+            return repr(value)
+        text = f"{value:.{digits}f}"
+        return "0" + text[2:] if text.startswith("-0") and float(text) == 0 else text
+    return str(value)
+
+
+def format_interval(estimate, lower, upper, digits: int | None = 3) -> str:
+    """``"0.123 [0.101, 0.140]"``: an estimate with its interval (e.g. a bootstrap interval).
+
+    A missing bound leaves only the estimate; a missing estimate is :data:`MISSING`.
+    """
+    if _is_missing(estimate):
+        return MISSING
+    est = format_number(estimate, digits)
+    if _is_missing(lower) or _is_missing(upper):
+        return est
+    if float(lower) > float(upper):
+        raise ValueError(f"interval lower bound {lower} exceeds its upper bound {upper}")
+    return f"{est} [{format_number(lower, digits)}, {format_number(upper, digits)}]"
+
+
+def with_intervals(frame: pd.DataFrame, intervals: Mapping[str, tuple[str, str]],
+                   digits: int | None = 3) -> pd.DataFrame:
+    """Replace each ``estimate`` column named in ``intervals`` (``{"ACE": ("ACE_lo",
+    "ACE_hi")}``) by its :func:`format_interval` text, dropping the bound columns."""
+    out = frame.copy()
+    drop: list[str] = []
+    for est, bounds in intervals.items():
+        if not (isinstance(bounds, (tuple, list)) and len(bounds) == 2):
+            raise ValueError(f"intervals[{est!r}] must be a (lower, upper) pair of column names")
+        missing = [c for c in (est, *bounds) if c not in frame.columns]
+        if missing:
+            raise ValueError(f"with_intervals: the frame lacks column(s) {missing}; it has "
+                             f"{list(frame.columns)}")
+        lo, hi = bounds
+        out[est] = [format_interval(e, lo_, hi_, digits)
+                    for e, lo_, hi_ in zip(frame[est], frame[lo], frame[hi])]
+        drop += [lo, hi]
+    return out.drop(columns=list(dict.fromkeys(drop)))
+
+
+@dataclass(frozen=True)
+class HtmlTable:
+    """An HTML table that notebooks display (``_repr_html_``) and the book keeps as is."""
+
+    html: str
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+    def to_html(self) -> str:
+        return self.html
+
+    def __str__(self) -> str:
+        return self.html
+
+
+def _digits_for(column, digits: int | None | Mapping[str, int | None]) -> int | None:
+    if isinstance(digits, Mapping):
+        return digits.get(column, 3)
+    return digits
+
+
+def _numeric(series: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
+
+
+def html_table(frame: pd.DataFrame, *, digits: int | None | Mapping[str, int | None] = 3,
+               intervals: Mapping[str, tuple[str, str]] | None = None,
+               caption: str | None = None, label: str | None = None, note: str | None = None,
+               index: bool = False, css_class: str = "") -> HtmlTable:
+    """``frame`` as a real HTML table, numbers rounded to ``digits`` decimals (an int, or a
+    mapping column -> digits; ``None`` keeps values as given).
+
+    ``intervals`` merges estimate and bound columns first (:func:`with_intervals`);
+    ``caption`` goes into ``<caption>``, ``label`` into a line above the table and ``note``
+    below it. All text is HTML-escaped.
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"html_table: expected a pandas DataFrame, got {type(frame).__name__}")
+    data = frame.reset_index() if index else frame
+    numeric_cols = {c for c in data.columns if _numeric(data[c])}
+    if intervals:
+        data = with_intervals(data, intervals, digits if isinstance(digits, int) else 3)
+        numeric_cols |= set(intervals)
+    esc = html.escape
+    num_class = ' class="num"'
+    head = "".join(f'<th scope="col"{num_class if c in numeric_cols else ""}>'
+                   f"{esc(str(c))}</th>" for c in data.columns)
+    body = []
+    for row in data.itertuples(index=False, name=None):
+        cells = []
+        for col, value in zip(data.columns, row):
+            text = format_number(value, _digits_for(col, digits)) if col in numeric_cols \
+                and not isinstance(value, str) else (MISSING if _is_missing(value)
+                                                     else str(value))
+            cls = num_class if col in numeric_cols else ""
+            cells.append(f"<td{cls}>{esc(text)}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    classes = " ".join(c for c in (TABLE_CLASS, css_class) if c)
+    parts = ['<div class="calib-table-wrap">']
+    if label:
+        parts.append(f'<p class="calib-table-label">{esc(label)}</p>')
+    parts.append(f'<table class="{classes}">')
+    if caption:
+        parts.append(f"<caption>{esc(caption)}</caption>")
+    parts.append(f"<thead><tr>{head}</tr></thead>")
+    parts.append("<tbody>" + "".join(body) + "</tbody></table>")
+    if note:
+        parts.append(f'<p class="calib-table-note">{esc(note)}</p>')
+    parts.append("</div>")
+    return HtmlTable("".join(parts))
+
+
+def _source_of(frame: pd.DataFrame) -> str:
+    """A citation line from the metadata :func:`calib.report.reported.reported` puts in attrs."""
+    attrs = frame.attrs or {}
+    paper = attrs.get("paper") or {}
+    bits = [str(attrs[k]) for k in ("table",) if attrs.get(k) and attrs[k] != "unknown"]
+    if isinstance(paper, Mapping) and paper.get("citation"):
+        bits.append(str(paper["citation"]))
+    return ", ".join(bits)
+
+
+def reported_table(frame: pd.DataFrame, *, source: str | None = None, caption: str | None = None,
+                   digits: int | None | Mapping[str, int | None] = None,
+                   note: str | None = None) -> HtmlTable:
+    """The papers' printed values as a table labelled :data:`REPORTED_LABEL` and its ``source``
+    (default: ``frame.attrs`` from :func:`calib.report.reported.reported`), values as given
+    (``digits=None``). It is a separate table, never a column of a computed one."""
+    src = source if source is not None else _source_of(frame)
+    label = f"{REPORTED_LABEL}" + (f" ({src})" if src else "")
+    cap = caption if caption is not None else (frame.attrs or {}).get("caption")
+    return html_table(frame, digits=digits, caption=cap, label=label, note=note,
+                      css_class="calib-reported")
