@@ -56,17 +56,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--data-dir", default=None, help="data root (default: $CALIB_DATA_DIR)")
     p.set_defaults(func=_score)
 
-    p = sub.add_parser("run", help="execute one chapter with papermill")
-    p.add_argument("chapter", help="chapter name, e.g. calibration")
+    p = sub.add_parser("run", help="execute one chapter with papermill, then rebuild the book")
+    p.add_argument("chapter", help="chapter name, e.g. calibration (notebooks/<name>.md)")
     p.add_argument("-p", "--parameter", nargs=2, action="append", default=[],
-                   metavar=("NAME", "VALUE"), help="a parameter; VALUE is parsed as YAML")
-    p.add_argument("--profile", default="cpu", help="quick, cpu or paper")
+                   metavar=("NAME", "VALUE"),
+                   help="a parameter; VALUE is parsed as YAML (20, null, '[\"a\", \"b\"]')")
+    p.add_argument("--profile", default="cpu", help="quick, cpu or paper (default: cpu)")
     p.add_argument("--no-build", action="store_true", help="do not rebuild the book afterwards")
+    p.add_argument("--strict", action="store_true", help="treat Sphinx warnings as errors")
+    p.add_argument("--root", default=None, help="book root (default: the repository root)")
     p.set_defaults(func=_run)
 
-    p = sub.add_parser("book", help="execute every chapter and build the book")
-    p.add_argument("--profile", default="cpu", help="quick, cpu or paper")
-    p.add_argument("--build-dir", default=None)
+    p = sub.add_parser("book", help="execute every chapter of _toc.yml and build the book")
+    p.add_argument("--profile", default="cpu", help="quick, cpu or paper (default: cpu)")
+    p.add_argument("--no-execute", action="store_true",
+                   help="only rebuild the HTML from the chapters already executed")
+    p.add_argument("--strict", action="store_true", help="treat Sphinx warnings as errors")
+    p.add_argument("--root", default=None, help="book root (default: the repository root)")
     p.set_defaults(func=_book)
     return parser
 

@@ -1,0 +1,34 @@
+"""Stage a copy of the book with fixture chapters (for the book tests).
+
+``stage_book(dest, {"name": source.md})`` copies the real ``_config.yml`` and ``book/`` (prose
+pages, bibliography, static files, Sphinx extension) into ``dest``, puts the chapter sources in
+``dest/notebooks/`` and writes a ``_toc.yml`` = the real toc plus an "Experiments" part listing
+the chapters. Tests never build into the repository's own ``_build/``.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def stage_book(dest: Path, chapters: dict[str, Path], caption: str = "Experiments") -> Path:
+    """A book root in ``dest`` with the real configuration and prose and ``chapters``."""
+    dest.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(REPO / "_config.yml", dest / "_config.yml")
+    shutil.copytree(REPO / "book", dest / "book", dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    (dest / "notebooks").mkdir(exist_ok=True)
+    for name, source in chapters.items():
+        shutil.copy2(source, dest / "notebooks" / f"{name}.md")
+    toc = yaml.safe_load((REPO / "_toc.yml").read_text(encoding="utf-8"))
+    if chapters:
+        toc.setdefault("parts", []).insert(1, {"caption": caption, "chapters": [
+            {"file": f"_build/chapters/{name}"} for name in chapters]})
+    (dest / "_toc.yml").write_text(yaml.safe_dump(toc, sort_keys=False), encoding="utf-8")
+    return dest

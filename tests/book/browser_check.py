@@ -1,0 +1,316 @@
+"""Open a built book in headless Chromium, with networking disabled, and check its pages.
+
+Reusable by every book test (the fixture book here, the ``quick`` book of the real chapters)::
+
+    from browser_check import check_book, problems
+
+    reports = check_book(html_dir)                  # every page of the book
+    assert not problems(reports, charts={"_build/chapters/calibration.html": 3})
+
+Chromium (Debian package ``chromium``; ``$CALIB_CHROMIUM`` names another binary) is driven over
+the DevTools protocol with ``websocket-client``. It runs with a dead proxy and a host resolver
+that resolves nothing, so any request to another host fails; all requests are recorded, and
+anything other than ``file:``, ``data:``, ``blob:`` or ``about:`` counts as an external request.
+A page is read once ``load`` fired, MathJax finished, and every chart container
+(``div.calib-chart``) was rendered by ``calib-charts.js`` or the wait timed out.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+LOCAL_SCHEMES = ("file:", "data:", "blob:", "about:")
+#: pages that are not book content
+SKIP_PAGES = ("genindex.html", "search.html")
+
+
+def find_chromium() -> str | None:
+    """``$CALIB_CHROMIUM``, else the first Chromium-like browser on ``PATH``."""
+    env = os.environ.get("CALIB_CHROMIUM")
+    if env:
+        return env
+    for name in CHROMIUM_NAMES:
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+@dataclass
+class PageReport:
+    """What one page did in the browser."""
+
+    page: str
+    title: str = ""
+    console_errors: list[str] = field(default_factory=list)
+    external_requests: list[str] = field(default_factory=list)
+    failed_requests: list[str] = field(default_factory=list)
+    charts: int = 0
+    charts_rendered: int = 0  # containers rendered by Vega-Embed that hold an svg or canvas
+    tables: int = 0  # calib tables (table.calib-table)
+    reported_tables: int = 0
+    math_errors: int = 0
+    text: str = ""  # the page's visible text (for label checks)
+
+
+class Chromium:
+    """A headless Chromium with a DevTools connection (use as a context manager)."""
+
+    def __init__(self, executable: str | None = None, timeout: float = 30.0):
+        self.executable = executable or find_chromium()
+        if not self.executable:
+            raise RuntimeError("no Chromium found: install it (Debian: apt-get install -y "
+                               "chromium) or set CALIB_CHROMIUM to a Chromium binary")
+        self.timeout = timeout
+        self._id = 0
+        self._events: list[dict] = []
+
+    def __enter__(self) -> Chromium:
+        import websocket  # websocket-client
+
+        self._profile = tempfile.mkdtemp(prefix="calib-chromium-")
+        args = [self.executable, "--headless=new", "--no-sandbox", "--disable-gpu",
+                "--disable-dev-shm-usage", "--disable-background-networking",
+                "--disable-component-update", "--disable-default-apps", "--disable-sync",
+                "--disable-extensions", "--no-first-run", "--no-default-browser-check",
+                "--mute-audio", "--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>",
+                "--host-resolver-rules=MAP * ~NOTFOUND",
+                "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
+                "--remote-allow-origins=*", f"--user-data-dir={self._profile}", "about:blank"]
+        self._proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        port_file = Path(self._profile) / "DevToolsActivePort"
+        deadline = time.time() + self.timeout
+        while not (port_file.is_file() and len(port_file.read_text().splitlines()) >= 2):
+            if self._proc.poll() is not None:
+                err = self._proc.stderr.read().decode(errors="replace")[-2000:]
+                raise RuntimeError(f"{self.executable} exited ({self._proc.returncode}): {err}")
+            if time.time() > deadline:
+                self.close()
+                raise RuntimeError(f"{self.executable} did not open its DevTools port in "
+                                   f"{self.timeout:.0f} s")
+            time.sleep(0.05)
+        port, path = port_file.read_text().splitlines()[:2]
+        self._ws = websocket.create_connection(f"ws://127.0.0.1:{port}{path}",
+                                               timeout=self.timeout, suppress_origin=True)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        ws = getattr(self, "_ws", None)
+        if ws is not None:
+            try:
+                self.send("Browser.close")
+            except Exception:  # the browser may already be gone
+                pass
+            ws.close()
+            self._ws = None
+        proc = getattr(self, "_proc", None)
+        if proc is not None and proc.poll() is None:
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=5)
+        if proc is not None and proc.stderr:
+            proc.stderr.close()
+        shutil.rmtree(getattr(self, "_profile", ""), ignore_errors=True)
+
+    # -- protocol ---------------------------------------------------------------------------
+
+    def send(self, method: str, params: dict | None = None, session: str | None = None,
+             timeout: float | None = None) -> dict:
+        """Send a command and return its result; events that arrive meanwhile are kept."""
+        self._id += 1
+        msg = {"id": self._id, "method": method, "params": params or {}}
+        if session:
+            msg["sessionId"] = session
+        self._ws.send(json.dumps(msg))
+        deadline = time.time() + (timeout or self.timeout)
+        while True:
+            reply = self._receive(deadline, f"the reply to {method}")
+            if reply.get("id") == self._id:
+                if "error" in reply:
+                    raise RuntimeError(f"{method}: {reply['error']}")
+                return reply.get("result", {})
+
+    def _receive(self, deadline: float, what: str) -> dict:
+        import websocket
+
+        while True:
+            left = deadline - time.time()
+            if left <= 0:
+                raise TimeoutError(f"no {what} within the time limit")
+            self._ws.settimeout(left)
+            try:
+                message = json.loads(self._ws.recv())
+            except websocket.WebSocketTimeoutException:
+                raise TimeoutError(f"no {what} within the time limit") from None
+            if "method" in message:
+                self._events.append(message)
+                if "id" not in message:
+                    return message
+            else:
+                return message
+
+    def wait_event(self, method: str, session: str, timeout: float | None = None) -> dict:
+        """Wait for event ``method`` of ``session`` (already received ones count)."""
+        deadline = time.time() + (timeout or self.timeout)
+        seen = 0
+        while True:
+            for event in self._events[seen:]:
+                if event.get("method") == method and event.get("sessionId") == session:
+                    return event
+            seen = len(self._events)
+            self._receive(deadline, f"event {method}")
+
+    # -- pages ------------------------------------------------------------------------------
+
+    def check_page(self, url: str, page: str = "", wait_s: float = 20.0) -> PageReport:
+        """Load ``url`` in a fresh tab and report console errors, requests, charts, tables."""
+        target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        session = self.send("Target.attachToTarget",
+                            {"targetId": target, "flatten": True})["sessionId"]
+        try:
+            for domain in ("Page", "Runtime", "Log", "Network"):
+                self.send(f"{domain}.enable", session=session)
+            start = len(self._events)
+            self.send("Page.navigate", {"url": url}, session=session)
+            self.wait_event("Page.loadEventFired", session, timeout=wait_s)
+            result = self.send("Runtime.evaluate", {
+                "expression": _SETTLE_JS % int(wait_s * 1000), "awaitPromise": True,
+                "returnByValue": True}, session=session, timeout=wait_s + 10)
+            time.sleep(0.1)  # let late console messages arrive
+            self.send("Runtime.evaluate", {"expression": "1"}, session=session)
+            state = result.get("result", {}).get("value") or {}
+            if "exceptionDetails" in result:
+                raise RuntimeError(f"{url}: page probe failed: {result['exceptionDetails']}")
+            report = PageReport(page=page or url, **state)
+            _collect(self._events[start:], session, report)
+            return report
+        finally:
+            self.send("Target.closeTarget", {"targetId": target})
+
+
+_SETTLE_JS = """(async () => {
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  const deadline = Date.now() + %d;
+  while (document.readyState !== "complete" && Date.now() < deadline) await sleep(20);
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+    await Promise.race([MathJax.startup.promise, sleep(Math.max(0, deadline - Date.now()))]);
+  }
+  const boxes = () => Array.from(document.querySelectorAll("div.calib-chart"));
+  while (boxes().some((b) => !b.hasAttribute("data-rendered")) && Date.now() < deadline) {
+    await sleep(50);
+  }
+  const rendered = boxes().filter((b) => b.getAttribute("data-rendered") === "vega-embed"
+      && b.querySelector(".calib-chart-view svg, .calib-chart-view canvas"));
+  return {
+    title: document.title,
+    charts: boxes().length,
+    charts_rendered: rendered.length,
+    tables: document.querySelectorAll("table.calib-table").length,
+    reported_tables: document.querySelectorAll("table.calib-reported").length,
+    math_errors: document.querySelectorAll("mjx-merror, .MathJax_Error").length,
+    text: document.body ? document.body.innerText : "",
+  };
+})()"""
+
+
+def _collect(events: list[dict], session: str, report: PageReport) -> None:
+    urls: dict[str, str] = {}
+    for event in events:
+        if event.get("sessionId") != session:
+            continue
+        method, params = event.get("method"), event.get("params", {})
+        if method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
+            text = " ".join(str(a.get("value", a.get("description", "")))
+                            for a in params.get("args", []))
+            report.console_errors.append(f"console.{params['type']}: {text}")
+        elif method == "Runtime.exceptionThrown":
+            details = params.get("exceptionDetails", {})
+            text = details.get("exception", {}).get("description") or details.get("text", "")
+            report.console_errors.append(f"uncaught: {text}")
+        elif method == "Log.entryAdded" and params.get("entry", {}).get("level") == "error":
+            entry = params["entry"]
+            report.console_errors.append(f"{entry.get('source')}: {entry.get('text')} "
+                                         f"{entry.get('url', '')}".strip())
+        elif method == "Network.requestWillBeSent":
+            url = params.get("request", {}).get("url", "")
+            urls[params.get("requestId", "")] = url
+            if not url.startswith(LOCAL_SCHEMES):
+                report.external_requests.append(url)
+        elif method == "Network.loadingFailed" and not params.get("canceled"):
+            url = urls.get(params.get("requestId", ""), "?")
+            report.failed_requests.append(f"{url}: {params.get('errorText')}")
+
+
+def book_pages(html_dir: str | os.PathLike) -> list[str]:
+    """The content pages of a built book (relative paths), without index/search pages."""
+    html_dir = Path(html_dir)
+    pages = []
+    for path in sorted(html_dir.rglob("*.html")):
+        rel = path.relative_to(html_dir).as_posix()
+        if rel.startswith(("_static/", "_sources/", "_images/")) or rel in SKIP_PAGES:
+            continue
+        pages.append(rel)
+    return pages
+
+
+def check_book(html_dir: str | os.PathLike, pages: list[str] | None = None, *,
+               chromium: str | None = None, wait_s: float = 20.0) -> dict[str, PageReport]:
+    """Open each page (default: :func:`book_pages`) of a built book; reports by page."""
+    html_dir = Path(html_dir).resolve()
+    pages = book_pages(html_dir) if pages is None else pages
+    reports = {}
+    with Chromium(chromium) as browser:
+        for page in pages:
+            path = html_dir / page
+            if not path.is_file():
+                raise FileNotFoundError(f"{path}: no such page in the built book")
+            reports[page] = browser.check_page(path.as_uri(), page, wait_s=wait_s)
+    return reports
+
+
+def problems(reports: dict[str, PageReport], *, charts: dict[str, int] | None = None,
+             tables: dict[str, int] | None = None, require_text: str | None = None
+             ) -> list[str]:
+    """Every failed expectation, one line each (empty when all is well).
+
+    Always: no console error, no request to another host, no failed request, no MathJax
+    error, every chart container rendered. ``charts`` / ``tables``: the minimum number of
+    charts / calib tables a page must hold. ``require_text``: text every page must show (e.g.
+    the quick profile's label).
+    """
+    out = []
+    for page, r in reports.items():
+        out += [f"{page}: {e}" for e in r.console_errors]
+        out += [f"{page}: request to another host: {u}" for u in r.external_requests]
+        out += [f"{page}: failed request: {u}" for u in r.failed_requests]
+        if r.math_errors:
+            out.append(f"{page}: {r.math_errors} MathJax error(s)")
+        if r.charts_rendered != r.charts:
+            out.append(f"{page}: {r.charts - r.charts_rendered} of {r.charts} chart(s) "
+                       f"not rendered")
+        if require_text is not None and require_text not in r.text:
+            out.append(f"{page}: does not show {require_text!r}")
+    for page, n in (charts or {}).items():
+        if page not in reports:
+            out.append(f"{page}: not checked (no such page)")
+        elif reports[page].charts < n:
+            out.append(f"{page}: {reports[page].charts} chart(s), expected at least {n}")
+    for page, n in (tables or {}).items():
+        if page not in reports:
+            out.append(f"{page}: not checked (no such page)")
+        elif reports[page].tables < n:
+            out.append(f"{page}: {reports[page].tables} table(s), expected at least {n}")
+    return out

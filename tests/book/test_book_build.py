@@ -1,0 +1,126 @@
+"""Build a small book from the fixture chapter and open it in headless Chromium.
+
+The book is the real configuration and prose pages plus ``fixtures/fixture.md`` run with the
+``quick`` profile (``conftest.fixture_book``: papermill, then a strict ``jupyter-book build``).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import nbformat
+import pytest
+from book_staging import FIXTURES, stage_book
+from browser_check import check_book, find_chromium, problems
+
+from calib.book import (BANNER_TAG, ChapterFailed, executed_path, offline_violations,
+                        run_chapter)
+
+pytestmark = pytest.mark.slow
+
+FIXTURE_PAGE = "_build/chapters/fixture.html"
+QUICK_LABEL = "Placeholder numbers"
+
+
+def test_the_executed_chapter_records_its_run(fixture_book):
+    root, _, _ = fixture_book
+    nb = nbformat.read(executed_path("fixture", root), as_version=4)
+    meta = nb.metadata["calib"]
+    assert meta["profile"] == "quick" and meta["synthetic"] is True
+    assert meta["parameters"] == {"models": ["tiny-gpt2", "tiny-llama", "tiny-bert",
+                                             "tiny-roberta"],
+                                  "relations": ["P36", "P37", "P19", "P30", "P105"], "seed": 0}
+    assert meta["command"] == "calib run fixture --profile quick"
+    banner = [c for c in nb.cells if BANNER_TAG in c.metadata.get("tags", [])]
+    assert len(banner) == 1 and nb.cells.index(banner[0]) == 1  # right after the title
+    assert "```{warning}" in banner[0].source and "quick" in banner[0].source
+    injected = [c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", [])]
+    assert len(injected) == 1 and "tiny-gpt2" in injected[0].source
+    assert nb.metadata["kernelspec"]["name"] == "python3"
+
+
+def test_the_chapter_ran_in_the_runners_python(fixture_book):
+    root, _, _ = fixture_book
+    nb = nbformat.read(executed_path("fixture", root), as_version=4)
+    printed = [o.get("text", "") for c in nb.cells if c.cell_type == "code"
+               for o in c.get("outputs", []) if o.output_type == "stream"]
+    assert sys.executable in "".join(printed)
+
+
+def test_charts_and_tables_are_in_the_executed_notebook(fixture_book):
+    root, _, _ = fixture_book
+    nb = nbformat.read(executed_path("fixture", root), as_version=4)
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    assert not [o for o in outputs if o.output_type == "error"]
+    charts = [o for o in outputs if 'class="calib-chart"' in o.get("data", {}).get("text/html", "")]
+    assert len(charts) == 2
+    for chart in charts:
+        assert chart["data"]["image/svg+xml"].lstrip().startswith("<svg")
+        assert "<svg" in chart["data"]["text/html"]  # the static fallback inside the container
+    tables = [o for o in outputs if "<table" in o.get("data", {}).get("text/html", "")]
+    assert len(tables) == 2
+
+
+def test_the_built_pages_load_nothing_from_other_hosts(fixture_book):
+    _, html, _ = fixture_book
+    assert offline_violations(html) == []
+    assert (html / "_static" / "vega" / "vega-bundle.js").stat().st_size > 100_000
+    assert (html / "_static" / "mathjax").is_dir()
+
+
+def test_every_page_says_the_numbers_are_placeholders(fixture_book):
+    _, html, _ = fixture_book
+    pages = [p for p in html.rglob("*.html") if "_static" not in p.parts]
+    assert len(pages) >= 5
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        if 'http-equiv="Refresh"' in text or "http-equiv=\"refresh\"" in text:
+            continue  # the index redirect
+        assert QUICK_LABEL in text, page
+
+
+@pytest.mark.browser
+def test_the_book_renders_in_a_browser_without_errors(fixture_book):
+    assert find_chromium(), "headless browser test needs Chromium (apt-get install chromium)"
+    _, html, _ = fixture_book
+    reports = check_book(html)
+    assert FIXTURE_PAGE in reports and "book/methods.html" in reports
+    found = problems(reports, charts={FIXTURE_PAGE: 2}, tables={FIXTURE_PAGE: 2},
+                     require_text=QUICK_LABEL)
+    assert not found, "\n".join(found)
+    assert reports[FIXTURE_PAGE].reported_tables == 1
+
+
+@pytest.mark.browser
+def test_the_browser_check_catches_broken_pages(fixture_book, tmp_path):
+    """The checker must fail a page whose chart cannot render or that calls another host."""
+    _, html, _ = fixture_book
+    page = tmp_path / "broken.html"
+    source = (html / FIXTURE_PAGE).read_text(encoding="utf-8")
+    static = (html / "_static").as_uri()
+    source = (source.replace("../../_static", static)
+              .replace('class="calib-chart-spec">{', 'class="calib-chart-spec">{oops', 1)
+              .replace("</body>", '<img src="https://example.org/x.png"></body>'))
+    page.write_text(source, encoding="utf-8")
+    report = check_book(tmp_path, ["broken.html"])["broken.html"]
+    assert report.external_requests == ["https://example.org/x.png"]
+    found = problems({"broken.html": report})
+    assert any("not rendered" in line for line in found), found
+    assert any("failed request" in line for line in found), found
+
+
+def test_a_failing_chapter_keeps_the_previous_notebook(tmp_path):
+    root = stage_book(tmp_path / "b", {"failing": FIXTURES / "failing.md"})
+    target = executed_path("failing", root)
+    target.parent.mkdir(parents=True)
+    target.write_text(json.dumps({"previous": True}))
+    with pytest.raises(ChapterFailed, match=r"RuntimeError: fixture failure \(seed 7\)"):
+        run_chapter("failing", "quick", {"seed": 7}, root=root, progress=False,
+                    stream_output=False, log=None)
+    assert json.loads(target.read_text()) == {"previous": True}
+    partial = nbformat.read(root / "_build" / "failed" / "failing.ipynb", as_version=4)
+    assert any(o.output_type == "error" for c in partial.cells for o in c.get("outputs", []))
+    leftovers = [p.name for p in target.parent.iterdir() if p.name != "failing.ipynb"]
+    assert leftovers == []
+    assert not [p for p in (root / "_build").iterdir() if p.name.startswith(".run-")]

@@ -1,0 +1,246 @@
+"""Chapter parameters, profiles and the toc: everything that must fail before anything runs."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import time
+
+import pytest
+from book_staging import FIXTURES, REPO, stage_book
+
+from calib import book
+from calib.book import (PROFILES, ChapterNotExecuted, ChapterNotFound, Parameter,
+                        ParameterError, chapter_parameters, chapters_in_toc,
+                        check_chapters_executed, parse_cli_parameters, parse_parameters,
+                        resolve_parameters, rerun_command, run_chapter)
+
+
+@pytest.fixture
+def root(tmp_path):
+    return stage_book(tmp_path / "book", {"fixture": FIXTURES / "fixture.md",
+                                          "failing": FIXTURES / "failing.md"})
+
+
+@pytest.fixture
+def no_execution(monkeypatch):
+    """Make any attempt to execute a notebook fail the test."""
+    import papermill
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("a notebook was executed although its parameters were wrong")
+
+    monkeypatch.setattr(papermill, "execute_notebook", forbidden)
+
+
+# -- the parameters cell ----------------------------------------------------------------------
+
+
+def test_fixture_parameters_are_read_with_types_defaults_and_help(root):
+    params = chapter_parameters("fixture", root)
+    assert list(params) == ["n", "seed", "models", "noise", "label", "relations"]
+    assert params["n"] == Parameter("n", "int", 400, "synthetic instances per model", 1)
+    assert params["models"].annotation == "list[str]"
+    assert params["relations"].annotation == "list[str] | None"
+    assert params["relations"].default is None
+
+
+def test_types_are_inferred_from_unannotated_literals():
+    params = parse_parameters("a = 1\nb = 0.5\nc = 'x'\nd = True\ne = ['p', 'q']\nf = [1, 'x']\n")
+    assert {k: p.annotation for k, p in params.items()} == {
+        "a": "int", "b": "float", "c": "str", "d": "bool", "e": "list[str]", "f": "list"}
+
+
+@pytest.mark.parametrize("source, message", [
+    ("x = compute()", "must be a literal"),
+    ("x = None", "cannot infer the type"),
+    ("import os", "only `name = literal`"),
+    ("x: set[int] = 1", "unsupported type annotation"),
+    ("x: int = 'a'", "is not a int"),
+    ("x = 1\nx = 2", "declared twice"),
+    ("x = (", "not valid Python"),
+])
+def test_bad_parameters_cells_are_rejected_with_the_line(source, message):
+    with pytest.raises(ParameterError, match=re.escape(message)):
+        parse_parameters(source, where="nb.md (parameters cell)")
+
+
+def test_a_chapter_needs_exactly_one_parameters_cell(tmp_path):
+    text = (FIXTURES / "fixture.md").read_text().replace(":tags: [parameters]\n", "")
+    source = tmp_path / "noparams.md"
+    source.write_text(text)
+    root = stage_book(tmp_path / "b", {"noparams": source})
+    with pytest.raises(ParameterError, match="exactly one code cell tagged 'parameters'"):
+        chapter_parameters("noparams", root)
+
+
+@pytest.mark.parametrize("annotation, good, bad", [
+    ("int", [0, -3], [True, 1.5, "1", None]),
+    ("float", [0.5, 2], [False, "0.5", None]),
+    ("str", ["a"], [1, None, ["a"]]),
+    ("bool", [True, False], [0, "true"]),
+    ("list[str]", [[], ["a", "b"]], ["a", [1], None, ("a",)]),
+    ("list[str] | None", [None, ["a"]], ["a", [None]]),
+    ("Optional[int]", [None, 3], [3.0]),
+    ("dict[str, float]", [{}, {"a": 1, "b": 0.5}], [{"a": "x"}, {1: 0.5}, []]),
+    ("tuple[int, ...]", [(1, 2), [3]], [(1, "x")]),
+    ("Literal['sum', 'mean']", ["sum", "mean"], ["max", 1]),
+    ("Any", [None, 1, "x"], []),
+])
+def test_parameter_type_checks(annotation, good, bad):
+    param = Parameter("p", annotation, None)
+    for value in good:
+        param.check(value)
+    for value in bad:
+        with pytest.raises(TypeError, match=re.escape(f"expects {annotation}")):
+            param.check(value)
+
+
+def test_an_int_given_for_a_float_becomes_a_float():
+    assert Parameter("p", "float", 0.5).check(2) == 2.0
+    assert isinstance(Parameter("p", "float | None", 0.5).check(2), float)
+    assert isinstance(Parameter("p", "int | float", 0.5).check(2), int)
+
+
+# -- resolving: profile defaults + given values -------------------------------------------------
+
+
+def test_profile_defaults_reach_only_declared_parameters_and_given_values_win(root):
+    declared = chapter_parameters("fixture", root)
+    values = resolve_parameters("fixture", declared, "quick", {"n": 10})
+    assert values == {"models": PROFILES["quick"].shared["models"],
+                      "relations": PROFILES["quick"].shared["relations"],
+                      "seed": 0, "n": 10}
+    assert "per_relation" not in values  # the fixture does not declare it
+
+
+def test_a_wrong_name_and_type_are_reported_together_with_the_parameter_list(root):
+    declared = chapter_parameters("fixture", root)
+    with pytest.raises(ParameterError) as info:
+        resolve_parameters("fixture", declared, "quick", {"nn": 5, "noise": "high"})
+    text = str(info.value)
+    assert "no parameter 'nn' (did you mean 'n'?)" in text
+    assert "parameter 'noise' expects float, got str 'high'" in text
+    for line in ("n: int = 400  # synthetic instances per model", "noise: float = 0.1",
+                 "models: list[str] = ['model-a', 'model-b']",
+                 "relations: list[str] | None = None"):
+        assert line in text
+
+
+def test_run_chapter_fails_at_once_on_a_wrong_parameter(root, no_execution):
+    started = time.time()
+    with pytest.raises(ParameterError, match="no parameter 'per_relaton'") as info:
+        run_chapter("fixture", "quick", {"per_relaton": 20}, root=root, log=None)
+    assert time.time() - started < 5
+    assert "seed: int = 0" in str(info.value)
+    with pytest.raises(ParameterError, match="expects int, got str"):
+        run_chapter("fixture", "cpu", {"n": "many"}, root=root, log=None)
+    assert not (root / "_build" / "chapters").exists()
+
+
+def test_an_unknown_chapter_lists_the_chapters_there_are(root):
+    with pytest.raises(ChapterNotFound, match=r"did you mean 'fixture'.*failing, fixture"):
+        run_chapter("fixtur", root=root, log=None)
+    with pytest.raises(ChapterNotFound, match="is not a chapter name"):
+        run_chapter("../etc", root=root, log=None)
+
+
+def test_an_unknown_profile_is_named(root, no_execution):
+    with pytest.raises(book.BookError, match="unknown profile 'gpu'"):
+        run_chapter("fixture", "gpu", root=root, log=None)
+
+
+# -- the command line -------------------------------------------------------------------------
+
+
+def test_cli_values_are_yaml_except_for_plain_text_parameters(root):
+    declared = chapter_parameters("fixture", root)
+    values = parse_cli_parameters([["per_relation", "20"], ["models", '["a", "b"]'],
+                                   ["relations", "null"], ["label", "123"]], declared)
+    assert values == {"per_relation": 20, "models": ["a", "b"], "relations": None,
+                      "label": "123"}
+
+
+def test_cli_run_with_a_wrong_parameter_exits_2_and_prints_the_parameters(root, no_execution,
+                                                                           capsys):
+    args = argparse.Namespace(chapter="fixture", parameter=[["n", "ten"]], profile="quick",
+                              no_build=True, strict=False, root=str(root))
+    assert book.cli_run(args) == 2
+    err = capsys.readouterr().err
+    assert "parameter 'n' expects int, got str 'ten'" in err
+    assert "noise: float = 0.1" in err
+
+
+def test_the_cli_parser_accepts_the_documented_command():
+    from calib.cli import build_parser
+
+    args = build_parser().parse_args(["run", "calibration", "-p", "per_relation", "20", "-p",
+                                      "models", '["smollm2-135m-instruct"]'])
+    assert args.chapter == "calibration" and args.profile == "cpu" and not args.no_build
+    assert parse_cli_parameters(args.parameter) == {
+        "per_relation": 20, "models": ["smollm2-135m-instruct"]}
+
+
+def test_rerun_command_repeats_the_given_parameters():
+    cmd = rerun_command("calibration", "cpu", {"per_relation": 20, "models": ["a b"]})
+    assert cmd == ("calib run calibration --profile cpu -p per_relation 20 "
+                   "-p models '[\"a b\"]'")
+
+
+# -- the toc and executed chapters ------------------------------------------------------------
+
+
+def test_chapters_are_read_from_the_toc(root):
+    assert chapters_in_toc(root) == ["fixture", "failing"]
+
+
+def test_every_chapter_of_the_real_toc_has_a_source_with_a_parameters_cell():
+    for name in chapters_in_toc(REPO):
+        chapter_parameters(name, REPO)  # raises if the source or its parameters cell is bad
+
+
+def test_an_unexecuted_chapter_stops_the_build_with_the_command_to_make_it(root):
+    with pytest.raises(ChapterNotExecuted) as info:
+        check_chapters_executed(root, "quick")
+    text = str(info.value)
+    assert "fixture: " in text and "failing: " in text
+    assert "calib run fixture --profile quick --no-build" in text
+    with pytest.raises(ChapterNotExecuted):
+        book.build_html(root, log=None)
+
+
+def test_a_toc_chapter_without_a_source_fails_before_any_execution(tmp_path, no_execution):
+    root = stage_book(tmp_path / "b", {"fixture": FIXTURES / "fixture.md"})
+    (root / "notebooks" / "fixture.md").unlink()
+    with pytest.raises(ChapterNotFound, match="no chapter 'fixture'"):
+        book.build_book("quick", root=root, log=None)
+
+
+# -- profiles ---------------------------------------------------------------------------------
+
+
+def test_profiles_use_the_shared_names_and_the_quick_profile_is_labelled():
+    assert set(PROFILES) == {"quick", "cpu", "paper"}
+    for profile in PROFILES.values():
+        assert set(profile.shared) <= set(book.SHARED_PARAMETERS), profile.name
+        assert profile.description and profile.label
+    assert PROFILES["quick"].synthetic
+    assert not PROFILES["cpu"].synthetic and not PROFILES["paper"].synthetic
+    assert PROFILES["cpu"].shared["models"] == ["smollm2-135m-instruct", "gemma-3-270m"]
+
+
+def test_quick_and_cpu_models_are_registry_names():
+    registry = pytest.importorskip("calib.models.registry")
+    names = set(registry.registry())
+    for profile in ("quick", "cpu"):
+        missing = set(PROFILES[profile].shared["models"]) - names
+        assert not missing, f"profile {profile}: {missing} not in the model registry"
+
+
+def test_the_reproduction_page_states_the_profiles_as_defined():
+    text = (REPO / "book" / "reproduction.md").read_text()
+    for profile in ("quick", "cpu"):
+        shared = PROFILES[profile].shared
+        for model in shared["models"]:
+            assert f"`{model}`" in text, (profile, model)
+        assert f"`per_relation` {shared['per_relation']}" in text, profile
