@@ -1,0 +1,239 @@
+"""Prompt selection and ensembles (Jiang et al. 2020, §4) over sentence-score tables.
+
+Input: a *sentence-score table* (:mod:`calib.scoring.schema`): one row per ``model, dataset,
+relation, instance, template, option`` with ``correct`` and one float ``score`` (the
+statement's log-probability, reduced from its tokens). Here a *template* is a prompt's name.
+Within a relation every instance is scored with the same prompts against the same closed answer
+space, so a relation is a dense array ``scores[instance, prompt, option]``.
+
+Each prompt's scores are first turned into log-probabilities over the answer space,
+``log P(y | x, t) = log_softmax_y(score)``; an ensemble combines these per option and its
+probability is the softmax over options of the combination (LPAQA Eq. for ``s(y|x,r)`` and
+``P(y|x,r)``). Because a per-prompt constant does not change a softmax over options, the
+ensembles are the same whether raw scores or log-probabilities are averaged.
+
+Outputs:
+
+* :func:`prompt_accuracy`, :func:`rank_prompts` - accuracy of every prompt on the training
+  pairs; the rank-0 prompt is the **top-1** selection (§4.1).
+* :func:`top_k_ensemble` - **rank-based** ensemble of the ``K`` best prompts (§4.2).
+* :func:`fit_ensemble_weights`, :func:`weighted_ensemble` - the **optimised** ensemble (§4.2).
+* :func:`oracle` - a fact counts as correct if any prompt gets it right (§5, upper bound).
+
+Ensembles come back as an *ensemble table*: the sentence-score table's keys with ``template``
+set to the ensemble's name (``top-3``, ``optimized``), ``score`` = the ensemble's ``s(y|x,r)``
+and ``prob`` = its softmax over the options. A softmax over ``score`` gives ``prob`` again, so
+the table can be fed to the confidence estimators and calibration metrics like any other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.special import logsumexp
+
+KEYS: tuple[str, ...] = ("model", "dataset", "relation")
+COLUMNS: tuple[str, ...] = (*KEYS, "instance", "template", "option", "correct", "score")
+
+
+def _log_softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    # private: the option softmax; to be replaced by calib.confidence's once it exists
+    return x - logsumexp(x, axis=axis, keepdims=True)
+
+
+@dataclass(frozen=True)
+class _Cube:
+    instances: np.ndarray  # (n,)
+    templates: tuple[str, ...]  # (t,)
+    logp: np.ndarray  # (n, t, o): log-softmax over options of each prompt's scores
+    correct: np.ndarray  # (n,)
+
+    def columns(self, names) -> np.ndarray:
+        index = {t: i for i, t in enumerate(self.templates)}
+        missing = [n for n in names if n not in index]
+        if missing:
+            raise ValueError(f"prompt(s) {missing} not scored; scored: {list(self.templates)}")
+        return np.array([index[n] for n in names], dtype=int)
+
+
+def _cubes(scores: pd.DataFrame, name: str = "sentence-score table") -> dict[tuple, _Cube]:
+    """Split a sentence-score table into one dense array per (model, dataset, relation)."""
+    missing = [c for c in COLUMNS if c not in scores.columns]
+    if missing:
+        raise ValueError(f"{name} lacks column(s) {missing}; expected at least {list(COLUMNS)}")
+    if scores.empty:
+        raise ValueError(f"{name} is empty")
+    out = {}
+    for key, g in scores.groupby(list(KEYS), sort=True):
+        where = f"{name}, {dict(zip(KEYS, key))}"
+        inst_code, instances = pd.factorize(g["instance"], sort=True)
+        tmpl_code, templates = pd.factorize(g["template"])
+        opt = g["option"].to_numpy()
+        if opt.min() < 0:
+            raise ValueError(f"{where}: negative option index {opt.min()}")
+        n, t, o = len(instances), len(templates), int(opt.max()) + 1
+        values = np.full((n, t, o), np.nan)
+        values[inst_code, tmpl_code, opt] = g["score"].to_numpy(dtype=float)
+        if np.isnan(values).any():
+            i, j, k = np.argwhere(np.isnan(values))[0]
+            raise ValueError(f"{where}: no score for instance {instances[i]!r}, template "
+                             f"{templates[j]!r}, option {k} (expected one score per instance, "
+                             f"template and option: {n} x {t} x {o}; a NaN score counts as none)")
+        if len(g) != n * t * o:
+            dup = g[g.duplicated(["instance", "template", "option"])].iloc[0]
+            raise ValueError(f"{where}: instance {dup['instance']!r}, template "
+                             f"{dup['template']!r}, option {dup['option']} is scored twice")
+        per_inst = g.groupby(inst_code)["correct"].agg(["min", "max"])
+        if (per_inst["min"] != per_inst["max"]).any():
+            bad = instances[per_inst.index[per_inst["min"] != per_inst["max"]][0]]
+            raise ValueError(f"{where}: instance {bad!r} has differing `correct` values")
+        correct = per_inst["min"].to_numpy(dtype=int)
+        if correct.min() < 0 or correct.max() >= o:
+            raise ValueError(f"{where}: `correct` outside the {o} options")
+        out[key] = _Cube(np.asarray(instances), tuple(templates), _log_softmax(values), correct)
+    return out
+
+
+def _table(key: tuple, cube: _Cube, name: str, score: np.ndarray) -> pd.DataFrame:
+    n, o = score.shape
+    return pd.DataFrame({
+        **{k: v for k, v in zip(KEYS, key)},
+        "instance": np.repeat(cube.instances, o),
+        "template": name,
+        "option": np.tile(np.arange(o), n),
+        "correct": np.repeat(cube.correct, o),
+        "score": score.ravel(),
+        "prob": np.exp(_log_softmax(score)).ravel(),
+    })
+
+
+def _concat(parts: list[pd.DataFrame], columns) -> pd.DataFrame:
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=columns)
+
+
+def prompt_accuracy(scores: pd.DataFrame) -> pd.DataFrame:
+    """Accuracy of every prompt (LPAQA §4.1: measured on the training pairs).
+
+    Returns ``model, dataset, relation, template, n, accuracy, gold_logprob``: the share of
+    instances whose highest-scoring option is the correct one (ties: the lowest option index),
+    and the mean log-probability of the correct option (used to break accuracy ties).
+    """
+    rows = []
+    for key, cube in _cubes(scores).items():
+        hits = cube.logp.argmax(axis=2) == cube.correct[:, None]
+        gold = np.take_along_axis(cube.logp, cube.correct[:, None, None], axis=2)[..., 0]
+        for j, t in enumerate(cube.templates):
+            rows.append((*key, t, len(cube.instances), float(hits[:, j].mean()),
+                         float(gold[:, j].mean())))
+    return pd.DataFrame(rows, columns=[*KEYS, "template", "n", "accuracy", "gold_logprob"])
+
+
+def rank_prompts(train_scores: pd.DataFrame) -> pd.DataFrame:
+    """Prompts ranked per (model, relation) by training accuracy (§4.1), best first.
+
+    :func:`prompt_accuracy` plus ``rank`` (0 = the top-1 prompt). Ties in accuracy go to the
+    higher mean log-probability of the correct answer, then to the template name.
+    """
+    acc = prompt_accuracy(train_scores)
+    acc = acc.sort_values(["model", "dataset", "relation", "accuracy", "gold_logprob",
+                           "template"], ascending=[True, True, True, False, False, True])
+    acc["rank"] = acc.groupby(["model", "dataset", "relation"]).cumcount()
+    return acc.reset_index(drop=True)
+
+
+def _members(ranking: pd.DataFrame, model: str, relation: str, k: int) -> list[str]:
+    mine = ranking[(ranking["model"] == model) & (ranking["relation"] == relation)]
+    if mine.empty:
+        raise ValueError(f"the ranking has no prompts for model {model!r}, relation {relation!r}")
+    if mine["dataset"].nunique() > 1:
+        raise ValueError(f"the ranking for {model!r}/{relation!r} mixes datasets "
+                         f"{sorted(mine['dataset'].unique())}; pass one ranking")
+    return list(mine.sort_values("rank")["template"][:k])
+
+
+def top_k_ensemble(scores: pd.DataFrame, ranking: pd.DataFrame, k: int,
+                   name: str | None = None) -> pd.DataFrame:
+    """Rank-based ensemble of the ``k`` best prompts (§4.2; ``k = 1`` is top-1 selection).
+
+    ``s(y|x,r) = 1/K sum_{i<K} log P(y | x, t_i)`` over the ``k`` highest-ranked prompts of
+    ``ranking`` (:func:`rank_prompts` on the training pairs; matched on ``model, relation``,
+    all of them if fewer than ``k``), and ``prob = softmax_y s``. Returns an ensemble table
+    (module docstring) named ``name`` (default ``top-<k>``).
+    """
+    if k < 1:
+        raise ValueError(f"k must be at least 1, got {k}")
+    name = name or f"top-{k}"
+    parts = []
+    for key, cube in _cubes(scores).items():
+        cols = cube.columns(_members(ranking, key[0], key[2], k))
+        parts.append(_table(key, cube, name, cube.logp[:, cols, :].mean(axis=1)))
+    return _concat(parts, [*COLUMNS, "prob"])
+
+
+def fit_ensemble_weights(train_scores: pd.DataFrame, steps: int = 200, lr: float = 0.1,
+                         templates: list[str] | None = None) -> pd.DataFrame:
+    """Learn the optimised ensemble's prompt weights per relation (§4.2) with Adam.
+
+    Per (model, relation): ``P(t | r) = softmax(theta_r)``, ``s(y|x,r) = sum_t P(t|r) log P(y |
+    x, t)``, and ``theta_r`` (started at 0: equal weights) maximises ``sum log softmax_y
+    s(y|x,r)[gold]`` over the training pairs: ``steps`` full-batch Adam steps at rate ``lr``.
+    Deterministic. ``templates``: only these prompts (default: all scored).
+
+    Returns ``model, dataset, relation, template, weight`` (weights sum to 1 per relation).
+    """
+    import torch
+
+    rows = []
+    for key, cube in _cubes(train_scores, "training sentence-score table").items():
+        cols = cube.columns(templates) if templates is not None else np.arange(len(cube.templates))
+        logp = torch.tensor(cube.logp[:, cols, :], dtype=torch.float64)
+        gold = torch.tensor(cube.correct, dtype=torch.long)
+        theta = torch.zeros(len(cols), dtype=torch.float64, requires_grad=True)
+        opt = torch.optim.Adam([theta], lr=lr)
+        for _ in range(steps):
+            opt.zero_grad()
+            s = torch.einsum("t,nto->no", torch.softmax(theta, 0), logp)
+            loss = torch.nn.functional.cross_entropy(s, gold)
+            loss.backward()
+            opt.step()
+        weights = torch.softmax(theta.detach(), 0).numpy()
+        rows += [(*key, cube.templates[c], float(w)) for c, w in zip(cols, weights)]
+    return pd.DataFrame(rows, columns=[*KEYS, "template", "weight"])
+
+
+def weighted_ensemble(scores: pd.DataFrame, weights: pd.DataFrame,
+                      name: str = "optimized") -> pd.DataFrame:
+    """Ensemble with per-relation prompt weights (§4.2): ``s(y|x,r) = sum_t w_t log P(y|x,t)``.
+
+    ``weights``: ``model, relation, template, weight`` (e.g. :func:`fit_ensemble_weights` on
+    the training pairs; matched on ``model, relation``). Returns an ensemble table.
+    """
+    parts = []
+    for key, cube in _cubes(scores).items():
+        mine = weights[(weights["model"] == key[0]) & (weights["relation"] == key[2])]
+        if mine.empty:
+            raise ValueError(f"no weights for model {key[0]!r}, relation {key[2]!r}")
+        if mine["template"].duplicated().any():
+            raise ValueError(f"weights for {key[0]!r}/{key[2]!r} repeat a template "
+                             "(mixed datasets?); pass one set of weights")
+        cols = cube.columns(list(mine["template"]))
+        w = mine["weight"].to_numpy(dtype=float)
+        parts.append(_table(key, cube, name, np.einsum("t,nto->no", w, cube.logp[:, cols, :])))
+    return _concat(parts, [*COLUMNS, "prob"])
+
+
+def oracle(scores: pd.DataFrame, templates: list[str] | None = None) -> pd.DataFrame:
+    """The oracle upper bound (§5): a fact is correct if any prompt ranks its object first.
+
+    Returns one row per fact: ``model, dataset, relation, instance, template`` (= ``"oracle"``),
+    ``correct, hit`` - the per-fact shape of :func:`calib.prompts.accuracy.predictions`.
+    """
+    parts = []
+    for key, cube in _cubes(scores).items():
+        cols = cube.columns(templates) if templates is not None else slice(None)
+        hits = (cube.logp[:, cols, :].argmax(axis=2) == cube.correct[:, None]).any(axis=1)
+        parts.append(pd.DataFrame({**dict(zip(KEYS, key)), "instance": cube.instances,
+                                   "template": "oracle", "correct": cube.correct, "hit": hits}))
+    return _concat(parts, [*KEYS, "instance", "template", "correct", "hit"])

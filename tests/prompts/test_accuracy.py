@@ -1,0 +1,62 @@
+"""Micro/macro accuracy (LPAQA §5.1) and the majority baseline, computed by hand."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from calib.prompts.accuracy import (majority_baseline, mean_accuracy, predictions,
+                                    relation_accuracy)
+
+
+def per_fact(relation, correct, hit, template="t"):
+    return pd.DataFrame({"relation": relation, "instance": [f"{relation}{i}" for i in
+                                                             range(len(correct))],
+                         "template": template, "correct": correct, "hit": hit})
+
+
+# R1: object 0 three times (2 right), object 1 once (wrong); R2: two objects, both right
+FACTS = pd.concat([per_fact("R1", [0, 0, 0, 1], [True, True, False, False]),
+                   per_fact("R2", [5, 7], [True, True])], ignore_index=True)
+
+
+def test_micro_and_macro_per_relation():
+    acc = relation_accuracy(FACTS).set_index("relation")
+    assert acc.loc["R1", ["n", "n_objects"]].tolist() == [4, 2]
+    assert acc.loc["R1", "micro"] == pytest.approx(2 / 4)
+    assert acc.loc["R1", "macro"] == pytest.approx((2 / 3 + 0 / 1) / 2)
+    assert acc.loc["R2", ["micro", "macro"]].tolist() == [1.0, 1.0]
+
+
+def test_mean_over_relations_weighs_each_relation_the_same():
+    mean = mean_accuracy(FACTS)
+    assert mean.columns.tolist() == ["template", "n_relations", "n", "micro", "macro"]
+    assert mean["micro"].item() == pytest.approx((0.5 + 1.0) / 2)  # not 4/6
+    assert mean["macro"].item() == pytest.approx((1 / 3 + 1.0) / 2)
+    two = mean_accuracy(pd.concat([FACTS, FACTS.assign(template="u", hit=False)]))
+    assert two.set_index("template")["micro"].to_dict() == {"t": 0.75, "u": 0.0}
+
+
+def test_predictions_take_the_highest_score():
+    rows = [("m", "lama", "R1", "i1", "t", o, 1, s) for o, s in enumerate([-2.0, -1.0, -3.0])]
+    rows += [("m", "lama", "R1", "i2", "t", o, 0, s) for o, s in enumerate([-2.0, -1.0, -3.0])]
+    table = pd.DataFrame(rows, columns=["model", "dataset", "relation", "instance", "template",
+                                        "option", "correct", "score"])
+    pred = predictions(table)
+    assert pred["pred"].tolist() == [1, 1] and pred["hit"].tolist() == [True, False]
+    with pytest.raises(ValueError, match="NaN"):
+        predictions(table.assign(score=float("nan")))
+
+
+def test_majority_baseline():
+    facts = pd.DataFrame({"relation": ["R1"] * 4 + ["R2"] * 2, "instance": list("abcdef"),
+                          "answer_idx": [0, 0, 0, 1, 4, 3]})
+    base = majority_baseline(facts)
+    assert base["pred"].tolist() == [0, 0, 0, 0, 3, 3]  # R2 ties: the lower index
+    acc = relation_accuracy(base).set_index("relation")
+    assert acc.loc["R1", ["micro", "macro"]].tolist() == [0.75, 0.5]
+    assert acc.loc["R2", ["micro", "macro"]].tolist() == [0.5, 0.5]
+    ref = pd.DataFrame({"relation": ["R1", "R2"], "answer_idx": [1, 4]})
+    assert majority_baseline(facts, ref)["pred"].tolist() == [1, 1, 1, 1, 4, 4]
+    with pytest.raises(ValueError, match="no facts for relation"):
+        majority_baseline(facts, ref[ref["relation"] == "R1"])

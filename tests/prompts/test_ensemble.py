@@ -1,0 +1,118 @@
+"""Prompt selection and ensembles (LPAQA §4) on hand-made and tiny synthetic score tables."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.special import softmax
+
+from calib.prompts.accuracy import mean_accuracy, predictions
+from calib.prompts.ensemble import (fit_ensemble_weights, oracle, prompt_accuracy, rank_prompts,
+                                    top_k_ensemble, weighted_ensemble)
+
+
+def table(scores: dict, correct: dict, relation="R", model="m", dataset="lama") -> pd.DataFrame:
+    """scores: {(instance, template): [score per option]}; correct: {instance: option}."""
+    rows = [(model, dataset, relation, inst, tmpl, o, correct[inst], float(s))
+            for (inst, tmpl), values in scores.items() for o, s in enumerate(values)]
+    return pd.DataFrame(rows, columns=["model", "dataset", "relation", "instance", "template",
+                                       "option", "correct", "score"])
+
+
+# two facts, three options, prompts a, b, c (log-probabilities chosen by hand)
+HAND = table({("i1", "a"): [0.0, -1.0, -2.0], ("i1", "b"): [-1.0, 0.0, -1.0],
+              ("i1", "c"): [-1.0, -1.0, 0.0],
+              ("i2", "a"): [0.0, -2.0, -2.0], ("i2", "b"): [-5.0, 0.0, -5.0],
+              ("i2", "c"): [0.0, -1.0, -5.0]},
+             {"i1": 0, "i2": 1})
+
+
+def test_prompt_accuracy_and_ranking():
+    acc = prompt_accuracy(HAND).set_index("template")
+    assert acc["accuracy"].to_dict() == {"a": 0.5, "b": 0.5, "c": 0.0}
+    ranking = rank_prompts(HAND)
+    # a and b tie on accuracy; b gives the correct answers more probability on average
+    gold_a = np.mean([np.log(softmax([0, -1, -2]))[0], np.log(softmax([0, -2, -2]))[1]])
+    gold_b = np.mean([np.log(softmax([-1, 0, -1]))[0], np.log(softmax([-5, 0, -5]))[1]])
+    assert gold_b > gold_a
+    assert list(ranking["template"]) == ["b", "a", "c"] and list(ranking["rank"]) == [0, 1, 2]
+
+
+def test_top_k_averages_log_probabilities_then_softmax():
+    ranking = rank_prompts(HAND)
+    top2 = top_k_ensemble(HAND, ranking, 2)
+    assert set(top2["template"]) == {"top-2"}
+    i1 = top2[top2["instance"] == "i1"].sort_values("option")
+    logp_b = np.log(softmax([-1.0, 0.0, -1.0]))
+    logp_a = np.log(softmax([0.0, -1.0, -2.0]))
+    assert i1["score"].to_numpy() == pytest.approx((logp_a + logp_b) / 2)
+    assert i1["prob"].to_numpy() == pytest.approx(softmax((logp_a + logp_b) / 2))
+    top1 = top_k_ensemble(HAND, ranking, 1)  # = prompt b's own probabilities
+    assert top1[top1["instance"] == "i1"]["prob"].to_numpy() == pytest.approx(softmax(logp_b))
+    assert len(top_k_ensemble(HAND, ranking, 10)) == len(top2)  # all three, no error
+    with pytest.raises(ValueError, match="no prompts for model"):
+        top_k_ensemble(HAND, ranking.assign(model="other"), 2)
+
+
+def test_weighted_ensemble_with_one_hot_weights_is_that_prompt():
+    weights = pd.DataFrame({"model": "m", "relation": "R", "template": ["a", "c"],
+                            "weight": [0.0, 1.0]})
+    out = weighted_ensemble(HAND, weights)
+    i2 = out[out["instance"] == "i2"]
+    assert i2["prob"].to_numpy() == pytest.approx(softmax([0.0, -1.0, -5.0]))
+    assert set(out["template"]) == {"optimized"}
+    with pytest.raises(ValueError, match=r"prompt\(s\) \['z'\] not scored"):
+        weighted_ensemble(HAND, weights.assign(template=["a", "z"]))
+
+
+def test_oracle_counts_a_fact_right_if_any_prompt_is():
+    hits = oracle(HAND).set_index("instance")["hit"]
+    assert hits.to_dict() == {"i1": True, "i2": True}  # i1 by a, i2 by b
+    only_c = oracle(HAND, templates=["c"]).set_index("instance")["hit"]
+    assert only_c.to_dict() == {"i1": False, "i2": False}
+    assert mean_accuracy(oracle(HAND))["micro"].item() == 1.0
+
+
+def synthetic(n: int, rates: dict, seed: int, dataset: str, options: int = 4) -> pd.DataFrame:
+    """Each prompt ranks the correct option first with probability rates[prompt]."""
+    rng = np.random.default_rng(seed)
+    scores, correct = {}, {}
+    for i in range(n):
+        gold = int(rng.integers(options))
+        correct[f"f{i}"] = gold
+        for prompt, rate in rates.items():
+            wrong = (gold + 1 + int(rng.integers(options - 1))) % options
+            top = gold if rng.random() < rate else wrong
+            values = rng.normal(0.0, 0.3, options)
+            values[top] += 2.0
+            scores[(f"f{i}", prompt)] = values
+    return table(scores, correct, dataset=dataset)
+
+
+def test_learned_weights_recover_the_better_prompt():
+    rates = {"good": 0.9, "noise": 0.25, "bad": 0.1}
+    train = synthetic(150, rates, seed=0, dataset="lama-train")
+    weights = fit_ensemble_weights(train).set_index("template")["weight"]
+    assert weights.sum() == pytest.approx(1.0)
+    assert weights["good"] > 0.8 and weights.idxmax() == "good"
+    test = synthetic(150, rates, seed=1, dataset="lama")
+    acc = mean_accuracy(predictions(pd.concat([
+        weighted_ensemble(test, weights.reset_index().assign(model="m", relation="R")),
+        top_k_ensemble(test, rank_prompts(train), 3)]))).set_index("template")["micro"]
+    assert acc["optimized"] > acc["top-3"]  # uniform averaging lets the bad prompts in
+    again = fit_ensemble_weights(train).set_index("template")["weight"]
+    assert again.equals(weights)  # deterministic
+
+
+def test_bad_score_tables_are_rejected():
+    with pytest.raises(ValueError, match="no score for instance 'i2', template 'c', option 2"):
+        prompt_accuracy(HAND.drop(index=HAND.index[-1]))
+    with pytest.raises(ValueError, match="scored twice"):
+        prompt_accuracy(pd.concat([HAND, HAND.iloc[:1]]))
+    bad = HAND.copy()
+    bad.loc[0, "correct"] = 2
+    with pytest.raises(ValueError, match="differing `correct`"):
+        prompt_accuracy(bad)
+    with pytest.raises(ValueError, match=r"lacks column\(s\) \['score'\]"):
+        prompt_accuracy(HAND.drop(columns="score"))
