@@ -1,0 +1,51 @@
+"""The book: profiles, chapter runs with checked parameters, and the jupyter-book build.
+
+Layout, relative to the *book root* (the repository root):
+
+=================================  ==========================================================
+``_config.yml``, ``_toc.yml``      jupyter-book 1 configuration. The toc lists the prose pages
+                                   (``book/*.md``) and each chapter as
+                                   ``_build/chapters/<name>``: the executed notebook.
+``notebooks/<name>.md``            a chapter's source: a jupytext MyST notebook with one cell
+                                   tagged ``parameters`` (``name: type = literal`` lines).
+``_build/chapters/<name>.ipynb``   the executed chapter (a build product, replaced atomically).
+``_build/failed/<name>.ipynb``     the partial notebook of a chapter's last failed run.
+``_build/html``                    the built book.
+=================================  ==========================================================
+
+A :class:`Profile` gives default parameters (models, data size); :func:`run_chapter` merges
+them with the caller's parameters, checks names and types against the chapter's ``parameters``
+cell *before* anything runs, executes the notebook with papermill and writes it into the build
+tree; :func:`build_book` runs every chapter in the toc, then ``jupyter-book build``
+(``execute_notebooks: "off"``: jupyter-book never re-executes), and checks that the HTML loads
+nothing from another host (:func:`offline_violations`). ``calib run`` and ``calib book``
+(:func:`cli_run`, :func:`cli_book`) are the command-line entry points.
+
+Modules: :mod:`~calib.book.layout` (paths, toc, errors), :mod:`~calib.book.profiles`,
+:mod:`~calib.book.parameters`, :mod:`~calib.book.run`, :mod:`~calib.book.build`,
+:mod:`~calib.book.cli`. Everything public is importable from ``calib.book``.
+"""
+
+from calib.book.build import build_book, build_html, offline_violations
+from calib.book.cli import cli_book, cli_run
+from calib.book.layout import (BANNER_TAG, CHAPTERS_DIR, FAILED_DIR, HTML_DIR, NOTEBOOKS_DIR,
+                               PARAMETERS_TAG, BookError, ChapterFailed, ChapterNotExecuted,
+                               ChapterNotFound, ParameterError, available_chapters, book_root,
+                               chapter_source, chapters_in_toc, check_chapters_executed,
+                               executed_path)
+from calib.book.parameters import (Parameter, chapter_parameters, describe_parameters,
+                                   parse_cli_parameters, parse_parameters, resolve_parameters)
+from calib.book.profiles import (DEFAULT_PROFILE, PROFILES, QUICK_RELATIONS, SHARED_PARAMETERS,
+                                 Profile, get_profile)
+from calib.book.run import KERNEL_NAME, kernel_environment, rerun_command, run_chapter
+
+__all__ = [
+    "BANNER_TAG", "CHAPTERS_DIR", "DEFAULT_PROFILE", "FAILED_DIR", "HTML_DIR", "KERNEL_NAME",
+    "NOTEBOOKS_DIR", "PARAMETERS_TAG", "PROFILES", "QUICK_RELATIONS", "SHARED_PARAMETERS",
+    "BookError", "ChapterFailed", "ChapterNotExecuted", "ChapterNotFound", "Parameter",
+    "ParameterError", "Profile", "available_chapters", "book_root", "build_book", "build_html",
+    "chapter_parameters", "chapter_source", "chapters_in_toc", "check_chapters_executed",
+    "cli_book", "cli_run", "describe_parameters", "executed_path", "get_profile",
+    "kernel_environment", "offline_violations", "parse_cli_parameters", "parse_parameters",
+    "rerun_command", "resolve_parameters", "run_chapter",
+]

@@ -1,0 +1,101 @@
+"""Profiles: the default parameters (models, data size) the chapters run with."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from calib.book.layout import BookError
+
+if TYPE_CHECKING:
+    from calib.book.parameters import Parameter
+
+
+@dataclass(frozen=True)
+class Profile:
+    """Default parameters for the chapters, by profile.
+
+    ``shared`` values go to every chapter whose parameters cell declares that name (the shared
+    names are :data:`SHARED_PARAMETERS`); ``chapters[name]`` values go to that chapter and must be
+    declared there. A value may be a zero-argument callable, resolved when a chapter runs (so
+    that the paper's model list is read from the registry only when needed). ``synthetic``
+    profiles produce placeholder numbers; the book labels their chapters on every page.
+    """
+
+    name: str
+    description: str
+    label: str  # a few words for the label on every page
+    shared: Mapping[str, Any]
+    chapters: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    synthetic: bool = False
+
+    def defaults_for(self, chapter: str, declared: Mapping[str, Parameter]) -> dict[str, Any]:
+        """The profile's defaults for ``chapter``, restricted to the parameters it declares."""
+        out = {k: _resolve(v) for k, v in self.shared.items() if k in declared}
+        out.update({k: _resolve(v) for k, v in self.chapters.get(chapter, {}).items()})
+        return out
+
+
+def _resolve(value):
+    return value() if callable(value) else value
+
+
+def _paper_models() -> list[str]:
+    from calib.models.registry import paper_models
+
+    names = [spec.name for spec in paper_models()]
+    if not names:
+        raise BookError("the paper profile needs the model list of the paper's Table 3 "
+                        "(calib/models/paper_models.csv), which is missing or empty")
+    return names
+
+
+#: the parameter names profiles set for every chapter that declares them
+SHARED_PARAMETERS: tuple[str, ...] = ("models", "relations", "per_relation", "seed",
+                                      "n_bootstrap")
+
+#: the relations of the quick profile: two 1:1 relations (60 options), a 25-option, a 6-option
+#: and a 5-option relation
+QUICK_RELATIONS = ["P36", "P37", "P19", "P30", "P105"]
+
+PROFILES: dict[str, Profile] = {
+    "quick": Profile(
+        name="quick",
+        description=("tiny randomly initialised models on a handful of BEAR instances "
+                     "(3 per relation, 5 relations): placeholder numbers that only show the "
+                     "pipeline runs; used by the tests"),
+        label="tiny randomly initialised models on a handful of instances",
+        shared={"models": ["tiny-gpt2", "tiny-llama", "tiny-bert", "tiny-roberta"],
+                "relations": QUICK_RELATIONS, "per_relation": 3, "seed": 0,
+                "n_bootstrap": 20},
+        synthetic=True,
+    ),
+    "cpu": Profile(
+        name="cpu",
+        description=("the two embedded offline models (smollm2-135m-instruct, gemma-3-270m) "
+                     "on a seeded BEAR sample of 10 instances per relation, all 60 relations"),
+        label="two small offline models on a seeded BEAR sample",
+        shared={"models": ["smollm2-135m-instruct", "gemma-3-270m"], "relations": None,
+                "per_relation": 10, "seed": 0, "n_bootstrap": 1000},
+    ),
+    "paper": Profile(
+        name="paper",
+        description=("the 29 models of the paper's Table 3 on all of BEAR (a GPU machine "
+                     "with the Hugging Face hub)"),
+        label="the paper's models on all of BEAR",
+        shared={"models": _paper_models, "relations": None, "per_relation": None, "seed": 0,
+                "n_bootstrap": 1000},
+    ),
+}
+DEFAULT_PROFILE = "cpu"
+
+
+def get_profile(profile: str | Profile) -> Profile:
+    """A profile by name (``quick``, ``cpu``, ``paper``) or the profile itself."""
+    if isinstance(profile, Profile):
+        return profile
+    try:
+        return PROFILES[profile]
+    except KeyError:
+        raise BookError(f"unknown profile {profile!r}; known: {sorted(PROFILES)}") from None

@@ -1,0 +1,202 @@
+"""Running one chapter: jupytext -> papermill -> the build tree, atomically."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import json
+import os
+import shlex
+import sys
+import tempfile
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from calib.book.layout import (BANNER_TAG, FAILED_DIR, ChapterFailed, Log, book_root,
+                               chapter_source, executed_path)
+from calib.book.parameters import (parameters_cell, parse_parameters, read_notebook,
+                                   resolve_parameters)
+from calib.book.profiles import DEFAULT_PROFILE, Profile, get_profile
+
+
+#: the kernel the chapters run in: this very Python (see :func:`kernel_environment`)
+KERNEL_NAME = "calib-python3"
+_STANDARD_KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
+
+
+@contextlib.contextmanager
+def kernel_environment(extra: Mapping[str, str] | None = None):
+    """Run kernels and Sphinx with this process's Python and ``calib``.
+
+    Puts a kernelspec :data:`KERNEL_NAME` whose ``argv`` is ``sys.executable`` first on
+    ``JUPYTER_PATH`` (so a user's own ``python3`` kernelspec cannot swap the interpreter), puts
+    the folder holding this ``calib`` first on ``PYTHONPATH``, and sets ``extra``.
+    """
+    package_parent = str(Path(__file__).resolve().parents[1])
+    saved = dict(os.environ)
+    with tempfile.TemporaryDirectory(prefix="calib-kernel-") as jupyter_dir:
+        spec_dir = Path(jupyter_dir) / "kernels" / KERNEL_NAME
+        spec_dir.mkdir(parents=True)
+        (spec_dir / "kernel.json").write_text(json.dumps({
+            "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+            "display_name": "Python 3 (calib)", "language": "python"}), encoding="utf-8")
+        paths = [package_parent, *[p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+                                   if p and p != package_parent]]
+        os.environ["PYTHONPATH"] = os.pathsep.join(paths)
+        os.environ["JUPYTER_PATH"] = os.pathsep.join(
+            [jupyter_dir, *[p for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p]])
+        os.environ.update(extra or {})
+        try:
+            yield
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
+
+
+def _format_value(value) -> str:
+    return json.dumps(value) if not isinstance(value, str) else value
+
+
+def rerun_command(chapter: str, profile: str, params: Mapping[str, Any]) -> str:
+    """The ``calib run`` command that repeats a run."""
+    parts = ["calib", "run", chapter, "--profile", profile]
+    for key, value in params.items():
+        parts += ["-p", key, _format_value(value)]
+    return " ".join(shlex.quote(p) for p in parts)
+
+
+def _run_info_cell(prof: Profile, chapter: str, values: Mapping[str, Any],
+                   given: Mapping[str, Any], seconds: float, when: str):
+    import nbformat
+
+    command = rerun_command(chapter, prof.name, given)
+    lines = []
+    if prof.synthetic:
+        lines += ["```{warning}",
+                  f"**Placeholder numbers: `{prof.name}` profile.** This chapter ran on "
+                  f"{prof.description}. Nothing on this page is a result about language "
+                  "models or the papers.",
+                  "```", ""]
+    params = ", ".join(f"`{k} = {v!r}`" for k, v in values.items()) or "none"
+    lines += ["```{admonition} How this chapter was run",
+              ":class: note",
+              f"Profile `{prof.name}` ({prof.description}); executed {when} in "
+              f"{seconds:.1f} s. Parameters: {params}.",
+              "",
+              f"Re-run: `{command}` (see {{doc}}`/book/reproduction`).",
+              "```"]
+    cell = nbformat.v4.new_markdown_cell("\n".join(lines))
+    cell.metadata["tags"] = [BANNER_TAG]
+    return cell
+
+
+def _insert_after_title(nb, cell) -> None:
+    for i, existing in enumerate(nb.cells):
+        if existing.cell_type == "markdown" and existing.source.lstrip().startswith("# "):
+            nb.cells.insert(i + 1, cell)
+            return
+    nb.cells.insert(0, cell)
+
+
+def _write_atomically(nb, target: Path) -> None:
+    import nbformat
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.stem}-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            nbformat.write(nb, fh)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def _first_error(nb) -> str:
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "error":
+                return f"{out.get('ename')}: {out.get('evalue')}"
+    return ""
+
+
+def run_chapter(name: str, profile: str | Profile = DEFAULT_PROFILE,
+                params: Mapping[str, Any] | None = None, *,
+                root: str | os.PathLike | None = None, kernel: str = KERNEL_NAME,
+                progress: bool = True, stream_output: bool = True,
+                env: Mapping[str, str] | None = None, log: Log | None = print) -> Path:
+    """Execute ``notebooks/<name>.md`` into ``_build/chapters/<name>.ipynb``.
+
+    Parameters: the profile's defaults overridden by ``params``, checked before execution
+    (:func:`resolve_parameters`). The notebook is converted with jupytext, run with papermill
+    (working folder: the book root) and written atomically with a cell saying how it was run
+    (and, for a synthetic profile, that its numbers are placeholders) plus
+    ``metadata["calib"]``. On failure the previous executed notebook stays as it was, the
+    partial one goes to ``_build/failed/<name>.ipynb`` and :class:`ChapterFailed` is raised.
+    """
+    import nbformat
+    import papermill as pm
+
+    log = log or (lambda _msg: None)
+    root = book_root(root)
+    prof = get_profile(profile)
+    source = chapter_source(name, root)
+    nb = read_notebook(source)
+    cell = nb.cells[parameters_cell(nb, source)]
+    declared = parse_parameters(cell.source, where=f"{source} (parameters cell)")
+    given = dict(params or {})
+    values = resolve_parameters(name, declared, prof, given, where=str(source))
+    unused = [k for k in prof.shared if k not in declared]
+    nb.metadata["kernelspec"] = dict(_STANDARD_KERNELSPEC)
+
+    target = executed_path(name, root)
+    failed = root / FAILED_DIR / f"{name}.ipynb"
+    build = root / "_build"
+    build.mkdir(parents=True, exist_ok=True)
+    log(f"[calib] chapter {name!r} ({source.relative_to(root)}), profile {prof.name!r}: "
+        + ", ".join(f"{k}={v!r}" for k, v in values.items())
+        + (f" (profile defaults not declared by the chapter: {', '.join(unused)})"
+           if unused else ""))
+    started = time.time()
+    when = _dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
+    with tempfile.TemporaryDirectory(dir=build, prefix=f".run-{name}-") as tmp:
+        src_ipynb, out_ipynb = Path(tmp) / "input.ipynb", Path(tmp) / f"{name}.ipynb"
+        nbformat.write(nb, src_ipynb)
+        try:
+            with kernel_environment(env):
+                pm.execute_notebook(
+                    str(src_ipynb), str(out_ipynb), parameters=values, kernel_name=kernel,
+                    language="python", cwd=str(root), progress_bar=progress,
+                    stdout_file=sys.stdout if stream_output else None,
+                    stderr_file=sys.stderr if stream_output else None)
+        except Exception as exc:
+            detail = ""
+            if out_ipynb.is_file():
+                partial = nbformat.read(out_ipynb, as_version=4)
+                detail = _first_error(partial)
+                failed.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(out_ipynb, failed)
+            kept = (f"; the previous {target.relative_to(root)} is unchanged"
+                    if target.is_file() else "")
+            raise ChapterFailed(
+                f"chapter {name!r} failed after {time.time() - started:.1f} s: "
+                f"{detail or type(exc).__name__ + ': ' + str(exc).strip()[:2000]}\n"
+                f"The partial notebook is {failed}{kept}.") from exc
+        seconds = time.time() - started
+        executed = nbformat.read(out_ipynb, as_version=4)
+    executed.metadata["kernelspec"] = dict(_STANDARD_KERNELSPEC)
+    executed.metadata["calib"] = {
+        "chapter": name, "profile": prof.name, "profile_description": prof.description,
+        "profile_label": prof.label,
+        "synthetic": prof.synthetic, "parameters": values, "given": given,
+        "executed": when, "seconds": round(seconds, 2), "command": rerun_command(
+            name, prof.name, given)}
+    _insert_after_title(executed, _run_info_cell(prof, name, values, given, seconds, when))
+    _write_atomically(executed, target)
+    with contextlib.suppress(FileNotFoundError):
+        failed.unlink()
+    log(f"[calib] chapter {name!r} done in {seconds:.1f} s -> {target}")
+    return target
