@@ -57,7 +57,10 @@ def book_root(root: str | os.PathLike | None = None) -> Path:
         path = Path(root).resolve()
     else:
         cwd = Path.cwd()
-        path = cwd if (cwd / "_toc.yml").is_file() else Path(__file__).resolve().parents[1]
+        import calib
+
+        checkout = Path(calib.__file__).resolve().parents[1]
+        path = cwd if (cwd / "_toc.yml").is_file() else checkout
     if not (path / "_toc.yml").is_file():
         raise BookError(f"{path} is not a book root: it has no _toc.yml (run from the "
                         f"repository root or pass root=)")

@@ -34,7 +34,9 @@ def kernel_environment(extra: Mapping[str, str] | None = None):
     ``JUPYTER_PATH`` (so a user's own ``python3`` kernelspec cannot swap the interpreter), puts
     the folder holding this ``calib`` first on ``PYTHONPATH``, and sets ``extra``.
     """
-    package_parent = str(Path(__file__).resolve().parents[1])
+    import calib
+
+    package_parent = str(Path(calib.__file__).resolve().parents[1])
     saved = dict(os.environ)
     with tempfile.TemporaryDirectory(prefix="calib-kernel-") as jupyter_dir:
         spec_dir = Path(jupyter_dir) / "kernels" / KERNEL_NAME
@@ -173,18 +175,19 @@ def run_chapter(name: str, profile: str | Profile = DEFAULT_PROFILE,
                     stdout_file=sys.stdout if stream_output else None,
                     stderr_file=sys.stderr if stream_output else None)
         except Exception as exc:
-            detail = ""
+            detail, where = "", "No partial notebook was written"
             if out_ipynb.is_file():
                 partial = nbformat.read(out_ipynb, as_version=4)
                 detail = _first_error(partial)
                 failed.parent.mkdir(parents=True, exist_ok=True)
                 os.replace(out_ipynb, failed)
+                where = f"The partial notebook is {failed}"
             kept = (f"; the previous {target.relative_to(root)} is unchanged"
                     if target.is_file() else "")
             raise ChapterFailed(
                 f"chapter {name!r} failed after {time.time() - started:.1f} s: "
                 f"{detail or type(exc).__name__ + ': ' + str(exc).strip()[:2000]}\n"
-                f"The partial notebook is {failed}{kept}.") from exc
+                f"{where}{kept}.") from exc
         seconds = time.time() - started
         executed = nbformat.read(out_ipynb, as_version=4)
     executed.metadata["kernelspec"] = dict(_STANDARD_KERNELSPEC)

@@ -254,13 +254,21 @@ def _collect(events: list[dict], session: str, report: PageReport) -> None:
             report.failed_requests.append(f"{url}: {params.get('errorText')}")
 
 
+def is_redirect(path: Path) -> bool:
+    """Whether a page only redirects (jupyter-book's ``index.html``)."""
+    head = path.read_text(encoding="utf-8", errors="replace")[:2000].lower()
+    return 'http-equiv="refresh"' in head and "<body" not in head.split("http-equiv")[0]
+
+
 def book_pages(html_dir: str | os.PathLike) -> list[str]:
-    """The content pages of a built book (relative paths), without index/search pages."""
+    """The content pages of a built book (relative paths), without the index and search
+    pages and without redirects."""
     html_dir = Path(html_dir)
     pages = []
     for path in sorted(html_dir.rglob("*.html")):
         rel = path.relative_to(html_dir).as_posix()
-        if rel.startswith(("_static/", "_sources/", "_images/")) or rel in SKIP_PAGES:
+        if rel.startswith(("_static/", "_sources/", "_images/")) or rel in SKIP_PAGES \
+                or is_redirect(path):
             continue
         pages.append(rel)
     return pages

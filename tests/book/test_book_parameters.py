@@ -244,3 +244,31 @@ def test_the_reproduction_page_states_the_profiles_as_defined():
         for model in shared["models"]:
             assert f"`{model}`" in text, (profile, model)
         assert f"`per_relation` {shared['per_relation']}" in text, profile
+
+
+# -- where things run -------------------------------------------------------------------------
+
+
+def test_the_book_root_defaults_to_the_checkout(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert book.book_root() == REPO
+    with pytest.raises(book.BookError, match="has no _toc.yml"):
+        book.book_root(tmp_path)
+
+
+def test_kernels_and_sphinx_import_this_calib_and_run_this_python(monkeypatch):
+    import json
+    import os
+    import sys
+    from pathlib import Path
+
+    monkeypatch.setenv("PYTHONPATH", "/elsewhere")
+    with book.kernel_environment({"CALIB_X": "1"}):
+        first, *rest = os.environ["PYTHONPATH"].split(os.pathsep)
+        assert (Path(first) / "calib" / "book" / "__init__.py").is_file()
+        assert rest == ["/elsewhere"]
+        spec = Path(os.environ["JUPYTER_PATH"].split(os.pathsep)[0]) / "kernels" / \
+            book.KERNEL_NAME / "kernel.json"
+        assert json.loads(spec.read_text())["argv"][0] == sys.executable
+        assert os.environ["CALIB_X"] == "1"
+    assert os.environ["PYTHONPATH"] == "/elsewhere" and "CALIB_X" not in os.environ
