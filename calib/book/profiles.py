@@ -81,8 +81,8 @@ PROFILES: dict[str, Profile] = {
     ),
     "paper": Profile(
         name="paper",
-        description=("the 29 models of the paper's Table 3 on all of BEAR (a GPU machine "
-                     "with the Hugging Face hub)"),
+        description=("the models of the paper's Table 3 (calib/models/paper_models.csv) on "
+                     "all of BEAR (a GPU machine with the Hugging Face hub)"),
         label="the paper's models on all of BEAR",
         shared={"models": _paper_models, "relations": None, "per_relation": None, "seed": 0,
                 "n_bootstrap": 1000},
