@@ -145,6 +145,12 @@ class ScoreStore:
         return final
 
 
+def as_stored(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with the column types it has when read back from the store."""
+    return pa.Table.from_pandas(frame[list(SCORE_COLUMNS)], schema=SCHEMA,
+                                preserve_index=False).to_pandas()
+
+
 def empty_scores() -> pd.DataFrame:
     """A score table with no rows and the schema's columns."""
     return SCHEMA.empty_table().to_pandas()

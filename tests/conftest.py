@@ -1,0 +1,55 @@
+"""Shared fixtures: data root, an isolated cache, the tiny models, a small BEAR sample.
+
+``CALIB_DATA_DIR`` defaults to ``../shared/data`` beside the checkout (as in CI). Every test
+session gets its own cache folder, so tests never read scores or models a user computed.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+_shared = REPO.parent / "shared" / "data"
+if "CALIB_DATA_DIR" not in os.environ and _shared.exists():
+    os.environ["CALIB_DATA_DIR"] = str(_shared)
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _session_cache(tmp_path_factory):
+    """An empty cache root for the whole session (``CALIB_CACHE_DIR``)."""
+    cache = tmp_path_factory.mktemp("calib-cache")
+    old = os.environ.get("CALIB_CACHE_DIR")
+    os.environ["CALIB_CACHE_DIR"] = str(cache)
+    yield cache
+    if old is None:
+        os.environ.pop("CALIB_CACHE_DIR", None)
+    else:
+        os.environ["CALIB_CACHE_DIR"] = old
+
+
+@pytest.fixture(scope="session")
+def tiny_models(_session_cache):
+    """The four tiny models, loaded once: name -> LoadedModel (float32, CPU)."""
+    from calib.models.loading import load_model
+
+    return {name: load_model(name, device="cpu")
+            for name in ("tiny-gpt2", "tiny-llama", "tiny-bert", "tiny-roberta")}
+
+
+@pytest.fixture(scope="session")
+def bear():
+    from calib.data.bear import load_bear
+
+    return load_bear()
+
+
+@pytest.fixture(scope="session")
+def small_bear(bear):
+    """Two instances from each of five relations with different answer-space sizes and a
+    template whose object comes before the subject."""
+    return bear.select(["P19", "P1412", "P30", "P36", "P103"]).sample(2, seed=0)

