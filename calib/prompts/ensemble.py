@@ -32,15 +32,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.special import logsumexp
+
+from calib.confidence.probabilities import log_softmax
 
 KEYS: tuple[str, ...] = ("model", "dataset", "relation")
 COLUMNS: tuple[str, ...] = (*KEYS, "instance", "template", "option", "correct", "score")
-
-
-def _log_softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
-    # private: the option softmax; to be replaced by calib.confidence's once it exists
-    return x - logsumexp(x, axis=axis, keepdims=True)
 
 
 @dataclass(frozen=True)
@@ -92,7 +88,7 @@ def _cubes(scores: pd.DataFrame, name: str = "sentence-score table") -> dict[tup
         correct = per_inst["min"].to_numpy(dtype=int)
         if correct.min() < 0 or correct.max() >= o:
             raise ValueError(f"{where}: `correct` outside the {o} options")
-        out[key] = _Cube(np.asarray(instances), tuple(templates), _log_softmax(values), correct)
+        out[key] = _Cube(np.asarray(instances), tuple(templates), log_softmax(values), correct)
     return out
 
 
@@ -105,7 +101,7 @@ def _table(key: tuple, cube: _Cube, name: str, score: np.ndarray) -> pd.DataFram
         "option": np.tile(np.arange(o), n),
         "correct": np.repeat(cube.correct, o),
         "score": score.ravel(),
-        "prob": np.exp(_log_softmax(score)).ravel(),
+        "prob": np.exp(log_softmax(score)).ravel(),
     })
 
 
