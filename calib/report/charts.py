@@ -202,18 +202,21 @@ def metric_band(frame: pd.DataFrame, *, x: str = "k", y: str = "value",
 
 def grouped_bars(frame: pd.DataFrame, *, category: str = "model", group: str = "estimator",
                  value: str = "delta", lower: str | None = None, upper: str | None = None,
-                 value_title: str | None = None, title: str | None = None
-                 ) -> alt.TopLevelMixin:
+                 value_title: str | None = None, title: str | None = None,
+                 order: Sequence[str] | None = None) -> alt.TopLevelMixin:
     """Grouped bars of ``value`` per ``category`` and ``group`` (paper Figs. 5 and 11: the change
     in ACE or accuracy per model and injected template), with a zero line and optional
-    ``lower``/``upper`` error bars."""
+    ``lower``/``upper`` error bars. ``order``: the groups' order within a category and in the
+    legend (default alphabetical)."""
     if (lower is None) != (upper is None):
         raise ValueError("grouped_bars: give both lower and upper, or neither")
     _require(frame, [category, group, value, lower, upper], "grouped_bars")
     x = alt.X(field=category, type="nominal", title=None, axis=alt.Axis(labelAngle=0))
-    offset = alt.XOffset(field=group, type="nominal")
+    sort = list(order) if order is not None else alt.Undefined
+    offset = alt.XOffset(field=group, type="nominal", sort=sort)
+    color = alt.Color(field=group, type="nominal", title=group, sort=sort)
     layers = [alt.Chart().mark_bar().encode(
-        x=x, xOffset=offset, y=alt.Y(**_q(value, value_title or value)), color=_color(group),
+        x=x, xOffset=offset, y=alt.Y(**_q(value, value_title or value)), color=color,
         tooltip=_tooltip(frame, [category, group, value, lower, upper]))]
     if lower is not None:
         layers.append(alt.Chart().mark_rule().encode(
@@ -315,3 +318,34 @@ def vega_bundle() -> str:
 
 
 enable_offline_rendering()
+
+
+# ---------------------------------------------------------------------------------------------
+# builders appended by the calibration / linguistic / reductions chapters
+
+
+def binned_histogram(frame: pd.DataFrame, *, lower: str = "lower", upper: str = "upper",
+                     value: str = "share", color: str | None = None, row: str | None = "model",
+                     column: str | None = "label", x_title: str = "confidence",
+                     y_title: str | None = None, title: str | None = None
+                     ) -> alt.TopLevelMixin:
+    """Histograms from already binned data (paper Fig. 8: the distribution of Base-Confidence
+    under each reduction): one bar per row from ``lower`` to ``upper`` with height ``value``,
+    as small multiples by ``row`` and ``column``."""
+    _require(frame, [lower, upper, value, color, row, column], "binned_histogram")
+    bars = alt.Chart(frame).mark_bar(opacity=0.85).encode(
+        x=alt.X(**_q(lower, x_title, scale=alt.Scale(domain=[0, 1]))),
+        x2=alt.X2(field=upper),
+        y=alt.Y(**_q(value, y_title or value)),
+        y2=alt.Y2Datum(0),
+        color=_color(color),
+        tooltip=_tooltip(frame, [row, column, color, lower, upper, value]),
+    ).properties(width=WIDTH * 0.55, height=HEIGHT * 0.45)
+    facets = {}
+    if row:
+        facets["row"] = alt.Row(field=row, type="nominal", title=None)
+    if column:
+        facets["column"] = alt.Column(field=column, type="nominal", title=None,
+                                      sort=list(dict.fromkeys(frame[column])))
+    chart = bars.facet(**facets) if facets else bars
+    return chart.properties(title=title) if title else chart

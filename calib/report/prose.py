@@ -44,3 +44,31 @@ def agreement_sentence(claim: str, holds: bool | None, evidence: str) -> str:
         return f"The paper reports that {claim}; this run cannot decide it ({evidence})."
     verb = "agrees" if holds else "does not agree"
     return f"The paper reports that {claim}; this run {verb} ({evidence})."
+
+
+def change_sentence(a: str, b: str, diff: Mapping, quantity: str, subject: str = "") -> str:
+    """One neutral sentence on a paired difference ``a - b`` (keys ``difference``, ``low``,
+    ``high``) of a ``quantity`` that has no better direction (e.g. mean confidence): "lower" or
+    "higher" only when the interval excludes 0."""
+    where = f" for {subject}" if subject else ""
+    interval = f"difference {fmt(diff['difference'])}, 95% interval [{fmt(diff['low'])}, " \
+               f"{fmt(diff['high'])}]"
+    if diff["low"] > 0 or diff["high"] < 0:
+        direction = "higher" if diff["difference"] > 0 else "lower"
+        return f"{a} gives a {direction} {quantity} than {b}{where} ({interval})."
+    return (f"This run shows no change in {quantity} between {a} and {b}{where} ({interval}, "
+            f"which includes 0).")
+
+
+def correlation_sentence(x: str, y: str, result: Mapping, subject: str = "") -> str:
+    """One sentence on a correlation with its interval (keys ``r``, ``low``, ``high``, ``n``;
+    see :func:`calib.confidence.bootstrap.correlation_interval`): its sign is asserted only when
+    the interval excludes 0."""
+    where = f" ({subject})" if subject else ""
+    numbers = f"r = {fmt(result['r'], 2)}, 95% interval [{fmt(result['low'], 2)}, " \
+              f"{fmt(result['high'], 2)}], {result['n']} models"
+    if result["low"] > 0 or result["high"] < 0:
+        sign = "positively" if result["r"] > 0 else "negatively"
+        return f"Across models{where}, {y} is {sign} correlated with {x} ({numbers})."
+    return (f"Across models{where}, the correlation of {y} with {x} cannot be told apart from "
+            f"0 ({numbers}; the interval includes 0).")

@@ -1,0 +1,300 @@
+"""Calibration of the confidence estimates (Kissling et al. 2026, §5.1, Table 1, Figures 2, 9, 10).
+
+From one BEAR score table (several models, at least the five paraphrase templates) to the frames
+the calibration chapter shows:
+
+==================================  ==========================================================
+function                            result
+==================================  ==========================================================
+:func:`estimates`                   every estimator (Base, Margin, Average, Consistency,
+                                    Entropy) per model: an estimate table
+:func:`calibration_table`           ACE, Brier and accuracy per model and estimator with
+                                    bootstrap intervals (Table 1)
+:func:`calibration_curves`          per-bin accuracy against confidence (Figure 2)
+:func:`rejection_curves`            accuracy of the kept instances per threshold (Figure 10)
+:func:`ace_accuracy_correlation`    correlation of ACE with accuracy across models, with a
+                                    bootstrap interval (Figure 9)
+:func:`estimator_comparisons`       paired bootstrap differences of ACE between estimators
+:func:`claim_checks`                the paper's two claims (Margin better than Base; Average
+                                    best) checked per model from those differences
+==================================  ==========================================================
+
+All functions are pure: score or estimate tables in, tidy frames out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from calib.confidence.bootstrap import correlation_interval, paired_estimates_difference
+from calib.confidence.estimators import all_estimates
+from calib.confidence.metrics import (
+    N_BINS,
+    accuracy_rejection_curve,
+    calibration_curve,
+)
+from calib.confidence.reductions import sentence_scores
+from calib.confidence.summary import summary
+from calib.confidence.tables import INSTANCE, require_columns
+from calib.data.bear import PARAPHRASES, PLAIN
+
+#: the single-template estimators and the multi-template ones (named ``<name>/<aggregation>``)
+SINGLE_ESTIMATORS: tuple[str, ...] = ("Base", "Margin")
+MULTI_ESTIMATORS: tuple[str, ...] = ("Average", "Consistency", "Entropy")
+#: the thresholds of the accuracy-rejection curves (Figure 10)
+REJECTION_THRESHOLDS: tuple[float, ...] = tuple(round(0.1 * k, 1) for k in range(1, 10))
+#: fewest models for which a correlation across models is computed (more than three)
+MIN_MODELS_FOR_CORRELATION = 4
+#: the claims of §5.1 that :func:`claim_checks` tests, as the chapter words them
+CLAIMS: dict[str, str] = {
+    "margin": "Margin-Confidence is better calibrated (has a lower ACE) than Base-Confidence",
+    "average": "Average-Confidence is the best calibrated of the estimators (has the lowest "
+               "ACE)",
+}
+
+
+def estimator_names(aggregations: Sequence[str] = ("min",)) -> list[str]:
+    """The estimator names :func:`estimates` produces, in display order: ``Base``, ``Margin``,
+    then ``Average/<agg>``, ``Consistency/<agg>``, ``Entropy/<agg>`` for each aggregation."""
+    return [*SINGLE_ESTIMATORS,
+            *[f"{name}/{agg}" for agg in aggregations for name in MULTI_ESTIMATORS]]
+
+
+def estimates(scores: pd.DataFrame, reduction: str = "sum",
+              aggregations: Sequence[str] = ("min",), template: str = PLAIN,
+              paraphrases: Sequence[str] = PARAPHRASES) -> pd.DataFrame:
+    """Every estimator of §3 on a score table: Base and Margin (Eqs. 1-2) on ``template``,
+    Average, Consistency and Entropy (Eqs. 3-7) over ``paraphrases`` for each aggregation.
+
+    Templates other than ``template`` and ``paraphrases`` are dropped first (a table scored with
+    all 12 templates can be passed as it is). Returns the estimate table of
+    :func:`calib.confidence.estimators.all_estimates`, the ``estimator`` column ordered as
+    :func:`estimator_names`.
+    """
+    require_columns(scores, ("template",), "score table")
+    wanted = [template, *[p for p in paraphrases if p != template]]
+    missing = [t for t in wanted if t not in set(scores["template"])]
+    if missing:
+        raise ValueError(f"the score table lacks template(s) {missing}; the calibration "
+                         f"estimators need {wanted}")
+    sent = sentence_scores(scores[scores["template"].isin(wanted)], reduction)
+    est = all_estimates(sent, template=template, paraphrases=list(paraphrases),
+                        aggregations=list(aggregations))
+    models = list(dict.fromkeys(scores["model"]))
+    est["model"] = pd.Categorical(est["model"], categories=models, ordered=True)
+    est["estimator"] = pd.Categorical(est["estimator"], categories=estimator_names(aggregations),
+                                      ordered=True)
+    est = est.sort_values(["model", "estimator", *INSTANCE[1:]], kind="stable",
+                          ignore_index=True)
+    return est.astype({"model": str, "estimator": str})
+
+
+def _ordered(frame: pd.DataFrame, like: pd.DataFrame) -> pd.DataFrame:
+    """``frame``'s rows in the order in which models and estimators first appear in ``like``."""
+    out = frame.copy()
+    for col in ("model", "estimator"):
+        rank = {v: i for i, v in enumerate(dict.fromkeys(like[col]))}
+        out[f"_{col}"] = out[col].map(rank)
+    return out.sort_values(["_model", "_estimator"], kind="stable") \
+        .drop(columns=["_model", "_estimator"]).reset_index(drop=True)
+
+
+def calibration_table(est: pd.DataFrame, n_bootstrap: int = 1000, seed: int = 0,
+                      n_bins: int = N_BINS) -> pd.DataFrame:
+    """Table 1 of this run: per model and estimator the ACE (``n_bins`` quantile bins), the
+    Brier score and the accuracy (§4.3), each with a 95% percentile bootstrap interval over
+    instances (``n_bootstrap`` resamples; 0 skips them), the number of instances ``n`` and the
+    voting rejection rate. Estimators of one model share their resamples (paired intervals)."""
+    table = summary(est, by=["model", "estimator"], n_bins=n_bins, n_boot=n_bootstrap,
+                    seed=seed, metrics=("ace", "brier", "accuracy"))
+    return _ordered(table, est)
+
+
+def calibration_curves(est: pd.DataFrame, estimators: Sequence[str] | None = None,
+                       n_bins: int = 10, strategy: str = "quantile",
+                       by: Sequence[str] = ("model", "estimator")) -> pd.DataFrame:
+    """Calibration-curve data (Figure 2): for each group of ``by`` (default model and
+    estimator; ``estimators`` selects some, ``None`` all) one row per non-empty bin with
+    ``bin``, ``lower``, ``upper``, ``count``, ``mean_confidence`` and ``accuracy``
+    (:func:`calib.confidence.metrics.calibration_curve`)."""
+    require_columns(est, (*by, "confidence", "correct"), "estimate table")
+    if estimators is not None:
+        unknown = [e for e in estimators if e not in set(est["estimator"])]
+        if unknown:
+            raise ValueError(f"estimator(s) {unknown} not in the estimate table; it has "
+                             f"{sorted(est['estimator'].unique())}")
+        est = est[est["estimator"].isin(list(estimators))]
+    parts = []
+    for keys, part in est.groupby(list(by), sort=False):
+        keys = keys if isinstance(keys, tuple) else (keys,)
+        curve = calibration_curve(part["confidence"], part["correct"].astype(bool), n_bins,
+                                  strategy)
+        parts.append(curve.assign(**dict(zip(by, keys))))
+    out = pd.concat(parts, ignore_index=True)
+    return out[[*by, *[c for c in out.columns if c not in by]]]
+
+
+def rejection_curves(est: pd.DataFrame, thresholds: Sequence[float] = REJECTION_THRESHOLDS
+                     ) -> pd.DataFrame:
+    """Accuracy-rejection curves (Figure 10): per model and estimator, for each threshold the
+    share of instances rejected (confidence below it) and the accuracy of the rest. Thresholds
+    at which no instance is kept are left out (no accuracy to show)."""
+    require_columns(est, ("model", "estimator", "confidence", "correct"), "estimate table")
+    parts = []
+    for (model, estimator), part in est.groupby(["model", "estimator"], sort=False):
+        curve = accuracy_rejection_curve(part["confidence"], part["correct"].astype(bool),
+                                         list(thresholds))
+        parts.append(curve.assign(model=model, estimator=estimator))
+    out = pd.concat(parts, ignore_index=True)
+    out = out[out["kept"] > 0]
+    return out[["model", "estimator", "threshold", "rejected", "kept", "accuracy"]] \
+        .reset_index(drop=True)
+
+
+def ace_accuracy_correlation(table: pd.DataFrame, estimators: Sequence[str] | None = None,
+                             method: str = "pearson", n_bootstrap: int = 1000, seed: int = 0,
+                             min_models: int = MIN_MODELS_FOR_CORRELATION,
+                             accuracy: str = "accuracy", ace: str = "ace",
+                             unit: str = "model") -> pd.DataFrame:
+    """The correlation of ACE with accuracy across models (Figure 9), per estimator, with a
+    95% percentile bootstrap interval from resampling the models
+    (:func:`calib.confidence.bootstrap.correlation_interval`).
+
+    ``table`` has one row per model and estimator (e.g. :func:`calibration_table`). With fewer
+    than ``min_models`` models (default: more than three are needed) nothing is computed and
+    ``note`` says why. Columns: ``estimator``, ``n`` (models), ``method``, ``r``, ``low``,
+    ``high``, ``n_used`` (resamples with a defined correlation), ``note``."""
+    require_columns(table, (unit, "estimator", accuracy, ace), "calibration table")
+    names = list(dict.fromkeys(table["estimator"])) if estimators is None else list(estimators)
+    rows = []
+    for name in names:
+        part = table[table["estimator"] == name]
+        n = part[unit].nunique()
+        if len(part) != n:
+            raise ValueError(f"estimator {name!r} has several rows for one {unit}")
+        row = {"estimator": name, "n": n, "method": method, "r": np.nan,
+               "low": np.nan, "high": np.nan, "n_used": 0, "note": ""}
+        if n < min_models:
+            row["note"] = (f"not computed: only {n} model(s) ran, and a correlation across "
+                           f"models needs at least {min_models}")
+        elif part[accuracy].nunique() < 2 or part[ace].nunique() < 2:
+            row["note"] = "not computed: accuracy or ACE is the same for every model"
+        else:
+            res = correlation_interval(part[accuracy].to_numpy(float), part[ace].to_numpy(float),
+                                       method=method, n_boot=n_bootstrap, seed=seed)
+            row.update(r=res["r"], low=res["low"], high=res["high"], n_used=res["n_used"])
+            row["note"] = f"{method} correlation over {n} models; interval from {n_bootstrap} " \
+                          f"resamples of the models"
+        rows.append(row)
+    return pd.DataFrame(rows, columns=["estimator", "n", "method", "r", "low", "high", "n_used",
+                                       "note"])
+
+
+def _one(est: pd.DataFrame, model: str, estimator: str) -> pd.DataFrame:
+    part = est[(est["model"] == model) & (est["estimator"] == estimator)]
+    if part.empty:
+        raise ValueError(f"no estimates of {estimator!r} for model {model!r}")
+    return part
+
+
+def estimator_comparisons(est: pd.DataFrame, pairs: Sequence[tuple[str, str]],
+                          metric: str = "ace", n_bootstrap: int = 1000, seed: int = 0,
+                          n_bins: int = N_BINS) -> pd.DataFrame:
+    """Paired bootstrap differences ``metric(a) - metric(b)`` on the same instances, for each
+    model and each ``(a, b)`` pair of estimators
+    (:func:`calib.confidence.bootstrap.paired_estimates_difference`). Columns ``model``,
+    ``a``, ``b``, ``metric``, ``difference``, ``low``, ``high`` (95% interval), ``p_value``,
+    ``n``, ``n_boot``."""
+    if n_bootstrap < 1:
+        raise ValueError("estimator_comparisons needs n_bootstrap >= 1 (a paired bootstrap)")
+    rows = []
+    for model in dict.fromkeys(est["model"]):
+        for a, b in pairs:
+            res = paired_estimates_difference(_one(est, model, a), _one(est, model, b), metric,
+                                              n_boot=n_bootstrap, seed=seed, n_bins=n_bins)
+            rows.append({"model": model, "a": a, "b": b, **res})
+    return pd.DataFrame(rows, columns=["model", "a", "b", "metric", "difference", "low", "high",
+                                       "p_value", "n", "n_boot"])
+
+
+def claim_pairs(aggregation: str = "min") -> dict[str, list[tuple[str, str]]]:
+    """The estimator pairs behind each claim of §5.1 that :func:`claim_checks` tests:
+    ``margin``: Margin vs Base; ``average``: Average (with ``aggregation``) vs every other
+    estimator of that aggregation."""
+    avg = f"Average/{aggregation}"
+    others = ["Base", "Margin", f"Consistency/{aggregation}", f"Entropy/{aggregation}"]
+    return {"margin": [("Margin", "Base")], "average": [(avg, o) for o in others]}
+
+
+def _verdict(diffs: pd.DataFrame) -> tuple[bool | None, str]:
+    """All ``a`` lower (interval below 0) -> True; any ``a`` higher (interval above 0) ->
+    False; otherwise None."""
+    lower = diffs["high"] < 0
+    higher = diffs["low"] > 0
+    if higher.any():
+        return False, "higher than " + ", ".join(diffs.loc[higher, "b"])
+    if lower.all():
+        return True, "lower than " + ", ".join(diffs["b"])
+    undecided = diffs.loc[~lower, "b"]
+    return None, "not distinguishable from " + ", ".join(undecided)
+
+
+def claim_checks(comparisons: pd.DataFrame, aggregation: str = "min") -> pd.DataFrame:
+    """The two claims of §5.1 checked per model from :func:`estimator_comparisons` (ACE):
+
+    * ``margin`` -- Margin is better calibrated than Base: ``holds`` is True when Margin's ACE
+      is lower with a 95% interval of the difference below 0, False when it is higher with the
+      interval above 0, None when the interval includes 0;
+    * ``average`` -- Average is the best calibrated estimator: True when its ACE is lower than
+      that of each other estimator (all intervals below 0), False when some estimator has a
+      lower ACE (an interval above 0), None otherwise.
+
+    Columns ``claim``, ``model``, ``holds`` (object: True/False/None) and ``detail``."""
+    rows = []
+    for claim, pairs in claim_pairs(aggregation).items():
+        keys = set(pairs)
+        part = comparisons[[(a, b) in keys for a, b in zip(comparisons["a"], comparisons["b"])]]
+        if part.empty:
+            raise ValueError(f"the comparisons lack the pairs of claim {claim!r}: {pairs}")
+        for model, diffs in part.groupby("model", sort=False):
+            holds, detail = _verdict(diffs)
+            rows.append({"claim": claim, "model": model, "holds": holds,
+                         "detail": f"{diffs['a'].iloc[0]} ACE {detail}"})
+    out = pd.DataFrame(rows, columns=["claim", "model", "holds", "detail"])
+    out["holds"] = out["holds"].astype(object)
+    return out
+
+
+def claim_tally(checks: pd.DataFrame) -> pd.DataFrame:
+    """Per claim of :func:`claim_checks`: how many models agree, disagree or cannot decide,
+    and the overall ``holds`` (True when every model agrees, False when every model disagrees,
+    None otherwise). Columns ``claim``, ``n_models``, ``agree``, ``disagree``, ``undecided``,
+    ``holds``, ``evidence`` (a phrase with the counts)."""
+    rows = []
+    for claim, part in checks.groupby("claim", sort=False):
+        h = part["holds"].tolist()
+        agree = sum(x is True for x in h)
+        disagree = sum(x is False for x in h)
+        undecided = len(h) - agree - disagree
+        overall = True if agree == len(h) else False if disagree == len(h) else None
+        rows.append({"claim": claim, "n_models": len(h), "agree": agree,
+                     "disagree": disagree, "undecided": undecided, "holds": overall,
+                     "evidence": (f"paired bootstrap of ACE, 95% intervals: in line with it "
+                                  f"for {agree}, against it for {disagree}, undecided for "
+                                  f"{undecided} of {len(h)} model(s)")})
+    out = pd.DataFrame(rows, columns=["claim", "n_models", "agree", "disagree", "undecided",
+                                      "holds", "evidence"])
+    out["holds"] = out["holds"].astype(object)
+    return out
+
+
+def shared_models(reported: pd.DataFrame, models: Sequence[str],
+                  column: str = "registry_name") -> list[str]:
+    """The models of this run that also have rows in a reported table (matched on the
+    registry name), in the order of ``models``."""
+    require_columns(reported, (column,), "reported table")
+    have = set(reported[column].dropna())
+    return [m for m in models if m in have]
