@@ -1,0 +1,234 @@
+"""FACTOR (paper Appendix F, Table 4): calibration beyond BEAR's short relational statements.
+
+Every FACTOR item (:mod:`calib.data.factor`) becomes one *query*: dataset ``factor-<subset>``,
+relation = the subset, instance = the item, template :data:`TEMPLATE`, and four statements
+``prefix + completion`` (:func:`calib.scoring.statements.continuation_statement`; the prefix's
+tokens have the role ``template``, the completion's ``object``). The four options are put in a
+fixed random order per item (seeded by the subset and item only, so every sample and every
+model sees the same order and stored scores stay valid); ``correct`` is where the true
+completion landed.
+
+Scoring and reduction (Appendix F): the sentence score is the ``sum`` of the token
+log-probabilities, the option softmax and the estimators are BEAR's: Base (Eq. 1) and Margin
+(Eq. 2). Accuracy, ACE and Brier come with seeded bootstrap intervals over items.
+
+* **Causal models.** The four statements share the prefix, so the scorer runs it once and
+  reuses its key/value cache (:mod:`calib.scoring.clm`); the prefix's log-probability is the
+  same for all four options and cancels in the softmax, which is therefore the softmax of
+  ``log p(completion | prefix)``: the quantity FACTOR's own evaluation sums.
+* **Masked models** (not in the paper's Table 4, which has only causal models). A masked model
+  has no ``p(completion | prefix)``; the scorer's within-word pseudo-log-likelihood masks one
+  token at a time over the *whole* statement, prefix included, and the prefix's terms differ
+  between the options (every prefix token sees the completion). We keep the whole-statement
+  PLL (the sum over all tokens, the masked analogue of the causal ``log p(prefix, completion)``)
+  and do not score the completion alone. The cost is one forward pass per token of each of
+  the four statements, quadratic in the statement length, which is why the prefix is cut to
+  its last ``max_prefix_words`` words (:func:`calib.data.factor.truncate_prefix`) for every
+  model alike; masked models with 512 positions need that anyway.
+
+FACTOR's script cuts prefixes to the model's last 1,024 tokens; a word budget is used here so
+that every model reads the same text.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from calib.confidence import (base, margin, paired_estimates_difference, sentence_scores, summary,
+                              template_predictions)
+from calib.data.factor import OFFLINE_SUBSETS, Factor, load_factor, truncate_prefix
+from calib.report.prose import compare_sentence
+from calib.scoring.run import score_queries
+from calib.scoring.statements import Query, continuation_statement
+
+#: the template name of a FACTOR query (one per item)
+TEMPLATE = "continuation"
+#: the estimators of Table 4
+ESTIMATORS: tuple[str, ...] = ("Base", "Margin")
+#: the metrics of Table 4
+METRICS: tuple[str, ...] = ("accuracy", "ace", "brier")
+#: the keys of one item across models (for paired comparisons)
+ITEM_KEYS: tuple[str, ...] = ("dataset", "relation", "instance")
+#: interval columns of :func:`table4`, for :func:`calib.report.tables.html_table`
+TABLE4_INTERVALS = {c: (f"{c}_low", f"{c}_high") for c in
+                    ("accuracy", "ace_base", "ace_margin", "brier_base", "brier_margin")}
+
+
+def dataset_name(subset: str) -> str:
+    """The score table's ``dataset`` of a subset: ``"factor-news"``."""
+    return f"factor-{subset}"
+
+
+def option_order(subset: str, item: str) -> np.ndarray:
+    """The fixed order of the four completions of an item (a permutation of 0..3, where 0 is
+    the true completion), seeded by the subset and the item only."""
+    return np.random.default_rng([zlib.crc32(subset.encode()), int(item)]).permutation(4)
+
+
+def factor_queries(factor: Factor, max_prefix_words: int | None = None) -> list[Query]:
+    """One query per item: ``prefix + completion`` for each of the four completions (in
+    :func:`option_order`), the prefix cut to its last ``max_prefix_words`` words."""
+    out = []
+    for subset, item, prefix, completions in zip(factor.items["subset"], factor.items["item"],
+                                                  factor.items["prefix"],
+                                                  factor.items["completions"]):
+        order = option_order(subset, item)
+        answers = tuple(completions[i] for i in order)
+        kept = truncate_prefix(prefix, max_prefix_words)
+        out.append(Query(dataset_name(subset), subset, item, TEMPLATE, answers,
+                         tuple(continuation_statement(kept, a) for a in answers),
+                         int(np.flatnonzero(order == 0)[0])))
+    return out
+
+
+def factor_sample(subsets: Sequence[str] = OFFLINE_SUBSETS, per_subset: int | None = 30,
+                  seed: int = 0, max_completion_words: int | None = None, *,
+                  data_dir=None) -> Factor:
+    """The seeded FACTOR sample a chapter scores: ``per_subset`` items of each subset, drawn
+    after leaving out items with an empty/duplicate completion (counted in ``skipped``) and,
+    when ``max_completion_words`` is set, items with a longer completion."""
+    factor = load_factor(list(subsets), data_dir).shorter_than(max_completion_words)
+    return factor.sample(per_subset, seed)
+
+
+def factor_scores(models: Sequence[str], factor: Factor, max_prefix_words: int | None = None, *,
+                  cache_dir=None, device: str | None = "auto", progress: bool = True
+                  ) -> pd.DataFrame:
+    """One score table (:mod:`calib.scoring.schema`) for every model on the items of
+    ``factor``, through the score cache (stored items are not scored again)."""
+    queries = factor_queries(factor, max_prefix_words)
+    frames = []
+    for m in models:
+        try:
+            frames.append(score_queries(m, queries, cache_dir=cache_dir, device=device,
+                                        progress=progress))
+        except (IndexError, RuntimeError) as exc:
+            words = max(len(s.text.split()) for q in queries for s in q.statements)
+            raise ValueError(
+                f"scoring FACTOR with {m!r} failed ({type(exc).__name__}: {exc}). The longest "
+                f"statement has {words} words; if it is longer than the model's context, lower "
+                f"max_prefix_words (now {max_prefix_words}) or set max_completion_words"
+            ) from exc
+    return pd.concat(frames, ignore_index=True)
+
+
+def scoring_cost(queries: Sequence[Query]) -> dict:
+    """What scoring ``queries`` costs per model: items, statements and words."""
+    words = [len(s.text.split()) for q in queries for s in q.statements]
+    return {"items": len(queries), "statements": len(words),
+            "mean_words": float(np.mean(words)) if words else 0.0,
+            "max_words": int(max(words)) if words else 0}
+
+
+def factor_estimates(scores: pd.DataFrame, reduction: str = "sum") -> pd.DataFrame:
+    """Base (Eq. 1) and Margin (Eq. 2) per model and item from a FACTOR score table, with an
+    ``estimator`` column (Appendix F: ``sum`` reduction)."""
+    per = template_predictions(sentence_scores(scores, reduction))
+    return pd.concat([base(per, TEMPLATE).assign(estimator="Base"),
+                      margin(per, TEMPLATE).assign(estimator="Margin")], ignore_index=True)
+
+
+def factor_summary(estimates: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
+    """Accuracy, ACE and Brier with bootstrap intervals per model, dataset and estimator."""
+    return summary(estimates, by=["model", "dataset", "estimator"], n_boot=n_boot, seed=seed,
+                   metrics=METRICS)
+
+
+def table4(summ: pd.DataFrame) -> pd.DataFrame:
+    """Table 4's layout from :func:`factor_summary`: one row per model and subset with
+    ``n``, ``accuracy`` and ``ace_base``, ``ace_margin``, ``brier_base``, ``brier_margin``
+    (each with ``_low`` / ``_high``; see :data:`TABLE4_INTERVALS`)."""
+    rows = []
+    for (model, dataset), part in summ.groupby(["model", "dataset"], sort=False):
+        by = part.set_index("estimator")
+        row = {"model": model, "subset": dataset.removeprefix("factor-"),
+               "n": int(by.loc["Base", "n"])}
+        for suffix in ("", "_low", "_high"):
+            row[f"accuracy{suffix}"] = by.loc["Base", f"accuracy{suffix}"]
+        for metric in ("ace", "brier"):
+            for est in ESTIMATORS:
+                for suffix in ("", "_low", "_high"):
+                    row[f"{metric}_{est.lower()}{suffix}"] = by.loc[est, f"{metric}{suffix}"]
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def margin_vs_base(estimates: pd.DataFrame, metric: str = "ace", n_boot: int = 1000,
+                   seed: int = 0) -> pd.DataFrame:
+    """Paired bootstrap of ``metric(Margin) - metric(Base)`` per model and dataset, with a
+    generated sentence (:func:`calib.report.prose.compare_sentence`)."""
+    rows = []
+    for (model, dataset), part in estimates.groupby(["model", "dataset"], sort=False):
+        b = part[part["estimator"] == "Base"]
+        m = part[part["estimator"] == "Margin"]
+        diff = paired_estimates_difference(m, b, metric, n_boot=n_boot, seed=seed)
+        rows.append({"model": model, "subset": dataset.removeprefix("factor-"), **diff,
+                     "sentence": compare_sentence("Margin", "Base", diff,
+                                                  subject=f"{model} on {dataset}")})
+    return pd.DataFrame(rows)
+
+
+def mean_over_models(table: pd.DataFrame, models: Sequence[str] | None = None) -> pd.DataFrame:
+    """The mean ACE of Base and Margin over ``models`` (default all) per subset, from
+    :func:`table4`: the quantity the authors' repository prints for Wiki-FACTOR."""
+    part = table if models is None else table[table["model"].isin(list(models))]
+    out = part.groupby("subset", sort=False).agg(
+        models=("model", "nunique"), ace_base=("ace_base", "mean"),
+        ace_margin=("ace_margin", "mean")).reset_index()
+    return out
+
+
+def margin_claim(differences: pd.DataFrame, reported_base: float, reported_margin: float) -> str:
+    """A sentence setting the mean ACE of Base and Margin that the authors' repository prints
+    for Wiki-FACTOR beside this run's paired comparisons (:func:`margin_vs_base`): it agrees
+    only if Margin's ACE is lower with an interval below 0 in every model and subset, and
+    disagrees if it is lower in none and higher in some; otherwise it cannot decide."""
+    n = len(differences)
+    lower = int((differences["high"] < 0).sum())
+    higher = int((differences["low"] > 0).sum())
+    evidence = (f"Margin's ACE is lower than Base's with a 95% paired interval below 0 in "
+                f"{lower} of {n} model-subset cell(s), higher in {higher}, and not "
+                f"distinguishable in {n - lower - higher}")
+    if n and lower == n:
+        verdict = "this run agrees"
+    elif lower == 0 and higher > 0:
+        verdict = "this run does not agree"
+    else:
+        verdict = "this run cannot decide it"
+    return (f"The authors' repository reports a lower mean ACE for Margin than for Base over the "
+            f"ten causal models on Wiki-FACTOR ({reported_margin:.3f} vs {reported_base:.3f}); "
+            f"{verdict} ({evidence}).")
+
+
+@dataclass(frozen=True)
+class FactorRun:
+    """Everything a chapter shows about one FACTOR run (:func:`run_factor`)."""
+
+    factor: Factor  # the sampled items and the skipped ones
+    cost: dict  # :func:`scoring_cost` per model
+    scores: pd.DataFrame = field(repr=False)
+    estimates: pd.DataFrame = field(repr=False)  # Base and Margin per model and item
+    summary: pd.DataFrame = field(repr=False)  # :func:`factor_summary`
+    table: pd.DataFrame = field(repr=False)  # :func:`table4`
+
+
+def run_factor(models: Sequence[str], subsets: Sequence[str] = OFFLINE_SUBSETS,
+               per_subset: int | None = 30, seed: int = 0, max_prefix_words: int | None = 200,
+               max_completion_words: int | None = None, n_boot: int = 1000, *, data_dir=None,
+               cache_dir=None, device: str | None = "auto", progress: bool = True) -> FactorRun:
+    """Sample FACTOR, score it with every model (through the cache), and compute Table 4
+    (:func:`factor_sample`, :func:`factor_scores`, :func:`factor_estimates`,
+    :func:`factor_summary`, :func:`table4`). The chapters on FACTOR and on the number of
+    answer options call this with the same arguments and so share the stored scores."""
+    factor = factor_sample(subsets, per_subset, seed, max_completion_words, data_dir=data_dir)
+    cost = scoring_cost(factor_queries(factor, max_prefix_words))
+    scores = factor_scores(models, factor, max_prefix_words, cache_dir=cache_dir, device=device,
+                           progress=progress)
+    estimates = factor_estimates(scores)
+    summ = factor_summary(estimates, n_boot=n_boot, seed=seed)
+    return FactorRun(factor, cost, scores, estimates, summ, table4(summ))

@@ -1,0 +1,121 @@
+"""Causal vs masked (§5.3, Table 2): the pairing rule, the per-pair table and comparisons."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from synthetic_scores import random_score_table
+
+from calib.confidence import brier, sentence_scores
+from calib.experiments import clm_vs_mlm as cm
+
+KINDS = {"c1": "clm", "c2": "clm", "m1": "mlm"}
+
+
+def acc_frame(rows):
+    return pd.DataFrame(rows, columns=["model", "objective", "scope", "n", "accuracy"])
+
+
+def test_pairs_take_the_smallest_gap_first_and_use_each_model_once():
+    acc = acc_frame([("a", "clm", "all", 50, 0.50), ("b", "clm", "all", 50, 0.30),
+                     ("c", "clm", "all", 50, 0.10), ("x", "mlm", "all", 50, 0.32),
+                     ("y", "mlm", "all", 50, 0.55)])
+    pairs = cm.pair_models(acc)
+    assert list(pairs[["pair", "clm", "mlm"]].itertuples(index=False, name=None)) == [
+        (1, "b", "x"), (2, "a", "y")]
+    assert pairs["gap"].tolist() == pytest.approx([0.02, 0.05])
+    assert len(cm.pair_models(acc, max_gap=0.03)) == 1
+
+
+def test_pairs_pick_the_domain_where_the_two_are_closest():
+    acc = acc_frame([("a", "clm", "Arts", 20, 0.50), ("a", "clm", "Movies", 20, 0.40),
+                     ("x", "mlm", "Arts", 20, 0.20), ("x", "mlm", "Movies", 20, 0.41),
+                     ("a", "clm", "Sports", 3, 0.70), ("x", "mlm", "Sports", 3, 0.70)])
+    pairs = cm.pair_models(acc, min_instances=10)
+    assert pairs[["clm", "mlm", "scope", "n"]].iloc[0].tolist() == ["a", "x", "Movies", 20]
+    assert cm.pair_models(acc, min_instances=1)["scope"].iloc[0] == "Sports"
+
+
+def test_no_pair_without_both_objectives():
+    acc = acc_frame([("a", "clm", "all", 20, 0.5), ("b", "clm", "all", 20, 0.4)])
+    pairs = cm.pair_models(acc)
+    assert pairs.empty and "clm" in pairs.columns
+    assert "compares no objectives" in cm.objective_sentence(pd.DataFrame())
+
+
+@pytest.fixture(scope="module")
+def est():
+    scores = random_score_table(n_instances=10, sizes=(5, 8, 13), models=tuple(KINDS))
+    return cm.clm_mlm_estimates(sentence_scores(scores))
+
+
+@pytest.fixture(scope="module")
+def domains():
+    return pd.DataFrame({"relation": ["R0", "R1", "R1", "R2"],
+                         "domain": ["Arts", "Arts", "Movies", "Movies"]})
+
+
+def test_estimates_and_scopes(est, domains):
+    assert set(est["estimator"]) == {"Base", "Margin", "Average/min"}
+    sc = cm.scoped(est, domains, "domain")
+    assert len(sc) == len(est) + (est["relation"] == "R1").sum()  # R1 is in two domains
+    assert (cm.scoped(est, domains, "all")["scope"] == cm.ALL).all()
+    with pytest.raises(ValueError, match="within"):
+        cm.scoped(est, domains, "relation")
+    acc = cm.scope_accuracy(est, KINDS, domains, "domain")
+    assert set(acc["scope"]) == {"Arts", "Movies"} and (acc["n"] == 20).all()
+    with pytest.raises(ValueError, match="objective"):
+        cm.scope_accuracy(est, {"c1": "clm"}, domains)
+
+
+def test_the_pair_table_holds_the_brier_scores_of_the_pairs_instances(est, domains):
+    acc = cm.scope_accuracy(est, KINDS, domains, "domain")
+    pairs = cm.pair_models(acc)
+    assert len(pairs) == 1
+    table = cm.pair_table(est, pairs, domains, "domain", n_boot=50, seed=0)
+    p = pairs.iloc[0]
+    assert table["model"].tolist() == [p["clm"], p["mlm"]]
+    assert table["objective"].tolist() == ["clm", "mlm"]
+    rels = domains.loc[domains["domain"] == p["scope"], "relation"]
+    for _, row in table.iterrows():
+        part = est[(est["model"] == row["model"]) & est["relation"].isin(rels)]
+        m = part[part["estimator"] == "Margin"]
+        a = part[part["estimator"] == "Average/min"]
+        assert row["n"] == len(m) == 20
+        assert row["brier_margin"] == pytest.approx(brier(m["confidence"], m["correct"]))
+        assert row["brier_average"] == pytest.approx(brier(a["confidence"], a["correct"]))
+        assert row["brier_margin_low"] <= row["brier_margin"] <= row["brier_margin_high"]
+    diffs = cm.pair_differences(est, pairs, domains, "domain", n_boot=50, seed=0)
+    assert diffs["estimator"].tolist() == list(cm.ESTIMATORS)
+    expected = table.iloc[0]["brier_margin"] - table.iloc[1]["brier_margin"]
+    assert diffs.iloc[0]["difference"] == pytest.approx(expected)
+    assert diffs["sentence"].str.contains("(causal)", regex=False).all()
+    bars = cm.brier_bars(table)
+    assert len(bars) == 4 and set(bars["estimator"]) == set(cm.ESTIMATORS)
+
+
+def test_the_objective_sentence_counts_the_pairs():
+    diffs = pd.DataFrame({"estimator": ["Margin", "Margin", "Average/min"],
+                          "low": [-0.2, 0.01, -0.1], "high": [-0.1, 0.2, 0.1]})
+    text = cm.objective_sentence(diffs)
+    assert "for Margin, the causal model has the lower Brier score in 1 of 2" in text
+    assert "the higher in 1" in text and "cannot be told apart in 1" in text
+
+
+def test_model_rows_without_pairs(est):
+    rows = cm.model_table(est, {"c1": "clm", "c2": "clm", "gone": "clm"}, n_boot=20)
+    assert rows["model"].tolist() == ["c1", "c2"]
+    assert set(cm.TABLE2_INTERVALS) <= set(rows.columns)
+
+
+def test_the_pairing_note_states_the_settings():
+    assert "at least 10 instances" in cm.pairing_note("domain", 10, None)
+    text = cm.pairing_note("all", 10, 0.05)
+    assert "whole sample" in text and "above 0.05" in text
+    assert text.startswith(cm.PAIRING_RULE)
+
+
+def test_relation_domains_from_bear():
+    dom = cm.relation_domains(["P37", "P19"])
+    assert set(map(tuple, dom.values)) == {("P37", "Political"), ("P37", "Geographic"),
+                                           ("P19", "Biographical")}
