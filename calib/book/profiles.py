@@ -69,6 +69,10 @@ PROFILES: dict[str, Profile] = {
         shared={"models": ["tiny-gpt2", "tiny-llama", "tiny-bert", "tiny-roberta"],
                 "relations": QUICK_RELATIONS, "per_relation": 3, "seed": 0,
                 "n_bootstrap": 20},
+        chapters={"lpaqa": {"lama_relations": ["P30", "P1303"], "train_per_relation": 2,
+                            "test_per_relation": 3, "top_t": 2, "max_sentences": 200,
+                            "paraphrase_rounds": 1, "adam_steps": 50, "bear_per_relation": 1,
+                            "bear_top_k": 1}},
         synthetic=True,
     ),
     "cpu": Profile(
@@ -87,6 +91,9 @@ PROFILES: dict[str, Profile] = {
         label="the paper's models on all of BEAR",
         shared={"models": _paper_models, "relations": None, "per_relation": None, "seed": 0,
                 "n_bootstrap": 1000},
+        chapters={"lpaqa": {"lama_relations": None, "train_per_relation": 20,
+                            "test_per_relation": 50, "top_t": 10, "bear_per_relation": None,
+                            "bear_top_k": 5}},
     ),
 }
 DEFAULT_PROFILE = "cpu"
