@@ -58,6 +58,12 @@ SHARED_PARAMETERS: tuple[str, ...] = ("models", "relations", "per_relation", "se
 #: the relations of the quick profile: two 1:1 relations (60 options), a 25-option, a 6-option
 #: and a 5-option relation
 QUICK_RELATIONS = ["P36", "P37", "P19", "P30", "P105"]
+#: the FACTOR sample of the quick profile, shared by the chapters that score FACTOR (factor,
+#: answer_set) so that they reuse the same stored scores: short prefixes and completions fit
+#: the tiny models' 256 positions
+QUICK_FACTOR = {"factor_items": 3, "factor_prefix_words": 20, "factor_completion_words": 25}
+#: the paper profile scores every FACTOR item
+PAPER_FACTOR = {"factor_items": None}
 
 PROFILES: dict[str, Profile] = {
     "quick": Profile(
@@ -72,7 +78,9 @@ PROFILES: dict[str, Profile] = {
         chapters={"lpaqa": {"lama_relations": ["P30", "P1303"], "train_per_relation": 2,
                             "test_per_relation": 3, "top_t": 2, "max_sentences": 200,
                             "paraphrase_rounds": 1, "adam_steps": 50, "bear_per_relation": 1,
-                            "bear_top_k": 1}},
+                            "bear_top_k": 1},
+                  "factor": QUICK_FACTOR, "answer_set": QUICK_FACTOR,
+                  "clm_vs_mlm": {"min_instances": 5}},
         synthetic=True,
     ),
     "cpu": Profile(
@@ -93,7 +101,8 @@ PROFILES: dict[str, Profile] = {
                 "n_bootstrap": 1000},
         chapters={"lpaqa": {"lama_relations": None, "train_per_relation": 20,
                             "test_per_relation": 50, "top_t": 10, "bear_per_relation": None,
-                            "bear_top_k": 5}},
+                            "bear_top_k": 5},
+                  "factor": PAPER_FACTOR, "answer_set": PAPER_FACTOR},
     ),
 }
 DEFAULT_PROFILE = "cpu"

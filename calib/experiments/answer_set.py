@@ -1,10 +1,11 @@
 """The number of answer options (paper §5.2, Figures 3 and 4).
 
 BEAR's 1:1 relations have 60 options per instance. Cutting the answer space to ``k`` options
-(the correct one always kept, the others drawn at random: :func:`calib.confidence.subsample_options`)
-from the *stored* scores, with no rescoring, shows how Base confidence, accuracy and ACE move
-with the size of the answer space (Figure 3). At ``k = 5`` BEAR's 1:1 relations are set beside
-FACTOR's four options for the same models (Figure 4, with :mod:`calib.experiments.factor`).
+(the correct one always kept, the others drawn at random:
+:func:`calib.confidence.subsample_options`) from the *stored* scores, with no rescoring, shows
+how Base confidence, accuracy and ACE move with the size of the answer space (Figure 3). At
+``k = 5`` BEAR's 1:1 relations are set beside FACTOR's four options for the same models
+(Figure 4, with :mod:`calib.experiments.factor`).
 """
 
 from __future__ import annotations
