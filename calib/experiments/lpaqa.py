@@ -623,12 +623,13 @@ def transfer_sample(relations: Sequence[str], per_relation: int | None, seed: in
 
 
 def cost_table(*costs: pd.DataFrame) -> pd.DataFrame:
-    """The scoring cost per model and part, with a total row per model."""
+    """The scoring cost per model and part, with a total row per model. ``statements/s`` is
+    left out (NaN) for parts that took under a second: their scores came from the cache."""
     frame = pd.concat(costs, ignore_index=True)
     total = frame.groupby("model", as_index=False)[["statements", "seconds"]].sum() \
         .assign(part="total")
     out = pd.concat([frame, total], ignore_index=True)
-    out["statements/s"] = out["statements"] / out["seconds"].where(out["seconds"] > 0)
+    out["statements/s"] = out["statements"] / out["seconds"].where(out["seconds"] >= 1.0)
     return out.sort_values(["model"], kind="stable").reset_index(drop=True)
 
 

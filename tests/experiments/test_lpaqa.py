@@ -268,3 +268,18 @@ def test_transfer_results_with_one_transferred_prompt(selection):
     out = L.transfer_results(synthetic(rates, 10, 4, L.BEAR), ranking, 1, n_boot=0)
     assert out["method"].is_unique and "LAMA top-1" in set(out["method"])
     assert not out["method"].str.startswith("LAMA Average").any()
+
+
+def test_score_reduces_cached_scores_and_reports_the_cost(small_lama):
+    lama = small_lama.sample.select(["P30"])
+    prompts = pd.DataFrame({"relation": "P30", "template": ["manual"],
+                            "text": ["[X] is located in [Y] ."], "source": ["manual"]})
+    queries = L.lama_queries(lama, prompts)
+    sent, cost = L.score(["tiny-gpt2"], queries, "LAMA", progress=False)
+    assert len(sent) == L.statements(queries) == cost["statements"].item()
+    assert set(sent["dataset"]) == {L.TRAIN, L.TEST} and sent["score"].lt(0).all()
+    again, cost2 = L.score(["tiny-gpt2"], queries, "LAMA", progress=False)
+    pd.testing.assert_frame_equal(again, sent)
+    table = L.cost_table(cost, cost2.assign(part="again", seconds=0.01)).set_index("part")
+    assert table.loc["total", "statements"] == 2 * len(sent)
+    assert np.isnan(table.loc["again", "statements/s"])
