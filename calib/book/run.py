@@ -49,6 +49,9 @@ def kernel_environment(extra: Mapping[str, str] | None = None):
         os.environ["PYTHONPATH"] = os.pathsep.join(paths)
         os.environ["JUPYTER_PATH"] = os.pathsep.join(
             [jupyter_dir, *[p for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p]])
+        # model-loading progress bars and advisory warnings are noise on a book page
+        os.environ.update({"HF_HUB_DISABLE_PROGRESS_BARS": "1", "TRANSFORMERS_VERBOSITY": "error",
+                           "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1"})
         os.environ.update(extra or {})
         try:
             yield

@@ -13,7 +13,7 @@ from __future__ import annotations
 import html
 import math
 import numbers
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
@@ -174,14 +174,30 @@ def _source_of(frame: pd.DataFrame) -> str:
     return ", ".join(bits)
 
 
-def reported_table(frame: pd.DataFrame, *, source: str | None = None, caption: str | None = None,
+def reported_table(frame: pd.DataFrame, *, columns: Sequence[str] | None = None,
+                   source: str | None = None, caption: str | None = None,
+                   label: str | None = None,
                    digits: int | None | Mapping[str, int | None] = None,
                    note: str | None = None) -> HtmlTable:
-    """The papers' printed values as a table labelled :data:`REPORTED_LABEL` and its ``source``
-    (default: ``frame.attrs`` from :func:`calib.report.reported.reported`), values as given
-    (``digits=None``). It is a separate table, never a column of a computed one."""
-    src = source if source is not None else _source_of(frame)
-    label = f"{REPORTED_LABEL}" + (f" ({src})" if src else "")
-    cap = caption if caption is not None else (frame.attrs or {}).get("caption")
-    return html_table(frame, digits=digits, caption=cap, label=label, note=note,
+    """The papers' printed values (or the authors' released ones) as a separate table, values
+    as given (``digits=None``), never a column of a computed one.
+
+    Frames from :func:`calib.report.reported.reported` carry their own ``label`` ("reported in
+    the paper ...", "reported in the authors' repository ...") and ``source`` in ``attrs``: the
+    table is labelled with them. Otherwise the label is :data:`REPORTED_LABEL` with ``source``
+    (default: a citation built from ``attrs``)."""
+    attrs = frame.attrs or {}
+    own, where = attrs.get("label"), attrs.get("source")
+    if label is None and own:
+        label = own[0].upper() + own[1:]
+        if source is None and isinstance(where, Mapping) and where.get("where"):
+            source = str(where["where"])
+        text = f"{label}. Source: {source}." if source else label
+        cap = caption if caption is not None else attrs.get("table") or attrs.get("caption")
+    else:
+        src = source if source is not None else _source_of(frame)
+        text = (label or REPORTED_LABEL) + (f" ({src})" if src else "")
+        cap = caption if caption is not None else attrs.get("caption")
+    shown = frame[list(columns)] if columns is not None else frame
+    return html_table(shown, digits=digits, caption=cap, label=text, note=note,
                       css_class="calib-reported")

@@ -14,7 +14,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 import torch
-from tqdm.auto import tqdm
+from tqdm import tqdm  # plain text bars: also readable in a notebook's stderr
 
 from calib.models.loading import LoadedModel, load_model, model_key
 from calib.models.registry import get_spec
