@@ -12,12 +12,18 @@ from pathlib import Path
 CACHE_ENV = "CALIB_CACHE_DIR"
 
 
-def cache_root(cache_dir: str | os.PathLike | None = None) -> Path:
-    """The cache root: ``cache_dir`` if given, else ``$CALIB_CACHE_DIR``, else the user cache."""
-    if cache_dir is not None:
-        return Path(cache_dir).expanduser()
-    env = os.environ.get(CACHE_ENV)
+def resolve_dir(given: str | os.PathLike | None, env_var: str, *user_cache_parts: str) -> Path:
+    """``given`` if not None, else ``$env_var`` if set, else ``$XDG_CACHE_HOME`` (default
+    ``~/.cache``) joined with ``user_cache_parts``."""
+    if given is not None:
+        return Path(given).expanduser()
+    env = os.environ.get(env_var)
     if env:
         return Path(env).expanduser()
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "calib"
+    return Path(base).joinpath(*user_cache_parts)
+
+
+def cache_root(cache_dir: str | os.PathLike | None = None) -> Path:
+    """The cache root: ``cache_dir`` if given, else ``$CALIB_CACHE_DIR``, else the user cache."""
+    return resolve_dir(cache_dir, CACHE_ENV, "calib")

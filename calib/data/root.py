@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from calib.settings import resolve_dir
+
 ENV_VAR = "CALIB_DATA_DIR"
 
 #: upstream sources: (local glob, repo, commit, path in repo ({name} = file stem), tar member)
@@ -81,13 +83,7 @@ class DataIntegrityError(ValueError):
 
 def data_root(root: str | os.PathLike | None = None) -> Path:
     """The data root: ``root`` if given, else ``$CALIB_DATA_DIR``, else the user cache."""
-    if root is not None:
-        return Path(root).expanduser()
-    env = os.environ.get(ENV_VAR)
-    if env:
-        return Path(env).expanduser()
-    cache = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(cache) / "calib" / "data"
+    return resolve_dir(root, ENV_VAR, "calib", "data")
 
 
 @lru_cache(maxsize=1)

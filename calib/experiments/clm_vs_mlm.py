@@ -22,7 +22,7 @@ import pandas as pd
 
 from calib.confidence import all_estimates, paired_estimates_difference, summary
 from calib.data.bear import load_bear
-from calib.report.prose import compare_sentence
+from calib.experiments.prose import compare_sentence
 
 #: the estimators Table 2 compares, as named by :func:`calib.confidence.all_estimates`
 ESTIMATORS: tuple[str, ...] = ("Margin", "Average/min")
@@ -167,7 +167,7 @@ def model_table(estimates: pd.DataFrame, objectives: dict[str, str], n_boot: int
 def pair_differences(estimates: pd.DataFrame, pairs: pd.DataFrame, domains: pd.DataFrame,
                      within: str = "domain", n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
     """Paired bootstrap of ``Brier(CLM) - Brier(MLM)`` per pair and estimator on the pair's
-    instances, with a generated sentence (:func:`calib.report.prose.compare_sentence`)."""
+    instances, with a generated sentence (:func:`calib.experiments.prose.compare_sentence`)."""
     sc = scoped(estimates, domains, within)
     rows = []
     for p in pairs.itertuples(index=False):

@@ -42,7 +42,7 @@ import pandas as pd
 from calib.confidence import (base, margin, paired_estimates_difference, sentence_scores, summary,
                               template_predictions)
 from calib.data.factor import OFFLINE_SUBSETS, Factor, load_factor, truncate_prefix
-from calib.report.prose import compare_sentence
+from calib.experiments.prose import compare_sentence
 from calib.scoring.run import score_queries
 from calib.scoring.statements import Query, continuation_statement
 
@@ -161,7 +161,7 @@ def table4(summ: pd.DataFrame) -> pd.DataFrame:
 def margin_vs_base(estimates: pd.DataFrame, metric: str = "ace", n_boot: int = 1000,
                    seed: int = 0) -> pd.DataFrame:
     """Paired bootstrap of ``metric(Margin) - metric(Base)`` per model and dataset, with a
-    generated sentence (:func:`calib.report.prose.compare_sentence`)."""
+    generated sentence (:func:`calib.experiments.prose.compare_sentence`)."""
     rows = []
     for (model, dataset), part in estimates.groupby(["model", "dataset"], sort=False):
         b = part[part["estimator"] == "Base"]

@@ -156,7 +156,7 @@ def test_shared_models_keep_the_run_order():
 
 
 def test_correlation_sentence_asserts_a_sign_only_when_the_interval_excludes_zero():
-    from calib.report.prose import correlation_sentence
+    from calib.experiments.prose import correlation_sentence
 
     neg = correlation_sentence("accuracy", "ACE", {"r": -0.8, "low": -0.9, "high": -0.5, "n": 6})
     assert "negatively correlated" in neg and "6 models" in neg
