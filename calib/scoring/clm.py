@@ -97,10 +97,19 @@ def _select_cache(cache, index: torch.Tensor):
     return tuple(tuple(t.index_select(0, index) for t in layer) for layer in cache)
 
 
+def _continuation_buckets(lengths: np.ndarray, pad: bool) -> list[np.ndarray]:
+    """Rows (indices into ``lengths``) run together: one bucket per length, or all in one."""
+    todo = np.nonzero(lengths > 0)[0]
+    if pad:
+        return [todo] if todo.size else []
+    return [todo[lengths[todo] == n] for n in np.unique(lengths[todo])]
+
+
 @torch.inference_mode()
 def clm_score(model, groups: Sequence[Sequence[Encoded]], device: torch.device | str = "cpu",
               max_logits: int = DEFAULT_MAX_LOGITS,
-              progress: Callable[[int], None] | None = None) -> list[list[np.ndarray]]:
+              progress: Callable[[int], None] | None = None,
+              pad: bool | None = None) -> list[list[np.ndarray]]:
     """Per-token log-probabilities for every statement of every group.
 
     ``groups[g][o]`` is the encoded statement of option ``o`` of query ``g`` (see
@@ -108,8 +117,11 @@ def clm_score(model, groups: Sequence[Sequence[Encoded]], device: torch.device |
     array of log p(token) for the statement's targets. ``progress(n)`` is called with the number
     of statements finished after each batch.
 
-    Within a batch the prefix runs once; the options' continuations then run in buckets of equal
-    length, each on its own copy of the prefix cache, so no compute is spent on padding.
+    Within a batch the prefix runs once. With ``pad=False`` (the default on CPUs, where compute
+    is the bottleneck) the options' continuations run in buckets of equal length, each on its
+    own copy of the prefix cache, so nothing is spent on padding; with ``pad=True`` (the default
+    on GPUs, where each forward pass has a fixed launch cost) they run in one right-padded pass.
+    Both give the same scores.
     """
     device = torch.device(device)
     vocab = int(model.get_output_embeddings().weight.shape[0])
@@ -130,17 +142,26 @@ def clm_score(model, groups: Sequence[Sequence[Encoded]], device: torch.device |
         prefix_cache = _cache_of(res)
         rest: dict[int, np.ndarray] = {}
         lengths = np.asarray([len(groups[g][o].ids) - 1 - p for _, g, o in rows])
-        for length in np.unique(lengths[lengths > 0]):
-            idx = np.nonzero(lengths == length)[0]
-            seqs = np.stack([groups[rows[r][1]][rows[r][2]].ids[p:] for r in idx])
-            inputs = torch.as_tensor(seqs[:, :-1], device=device)
+        for idx in _continuation_buckets(lengths, pad if pad is not None else device.type != "cpu"):
+            width = int(lengths[idx].max())
+            seqs = np.zeros((len(idx), width + 1), dtype=np.int64)  # right-padded with id 0
+            mask = np.zeros((len(idx), p + width), dtype=np.int64)
+            mask[:, :p] = 1
+            for k, r in enumerate(idx):
+                tail = groups[rows[r][1]][rows[r][2]].ids[p:]
+                seqs[k, :len(tail)] = tail
+                mask[k, p:p + len(tail) - 1] = 1
             cache = _select_cache(prefix_cache, row_q[torch.as_tensor(idx, device=device)])
-            res2 = model(input_ids=inputs, use_cache=True, **{cache_kw: cache},
-                         position_ids=torch.arange(p, p + int(length), device=device)[None]
+            padded = bool((lengths[idx] < width).any())
+            res2 = model(input_ids=torch.as_tensor(seqs[:, :-1], device=device), use_cache=True,
+                         **{cache_kw: cache},
+                         **({"attention_mask": torch.as_tensor(mask, device=device)}
+                            if padded else {}),
+                         position_ids=torch.arange(p, p + width, device=device)[None]
                          .expand(len(idx), -1))
             got = _token_logprobs(res2.logits, torch.as_tensor(seqs[:, 1:], device=device))
             for r, values in zip(idx, got.cpu().numpy()):
-                rest[int(r)] = values
+                rest[int(r)] = values[:lengths[r]]
         for r, (q, g, o) in enumerate(rows):
             parts = [shared[q], first[r:r + 1]]
             if r in rest:

@@ -35,6 +35,18 @@ def test_invariant_to_batch_size(name, tiny_models, small_bear):
 
 
 @pytest.mark.parametrize("name", CLMS)
+def test_padded_continuations_equal_buckets(name, tiny_models, small_bear):
+    lm = tiny_models[name]
+    groups = encode(lm, queries(small_bear))
+    buckets = clm_score(lm.model, groups, pad=False)
+    padded = clm_score(lm.model, groups, pad=True)
+    for gb, gp in zip(buckets, padded):
+        for b, q in zip(gb, gp):
+            assert b.shape == q.shape
+            np.testing.assert_allclose(q, b, atol=1e-4)
+
+
+@pytest.mark.parametrize("name", CLMS)
 def test_invariant_to_order(name, tiny_models, small_bear):
     lm = tiny_models[name]
     groups = encode(lm, queries(small_bear))
