@@ -69,3 +69,27 @@ def test_scores_every_token_after_the_start(tiny_models, small_bear):
             assert enc.ids[0] == lm.start_token_id
             assert len(v) == len(enc.roles) == len(enc.ids) - 1
             assert np.all(v < 0)
+
+
+def test_gemma3_sliding_window_model(tiny_models, small_bear):
+    """A tiny Gemma 3 (sliding-window and full attention layers, window shorter than the
+    statements): bucketed and padded continuations both equal the reference."""
+    import torch
+    from transformers import AutoModelForCausalLM, Gemma3TextConfig
+
+    tok = tiny_models["tiny-llama"].tokenizer
+    cfg = Gemma3TextConfig(vocab_size=len(tok), hidden_size=32, intermediate_size=64,
+                           num_hidden_layers=4, num_attention_heads=2, num_key_value_heads=1,
+                           head_dim=16, sliding_window=8, max_position_embeddings=256,
+                           layer_types=["sliding_attention", "full_attention"] * 2)
+    torch.manual_seed(0)
+    model = AutoModelForCausalLM.from_config(cfg).eval()
+    from calib.scoring.encoding import encode_clm
+
+    groups = [encode_clm(tok, q.statements, tok.bos_token_id) for q in queries(small_bear)]
+    assert max(len(e.ids) for g in groups for e in g) > 2 * cfg.sliding_window
+    for pad in (False, True):
+        fast = clm_score(model, groups, pad=pad)
+        for encs, values in zip(groups[::3], fast[::3]):
+            for enc, got in zip(encs[:5], values[:5]):
+                np.testing.assert_allclose(got, clm_reference(model, enc), atol=1e-4)
