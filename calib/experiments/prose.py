@@ -18,6 +18,11 @@ def fmt(x: float, digits: int = 3) -> str:
     return f"{x:.{digits}f}"
 
 
+def _difference(diff: Mapping) -> str:
+    return (f"difference {fmt(diff['difference'])}, 95% interval [{fmt(diff['low'])}, "
+            f"{fmt(diff['high'])}]")
+
+
 def compare_sentence(a: str, b: str, diff: Mapping, subject: str = "") -> str:
     """One sentence comparing ``a`` with ``b`` from a paired-difference result (``metric``,
     ``difference`` = a - b, ``low``, ``high``; see
@@ -25,8 +30,7 @@ def compare_sentence(a: str, b: str, diff: Mapping, subject: str = "") -> str:
     metric = diff["metric"]
     name = METRIC_NAMES.get(metric, metric)
     where = f" for {subject}" if subject else ""
-    interval = f"difference {fmt(diff['difference'])}, 95% interval [{fmt(diff['low'])}, " \
-               f"{fmt(diff['high'])}]"
+    interval = _difference(diff)
     if diff["low"] > 0 or diff["high"] < 0:
         direction = "higher" if diff["difference"] > 0 else "lower"
         better = (direction == "lower") == (metric in LOWER_IS_BETTER)
@@ -51,8 +55,7 @@ def change_sentence(a: str, b: str, diff: Mapping, quantity: str, subject: str =
     ``high``) of a ``quantity`` that has no better direction (e.g. mean confidence): "lower" or
     "higher" only when the interval excludes 0."""
     where = f" for {subject}" if subject else ""
-    interval = f"difference {fmt(diff['difference'])}, 95% interval [{fmt(diff['low'])}, " \
-               f"{fmt(diff['high'])}]"
+    interval = _difference(diff)
     if diff["low"] > 0 or diff["high"] < 0:
         direction = "higher" if diff["difference"] > 0 else "lower"
         return f"{a} gives a {direction} {quantity} than {b}{where} ({interval})."
