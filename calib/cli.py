@@ -23,10 +23,8 @@ def _score(args: argparse.Namespace) -> int:
     from calib.confidence.estimators import base
     from calib.confidence.metrics import accuracy
     from calib.confidence.reductions import sentence_scores
-    from calib.models.loading import ModelLoadError, model_key
-    from calib.scoring.cache import ScoreStore
-    from calib.scoring.run import score_bear, scoring_options
-    from calib.settings import cache_root
+    from calib.models.loading import ModelLoadError
+    from calib.scoring.run import score_bear, score_store
 
     rels = [r.strip() for r in args.relations.split(",")] if args.relations else None
     t0 = time.time()
@@ -37,8 +35,7 @@ def _score(args: argparse.Namespace) -> int:
     except (ModelLoadError, FileNotFoundError, ValueError) as exc:
         print(f"calib score: {exc}", file=sys.stderr)
         return 2
-    store = ScoreStore.at(cache_root(args.cache_dir), model_key(args.model, args.cache_dir),
-                          scoring_options(args.model, None, args.dtype), "bear")
+    store = score_store(args.model, "bear", cache_dir=args.cache_dir, dtype=args.dtype)
     n_inst = scores.groupby(["relation", "instance"]).ngroups
     print(f"{len(scores)} statements ({n_inst} instances x {scores['template'].nunique()} "
           f"templates) in {time.time() - t0:.1f} s")

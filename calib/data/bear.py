@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from calib.data.errors import DataFormatError
-from calib.data.jsonl import read_json, read_jsonl
+from calib.data.jsonl import check_unique, read_json, read_jsonl
 from calib.data.root import data_file, data_files
 
 PARAPHRASES: tuple[str, ...] = tuple(f"paraphrase-{i}" for i in range(5))
@@ -222,7 +222,6 @@ def load_bear(root: str | os.PathLike | None = None,
         parts = parse_relation_metadata(meta_path, rel, meta[rel],
                                         domain_info.get(rel, {}).get("domains", ()))
         rows = read_jsonl(path, required=_INSTANCE_FIELDS)
-        seen: dict[str, int] = {}
         for row in rows:
             line, idx = row["_line"], row["answer_idx"]
             if not isinstance(idx, int) or not 0 <= idx < len(parts["answer_labels"]):
@@ -235,10 +234,7 @@ def load_bear(root: str | os.PathLike | None = None,
                     path, f"answer_idx {idx} points at {parts['answer_labels'][idx]!r} "
                     f"({parts['answer_ids'][idx]}), but the object is {row['obj_label']!r} "
                     f"({row['obj_id']})", line=line, field="answer_idx")
-            if row["sub_id"] in seen:
-                raise DataFormatError(path, f"subject {row['sub_id']} repeats line "
-                                      f"{seen[row['sub_id']]}", line=line, field="sub_id")
-            seen[row["sub_id"]] = line
+        check_unique(path, rows, lambda r: r["sub_id"], "sub_id", lambda k: f"subject {k}")
         digest = hashlib.sha256(meta_bytes[rel] + path.read_bytes()).hexdigest()[:16]
         rels[rel] = Relation(id=rel, version=digest, **parts)
         frames.append(pd.DataFrame({

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Hashable, Iterable
 
 from calib.data.errors import DataFormatError
 
@@ -45,3 +45,16 @@ def read_jsonl(path: Path, required: Iterable[str] = ()) -> list[dict]:
             row["_line"] = lineno
             rows.append(row)
     return rows
+
+
+def check_unique(path: Path, rows: list[dict], key: Callable[[dict], Hashable], field: str,
+                 describe: Callable[[Hashable], str]) -> None:
+    """Raise :class:`DataFormatError` at the first row (from :func:`read_jsonl`) whose ``key``
+    repeats an earlier row's, naming both lines: ``"<describe(key)> repeats line N"``."""
+    seen: dict = {}
+    for row in rows:
+        k = key(row)
+        if k in seen:
+            raise DataFormatError(path, f"{describe(k)} repeats line {seen[k]}",
+                                  line=row["_line"], field=field)
+        seen[k] = row["_line"]

@@ -38,7 +38,7 @@ import pandas as pd
 
 from calib.data.bear import Bear, Relation
 from calib.data.errors import DataFormatError
-from calib.data.jsonl import read_jsonl
+from calib.data.jsonl import check_unique, read_jsonl
 from calib.data.root import data_file, data_files
 
 #: name of the manual LAMA template in ``Relation.templates``
@@ -195,14 +195,10 @@ def load_relations(root=None) -> pd.DataFrame:
     """
     path = data_file(_RELATIONS, root)
     rows = read_jsonl(path, required=("relation", "template"))
-    seen: dict[str, int] = {}
     for row in rows:
-        rid = _string(path, row, "relation")
-        if rid in seen:
-            raise DataFormatError(path, f"relation {rid} repeats line {seen[rid]}",
-                                  line=row["_line"], field="relation")
-        seen[rid] = row["_line"]
+        _string(path, row, "relation")
         check_template(path, row["template"], line=row["_line"], field="template")
+    check_unique(path, rows, lambda r: r["relation"], "relation", lambda k: f"relation {k}")
     return pd.DataFrame({
         "relation": [r["relation"] for r in rows],
         "template": [r["template"] for r in rows],
@@ -214,28 +210,20 @@ def load_relations(root=None) -> pd.DataFrame:
 
 def _read_facts(path: Path) -> list[dict]:
     rows = read_jsonl(path, required=_FACT_FIELDS)
-    seen: dict[str, int] = {}
     for row in rows:
         for key in _FACT_FIELDS:
             _string(path, row, key)
-        if row["uuid"] in seen:
-            raise DataFormatError(path, f"uuid {row['uuid']} repeats line {seen[row['uuid']]}",
-                                  line=row["_line"], field="uuid")
-        seen[row["uuid"]] = row["_line"]
+    check_unique(path, rows, lambda r: r["uuid"], "uuid", lambda k: f"uuid {k}")
     return rows
 
 
 def _read_train(path: Path) -> list[dict]:
     rows = read_jsonl(path, required=_TRAIN_FIELDS)
-    seen: dict[tuple, int] = {}
     for row in rows:
         for key in _TRAIN_FIELDS:
             _string(path, row, key)
-        key = (row["sub_uri"], row["obj_uri"])
-        if key in seen:
-            raise DataFormatError(path, f"pair {key} repeats line {seen[key]}",
-                                  line=row["_line"], field="sub_uri")
-        seen[key] = row["_line"]
+    check_unique(path, rows, lambda r: (r["sub_uri"], r["obj_uri"]), "sub_uri",
+                 lambda k: f"pair {k}")
     return rows
 
 

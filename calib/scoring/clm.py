@@ -22,6 +22,7 @@ import numpy as np
 import torch
 
 from calib.scoring.encoding import Encoded
+from calib.scoring.logprobs import token_logprobs
 from calib.scoring.statements import common_prefix_length
 
 DEFAULT_MAX_LOGITS = 1 << 28  # 256M floats, 1 GiB in float32
@@ -69,12 +70,6 @@ def _batches(units: list[_Unit], vocab: int, max_logits: int) -> list[list[_Unit
     if cur:
         batches.append(cur)
     return batches
-
-
-def _token_logprobs(logits: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
-    """log softmax(logits)[ids] along the last axis, without materialising the log-softmax."""
-    picked = logits.gather(-1, ids[..., None])[..., 0].float()
-    return picked - torch.logsumexp(logits.float(), dim=-1)
 
 
 def _cache_of(result):
@@ -133,11 +128,11 @@ def clm_score(model, groups: Sequence[Sequence[Encoded]], device: torch.device |
                                  device=device)
         res = model(input_ids=prefix, use_cache=True)
         logits = res.logits  # (Q, P, V)
-        shared = _token_logprobs(logits[:, :-1], prefix[:, 1:]).cpu().numpy()  # (Q, P-1)
+        shared = token_logprobs(logits[:, :-1], prefix[:, 1:]).cpu().numpy()  # (Q, P-1)
         rows = [(q, u.group, o) for q, u in enumerate(batch) for o in u.options]
         first_ids = torch.as_tensor([int(groups[g][o].ids[p]) for _, g, o in rows], device=device)
         row_q = torch.as_tensor([q for q, _, _ in rows], device=device)
-        first = _token_logprobs(logits[row_q, -1], first_ids).cpu().numpy()
+        first = token_logprobs(logits[row_q, -1], first_ids).cpu().numpy()
         del logits
         prefix_cache = _cache_of(res)
         rest: dict[int, np.ndarray] = {}
@@ -159,7 +154,7 @@ def clm_score(model, groups: Sequence[Sequence[Encoded]], device: torch.device |
                             if padded else {}),
                          position_ids=torch.arange(p, p + width, device=device)[None]
                          .expand(len(idx), -1))
-            got = _token_logprobs(res2.logits, torch.as_tensor(seqs[:, 1:], device=device))
+            got = token_logprobs(res2.logits, torch.as_tensor(seqs[:, 1:], device=device))
             for r, values in zip(idx, got.cpu().numpy()):
                 rest[int(r)] = values[:lengths[r]]
         for r, (q, g, o) in enumerate(rows):

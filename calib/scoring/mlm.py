@@ -17,6 +17,7 @@ import numpy as np
 import torch
 
 from calib.scoring.encoding import Encoded, mlm_masked_positions
+from calib.scoring.logprobs import token_logprobs
 
 DEFAULT_MAX_LOGITS = 1 << 27
 
@@ -60,9 +61,8 @@ def mlm_score(model, groups: Sequence[Sequence[Encoded]], mask_id: int, pad_id: 
         logits = model(input_ids=torch.as_tensor(ids, device=device),
                        attention_mask=torch.as_tensor(attn, device=device)).logits
         rows = torch.arange(len(batch), device=device)
-        at = logits[rows, torch.as_tensor(pos, device=device)].float()  # (B, V)
-        values = (at.gather(-1, torch.as_tensor(gold, device=device)[:, None])[:, 0]
-                  - torch.logsumexp(at, dim=-1)).cpu().numpy()
+        at = logits[rows, torch.as_tensor(pos, device=device)]  # (B, V)
+        values = token_logprobs(at, torch.as_tensor(gold, device=device)).cpu().numpy()
         done = 0
         for (g, o, k), v in zip(batch, values):
             out[g][o][k] = v

@@ -13,7 +13,6 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
-import torch
 from tqdm import tqdm  # plain text bars: also readable in a notebook's stderr
 
 from calib.models.loading import LoadedModel, load_model, model_key
@@ -70,6 +69,18 @@ def _score_chunk(lm: LoadedModel, queries: Sequence[Query], max_logits: int | No
     return pd.DataFrame(rows)
 
 
+def score_store(model: str | LoadedModel, dataset: str, *,
+                cache_dir: str | os.PathLike | None = None, dtype: str | None = None,
+                objective: str | None = None) -> ScoreStore:
+    """The store that holds ``model``'s scores of ``dataset`` under these scoring options
+    (computed without loading the model)."""
+    if isinstance(model, LoadedModel):
+        key, options = model.key, scoring_options(model.name, model.objective, str(model.dtype))
+    else:
+        key, options = model_key(model, cache_dir), scoring_options(model, objective, dtype)
+    return ScoreStore.at(cache_root(cache_dir), key, options, dataset)
+
+
 def score_queries(model: str | LoadedModel, queries: Sequence[Query], *,
                   cache_dir: str | os.PathLike | None = None, device: str | None = "auto",
                   dtype: str | None = None, objective: str | None = None,
@@ -84,19 +95,13 @@ def score_queries(model: str | LoadedModel, queries: Sequence[Query], *,
     if not queries:
         return empty_scores()
     name = model.name if isinstance(model, LoadedModel) else model
-    key = model.key if isinstance(model, LoadedModel) else model_key(name, cache_dir)
-    if isinstance(model, LoadedModel):
-        options = scoring_options(name, model.objective, str(model.dtype))
-    else:
-        options = scoring_options(name, objective, dtype)
-    root = cache_root(cache_dir)
     by_dataset: dict[str, list[Query]] = {}
     for q in queries:
         by_dataset.setdefault(q.dataset, []).append(q)
     frames = []
     lm = model if isinstance(model, LoadedModel) else None
     for dataset, qs in by_dataset.items():
-        store = ScoreStore.at(root, key, options, dataset)
+        store = score_store(model, dataset, cache_dir=cache_dir, dtype=dtype, objective=objective)
         stored, missing = store.lookup(qs)
         frames.append(stored)
         if not missing:

@@ -5,7 +5,6 @@ import pandas as pd
 import pytest
 
 import calib.scoring.run as run
-from calib.scoring.cache import ScoreStore
 from calib.scoring.schema import SCORE_COLUMNS, check_score_table
 from calib.scoring.statements import bear_queries
 
@@ -123,11 +122,7 @@ def test_dtype_is_part_of_the_key(tiny_models, qs, cache):
 
 
 def _store(cache, qs, dtype=None):
-    from calib.models.loading import model_key
-    from calib.settings import cache_root
-
-    return ScoreStore.at(cache_root(cache), model_key("tiny-gpt2", cache),
-                         run.scoring_options("tiny-gpt2", None, dtype), qs[0].dataset)
+    return run.score_store("tiny-gpt2", qs[0].dataset, cache_dir=cache, dtype=dtype)
 
 
 def _assert_same_scores(a, b):
