@@ -19,14 +19,11 @@ import json
 import time
 from pathlib import Path
 
-import numpy as np
 import torch
 
 from calib.models.loading import LoadedModel, load_model
 from calib.scoring.clm import clm_score
 from calib.scoring.encoding import encode_clm, encode_mlm
-from calib.scoring.mlm import mlm_score
-from calib.scoring.reference import clm_reference, mlm_reference
 
 import scoring_throughput as st
 
