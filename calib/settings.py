@@ -30,6 +30,23 @@ def resolve_dir(given: str | os.PathLike | None, env_var: str, *user_cache_parts
     return Path(base).joinpath(*user_cache_parts)
 
 
+def atomic_write(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file beside it and a rename, so a reader
+    sees the old file or the whole new one; the temporary file never stays behind."""
+    import tempfile
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".part")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
 def cache_root(cache_dir: str | os.PathLike | None = None) -> Path:
     """The cache root: ``cache_dir`` if given, else ``$CALIB_CACHE_DIR``, else the user cache."""
     return resolve_dir(cache_dir, CACHE_ENV, "calib")

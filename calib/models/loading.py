@@ -17,8 +17,6 @@ import hashlib
 import json
 import logging
 import os
-import shutil
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +26,8 @@ import torch
 from calib.models.registry import (ModelSpec, embedded_missing, get_spec, gguf_path,
                                    hub_snapshot)
 from calib.models.tiny import TINY_VERSION, tiny_folder
-from calib.settings import cache_lock, cache_root, cache_writes
+from calib.models.folders import save_model_folder
+from calib.settings import atomic_write, cache_lock, cache_root
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +96,7 @@ def file_sha256(path: Path, cache_dir: str | os.PathLike | None = None) -> str:
                 digest.update(block)
         known[key] = digest.hexdigest()
         try:
-            _atomic_write_text(memo, json.dumps(known, indent=1))
+            atomic_write(memo, json.dumps(known, indent=1).encode())
         except OSError:
             pass
     return known[key]
@@ -113,18 +112,6 @@ def folder_hash(folder: Path, cache_dir: str | os.PathLike | None = None) -> str
             continue
         digest.update(f"{path.name}\0{file_sha256(path, cache_dir)}\n".encode())
     return digest.hexdigest()[:16]
-
-
-def _atomic_write_text(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".part")
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 def model_key(name: str, cache_dir: str | os.PathLike | None = None) -> str:
@@ -190,19 +177,8 @@ def _convert(spec: ModelSpec, src: Path, folder: Path, want: dict) -> None:
         del model.config.quantization_config
     model.hf_quantizer = None
     model.is_quantized = False
-    needed = sum(p.numel() * p.element_size() for p in model.parameters()) + 50_000_000
-    with cache_writes(folder.parent, f"the converted model {spec.name}", needed):
-        folder.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=folder.name + ".tmp"))
-        try:
-            model.save_pretrained(tmp)
-            tokenizer.save_pretrained(tmp)
-            (tmp / "calib-source.json").write_text(json.dumps(want))
-            if folder.exists():
-                shutil.rmtree(folder)
-            os.replace(tmp, folder)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
+    save_model_folder(model, tokenizer, folder, f"the converted model {spec.name}",
+                      extra={"calib-source.json": json.dumps(want)}, slack=50_000_000)
     log.warning("converted %s in %.0f s", spec.name, time.time() - t0)
 
 

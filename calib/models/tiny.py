@@ -16,13 +16,12 @@ WordPiece vocabulary is derived from a BPE trained on the same words (:func:`_wo
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from pathlib import Path
 
 import torch
 
-from calib.settings import cache_lock, cache_writes
+from calib.models.folders import save_model_folder
+from calib.settings import cache_lock
 
 #: bump when the builder's output changes (v2: a reproducible tiny-bert vocabulary)
 TINY_VERSION = "v2"
@@ -147,19 +146,7 @@ def build_tiny(name: str, folder: str | os.PathLike, seed: int = 0) -> Path:
     auto = AutoModelForMaskedLM if arch in ("bert", "roberta") else AutoModelForCausalLM
     model = auto.from_config(config)
     model.eval()
-    needed = sum(p.numel() * p.element_size() for p in model.parameters()) + 1_000_000
-    with cache_writes(folder.parent, f"the tiny model {name}", needed):
-        folder.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=folder.name + ".tmp"))
-        try:
-            model.save_pretrained(tmp)
-            tokenizer.save_pretrained(tmp)
-            if folder.exists():
-                shutil.rmtree(folder)
-            os.replace(tmp, folder)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-    return folder
+    return save_model_folder(model, tokenizer, folder, f"the tiny model {name}")
 
 
 def tiny_folder(name: str, cache: Path) -> Path:
