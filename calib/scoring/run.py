@@ -95,6 +95,7 @@ def _score_missing(store: ScoreStore, missing: list[Query], get_model, chunk_sta
     frames = []
     claims = store.claims()
     todo = list(missing)
+    lost_before: set = set()
     while todo:
         try:
             claim = claims.claim(todo, chunk_statements)
@@ -115,6 +116,12 @@ def _score_missing(store: ScoreStore, missing: list[Query], get_model, chunk_sta
             rows, lost = store.lookup(claim.stored)
             frames.append(rows)
             bar.update(_statements(claim.stored) - _statements(lost))
+            again = [q for q in lost if q.key in lost_before]
+            if again:
+                raise RuntimeError(
+                    f"{len(again)} unit(s) that another process stored in {store.folder} cannot "
+                    f"be read back nor set aside (e.g. {again[0].key}); check that folder")
+            lost_before |= {q.key for q in lost}
         todo = [*claim.busy, *claim.rest, *lost]
         if not claim.queries and not claim.rest and not lost and claim.busy:
             claims.wait()  # only units another process holds are left
