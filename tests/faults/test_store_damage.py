@@ -10,7 +10,7 @@ import shutil
 
 import pyarrow.parquet as pq
 import pytest
-from conftest import assert_same_table, leftovers
+from fault_helpers import assert_same_table, leftovers
 
 import calib.scoring.run as run
 import score_worker
