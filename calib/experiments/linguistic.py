@@ -147,7 +147,7 @@ def injection_effects(est: pd.DataFrame, n_bootstrap: int = 1000, seed: int = 0,
 
 
 def linguistic_curves(est: pd.DataFrame, templates: Sequence[str] = CURVE_TEMPLATES,
-                      n_bins: int = 10) -> pd.DataFrame:
+                      n_bins: int = N_BINS) -> pd.DataFrame:
     """Calibration curves of Base-Confidence per model under ``templates`` (Figure 6: plain,
     "possibly", "certainly"); the columns of
     :func:`calib.experiments.calibration.calibration_curves` with ``template`` in place of

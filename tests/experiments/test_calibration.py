@@ -164,3 +164,12 @@ def test_correlation_sentence_asserts_a_sign_only_when_the_interval_excludes_zer
                                                       "n": 5}, subject="Base")
     assert "cannot be told apart from 0" in unsure and "(Base)" in unsure
     assert "correlated with accuracy (" not in unsure
+
+
+def test_below_zero_sentence_counts_the_paper_entropy():
+    est = pd.DataFrame({"model": ["m"] * 4, "estimator": ["Entropy/min"] * 3 + ["Base"],
+                        "confidence": [-0.2, 0.5, -0.05, 0.9]})
+    text = cx.below_zero_sentence(est)
+    assert "Entropy/min for 2 of 3 instances of m (lowest -0.20)" in text
+    assert "Base" not in text.split("came from")[1]
+    assert cx.below_zero_sentence(est.assign(confidence=0.5)).startswith("No estimator")
