@@ -59,11 +59,12 @@ SHARED_PARAMETERS: tuple[str, ...] = ("models", "relations", "per_relation", "se
 #: and a 5-option relation
 QUICK_RELATIONS = ["P36", "P37", "P19", "P30", "P105"]
 #: the FACTOR sample of the quick profile, shared by the chapters that score FACTOR (factor,
-#: answer_set) so that they reuse the same stored scores: short prefixes and completions fit
-#: the tiny models' 256 positions
-QUICK_FACTOR = {"factor_items": 3, "factor_prefix_words": 20, "factor_completion_words": 25}
-#: the paper profile scores every FACTOR item
-PAPER_FACTOR = {"factor_items": None}
+#: answer_set) so that they reuse the same stored scores: statements of at most 160 tokens (the
+#: prefix keeps its last tokens, as FACTOR cuts) and short completions, cheap on tiny models
+QUICK_FACTOR = {"factor_items": 3, "factor_max_tokens": 160, "factor_completion_words": 25}
+#: the paper profile scores every item of Wiki-FACTOR, the subset of the paper's Table 4 (a
+#: download; without it the chapters stop with an error that names the file and its address)
+PAPER_FACTOR = {"factor_items": None, "factor_subsets": ["wiki"]}
 
 PROFILES: dict[str, Profile] = {
     "quick": Profile(
