@@ -264,6 +264,20 @@ def context_length(name: str, cache_dir: str | os.PathLike | None = None) -> int
     return min(limits) if limits else None
 
 
+def start_token_id(name: str, tokenizer) -> int:
+    """The start token calib puts before a causal model's statements: the registry's
+    ``start_token_id``, else the tokenizer's BOS, else its EOS."""
+    spec = get_spec(name)
+    if spec is not None and spec.start_token_id is not None:
+        return spec.start_token_id
+    start = tokenizer.bos_token_id if tokenizer.bos_token_id is not None \
+        else tokenizer.eos_token_id
+    if start is None:
+        raise ModelLoadError(f"{name!r} has neither a BOS nor an EOS token to start with; "
+                             f"register it with start_token_id")
+    return start
+
+
 def load_model(name: str, objective: str | None = None, device: str | None = "auto",
                dtype: str | torch.dtype | None = None,
                cache_dir: str | os.PathLike | None = None) -> LoadedModel:
@@ -310,13 +324,7 @@ def load_model(name: str, objective: str | None = None, device: str | None = "au
     model.requires_grad_(False)
     start = None
     if wanted == "clm":
-        start = spec.start_token_id if spec and spec.start_token_id is not None else None
-        if start is None:
-            start = tokenizer.bos_token_id if tokenizer.bos_token_id is not None \
-                else tokenizer.eos_token_id
-        if start is None:
-            raise ModelLoadError(f"{name!r} has neither a BOS nor an EOS token to start with; "
-                                 f"register it with start_token_id")
+        start = start_token_id(name, tokenizer)
     elif tokenizer.mask_token_id is None:
         raise ModelLoadError(f"masked LM {name!r} has no mask token")
     key = model_key(name, cache_dir)
