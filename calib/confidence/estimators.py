@@ -348,9 +348,10 @@ def all_estimates(sent: pd.DataFrame, template: str = PLAIN,
     ``paraphrases`` for each of ``aggregations``, named e.g. ``"Average/min"`` or
     ``"Consistency/vote-2"``; then the ``variants`` asked for (names of :data:`VARIANTS`, e.g.
     ``"Entropy (normalised)"``), named the same way. ``paraphrases=None`` skips the
-    multi-template estimators (for a table scored with one template). Columns: ``estimator``, the instance keys, ``template``
-    (the single template, or ``None``), ``prediction``, ``correct``, ``confidence``,
-    ``n_agree`` (missing for single-template estimators) and ``rejected``.
+    multi-template estimators (for a table scored with one template). Columns:
+    ``estimator``, the instance keys, ``template`` (the single template, or ``None``),
+    ``prediction``, ``correct``, ``confidence``, ``n_agree`` (missing for single-template
+    estimators) and ``rejected``.
     """
     sent = per_template(sent)  # the softmax once for all estimators
     parts = []

@@ -6,8 +6,9 @@ softmax later runs. Statements are built as the BEAR authors' library builds the
 (``lm-pub-quiz`` 0.3.3, ``Templater.replace_placeholders``, with which the paper's scores were
 computed): the placeholders are replaced verbatim (no spaces added or stripped) and then the
 first character of the statement is upper-cased, so "[X] is located in [Y]." with the subject
-"mountain states" gives "Mountain states is located in ...". It also maps tokens to roles (subject / object / template) from character
-offsets, so that reductions over answer tokens (paper Appendix C) need no rescoring.
+"mountain states" gives "Mountain states is located in ...". It also maps tokens to roles
+(subject / object / template) from character offsets, so that reductions over answer tokens
+(paper Appendix C) need no rescoring.
 """
 
 from __future__ import annotations
