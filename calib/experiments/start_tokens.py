@@ -10,7 +10,8 @@ BOS where calib's registry names another start token. This module scores a sampl
 and compares accuracy and ACE of Base-Confidence (Eq. 1) on one template:
 
 * :func:`encoding_summary` -- per causal model: padding side, how many statements get two BOS
-  tokens, how many are tokenised differently from calib's rule;
+  tokens, how many are tokenised differently from calib's rule; :func:`models_to_measure`
+  picks the models worth scoring again;
 * :func:`rule_scores` -- the score tables under both rules (the second is scored only where the
   tokens differ, else it *is* the first);
 * :func:`rule_table`, :func:`rule_differences` -- accuracy, ACE and Brier per model and rule
@@ -57,6 +58,25 @@ def encoding_summary(model: str, queries: Sequence[Query], *, cache_dir=None) ->
             "start": tok.convert_ids_to_tokens(start), "bos": tok.bos_token}
 
 
+def models_to_measure(summaries: pd.DataFrame, only_doubled: bool = True
+                      ) -> tuple[list[str], str]:
+    """The models to score both ways, from :func:`encoding_summary` rows: those whose tokens
+    lm-pub-quiz's rule leaves as they are (nothing to rescore), those it gives two BOS tokens,
+    and, unless ``only_doubled``, those whose tokens differ otherwise (another start token:
+    one more template to score). Returns the names and a sentence on the models left out."""
+    doubled = summaries["two_bos"] > 0
+    same = summaries["differ"] == 0
+    keep = same | doubled | (not only_doubled)
+    left = summaries[~keep]
+    note = "" if left.empty else (
+        "Left out to keep this page cheap (`only_doubled`): "
+        + "; ".join(f"{r.model}, whose statements lm-pub-quiz would start with {r.bos} instead "
+                    f"of {r.start} ({r.differ} of {r.statements} statements tokenised "
+                    f"differently, none with two BOS tokens)" for r in left.itertuples())
+        + ".")
+    return summaries.loc[keep, "model"].tolist(), note
+
+
 def rule_scores(models: Sequence[str], queries: Sequence[Query], summaries: pd.DataFrame, *,
                 cache_dir=None, device: str | None = "auto", progress: bool = True
                 ) -> pd.DataFrame:
@@ -64,6 +84,9 @@ def rule_scores(models: Sequence[str], queries: Sequence[Query], summaries: pd.D
     lm-pub-quiz's rule a model is scored (and stored apart) only when ``summaries``
     (:func:`encoding_summary` rows) says some statement is tokenised differently; otherwise its
     scores are calib's, unchanged."""
+    if not models:
+        raise ValueError("no causal model to score both ways (masked models have no start "
+                         "token; see models_to_measure for the ones left out)")
     differ = summaries.set_index("model")["differ"]
     frames = []
     for m in models:

@@ -51,3 +51,17 @@ def test_left_padding_doubles_the_bos_and_is_scored_apart(left_llama, small_bear
     diffs = st.rule_differences(est, n_boot=20)
     assert diffs["metric"].tolist() == ["accuracy", "ace"]
     assert diffs["sentence"].str.contains("lm-pub-quiz 0.3.3").all()
+
+
+def test_models_to_measure_leaves_out_another_bos_only_when_asked():
+    import pandas as pd
+
+    rows = pd.DataFrame({"model": ["same", "doubled", "other"], "statements": [10, 10, 10],
+                         "two_bos": [0, 8, 0], "differ": [0, 8, 10], "start": ["<a>"] * 3,
+                         "bos": ["<a>", "<a>", "<b>"]})
+    names, note = st.models_to_measure(rows)
+    assert names == ["same", "doubled"]
+    assert "other" in note and "<b> instead of <a>" in note
+    assert st.models_to_measure(rows, only_doubled=False) == (["same", "doubled", "other"], "")
+    with pytest.raises(ValueError, match="no causal model"):
+        st.rule_scores([], [], rows)
