@@ -27,7 +27,7 @@ import pandas as pd
 from calib.confidence import base, paired_estimates_difference, sentence_scores, summary
 from calib.experiments.prose import compare_sentence
 from calib.models.loading import load_tokenizer, start_token_id
-from calib.scoring.encoding import (encode_clm, encode_clm_lm_pub_quiz, start_token_count)
+from calib.scoring.encoding import encode_clm, encode_clm_lm_pub_quiz, start_token_count
 from calib.scoring.run import score_queries
 from calib.scoring.statements import Query
 
