@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import csv
 import importlib.util
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -125,6 +126,16 @@ def paper_models() -> tuple[ModelSpec, ...]:
         if missing:
             raise ValueError(f"{path}: missing column(s) {missing}; expected {PAPER_COLUMNS}")
         return tuple(_paper_spec(row, i, path) for i, row in enumerate(reader, start=2))
+
+
+def size_in_millions(size: str) -> float | None:
+    """A size as written in the registry (``"137M"``, ``"1.6B"``, ``"2.0b"``, ``"<1M"``) in
+    millions of parameters; ``None`` when it is not a size. ``"<1M"`` counts as 1."""
+    found = re.fullmatch(r"\s*<?\s*(\d+(?:\.\d+)?)\s*([MmBb])\s*", size or "")
+    if not found:
+        return None
+    value = float(found.group(1))
+    return value * 1000 if found.group(2) in "Bb" else value
 
 
 def registry() -> dict[str, ModelSpec]:
