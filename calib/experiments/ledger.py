@@ -38,11 +38,10 @@ from calib.experiments import reductions as rx
 from calib.experiments.paper_tables import claim_evidence, text_value
 from calib.experiments.prose import fmt
 from calib.experiments.scores import bear_scores, objectives
+from calib.experiments.verdicts import (FAILS, HOLDS, UNDECIDED, UNTESTABLE, VERDICTS,
+                                        universal_verdict)
 from calib.models.registry import get_spec, size_in_millions
 
-#: the verdicts, in the order a reader scans them
-VERDICTS: tuple[str, ...] = ("holds", "does not hold", "undecided", "not testable")
-HOLDS, FAILS, UNDECIDED, UNTESTABLE = VERDICTS
 #: the chapters whose parameters :func:`build_ledger` needs
 CHAPTERS: tuple[str, ...] = ("calibration", "linguistic", "answer_set", "clm_vs_mlm", "lpaqa",
                              "reductions", "factor")
@@ -136,16 +135,6 @@ CLAIMS: tuple[Claim, ...] = (
 CLAIM_KEYS: tuple[str, ...] = tuple(c.key for c in CLAIMS)
 
 
-def universal_verdict(agree: int, against: int, n: int) -> str:
-    """The verdict on a claim about every unit (model, pair, ...) from the counts of units
-    whose interval agrees with it and of units whose interval goes against it."""
-    if n == 0:
-        return UNTESTABLE
-    if against:
-        return FAILS
-    return HOLDS if agree == n else UNDECIDED
-
-
 def _interval(row: Mapping) -> str:
     return f"{fmt(row['difference'])} [{fmt(row['low'])}, {fmt(row['high'])}]"
 
@@ -186,25 +175,21 @@ def margin_bear(comparisons: pd.DataFrame) -> dict:
                            lambda r: r["model"])
 
 
-def average_best(comparisons: pd.DataFrame, aggregation: str) -> dict:
-    """``average_best``: per model, C_Average's ACE against each other estimator's; the model
-    agrees when every difference is below 0, goes against it when one is above 0."""
-    avg = f"Average/{aggregation}"
-    diffs = comparisons[comparisons["a"] == avg]
-    agree = against = 0
-    bits = []
-    for model, part in diffs.groupby("model", sort=False):
-        if (part["low"] > 0).any():
-            against += 1
-            bits.append(f"{model}: higher than " + ", ".join(part.loc[part["low"] > 0, "b"]))
-        elif (part["high"] < 0).all():
-            agree += 1
-    n = diffs["model"].nunique()
-    return {"verdict": universal_verdict(agree, against, n),
-            "evidence": (f"ACE({avg}) minus each other estimator's on BEAR, paired bootstrap, "
-                         f"95% intervals: lowest for {agree}, beaten by another estimator for "
-                         f"{against}, undecided for {n - agree - against} of {n} model(s)"
-                         + (" (" + "; ".join(bits) + ")" if bits else ""))}
+def average_best(checks: pd.DataFrame) -> dict:
+    """``average_best`` from :func:`calib.experiments.calibration.claim_checks` (per model:
+    C_Average's ACE below every other estimator's, or beaten by one)."""
+    part = checks[checks["claim"] == "average"]
+    agree = int((part["holds"] == True).sum())  # noqa: E712 (object column of True/False/None)
+    against = part[part["holds"] == False]  # noqa: E712
+    n = len(part)
+    return {"verdict": universal_verdict(agree, len(against), n),
+            "evidence": (f"ACE of C_Average minus each other estimator's on BEAR, paired "
+                         f"bootstrap, 95% intervals: lowest for {agree}, beaten by another "
+                         f"estimator for {len(against)}, undecided for "
+                         f"{n - agree - len(against)} of {n} model(s)"
+                         + (" (" + "; ".join(f"{r.model}: {r.detail}" for r in
+                                             against.itertuples()) + ")"
+                            if 0 < len(against) <= MAX_DETAILS else ""))}
 
 
 def family_pairs(models: Sequence[str]) -> list[tuple[str, str, str]]:
@@ -423,7 +408,7 @@ def calibration_verdicts(p: Mapping) -> dict[str, dict]:
     corr = cx.ace_accuracy_correlation(table, estimators=["Margin", f"Average/{agg}"],
                                        n_bootstrap=p["n_bootstrap"], seed=p["seed"])
     return {"margin_bear": margin_bear(comparisons),
-            "average_best": average_best(comparisons, agg),
+            "average_best": average_best(cx.claim_checks(comparisons, agg)),
             "larger_better": larger_better(est, ["Base", "Margin", f"Average/{agg}"],
                                            p["n_bootstrap"], p["seed"]),
             "ace_accuracy": ace_accuracy(corr)}

@@ -8,7 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from calib.experiments import calibration as cx
 from calib.experiments import ledger as lg
+from calib.experiments.verdicts import universal_verdict
 
 
 def _diffs(intervals, **cols) -> pd.DataFrame:
@@ -31,7 +33,7 @@ def test_every_claim_is_quoted_verbatim(paper_text):
     (3, 0, 3, "holds"), (2, 1, 3, "does not hold"), (2, 0, 3, "undecided"),
     (0, 0, 0, "not testable")])
 def test_a_claim_about_every_model(agree, against, n, verdict):
-    assert lg.universal_verdict(agree, against, n) == verdict
+    assert universal_verdict(agree, against, n) == verdict
 
 
 def test_margin_verdicts_follow_the_intervals():
@@ -48,8 +50,11 @@ def test_average_best_needs_every_other_estimator_beaten():
     others = ["Base", "Margin", "Consistency/min", "Entropy/min"]
     comps = _diffs([(-0.2, -0.1)] * 4 + [(-0.2, -0.1)] * 3 + [(0.01, 0.02)],
                    model=["a"] * 4 + ["b"] * 4, a="Average/min", b=others * 2)
-    out = lg.average_best(comps, "min")
-    assert out["verdict"] == "does not hold" and "b: higher than Entropy/min" in out["evidence"]
+    comps = pd.concat([comps, _diffs([(-0.2, -0.1)] * 2, model=["a", "b"], a="Margin",
+                                     b="Base")], ignore_index=True)
+    out = lg.average_best(cx.claim_checks(comps, "min"))
+    assert out["verdict"] == "does not hold" and "Entropy/min" in out["evidence"]
+    assert "lowest for 1, beaten by another estimator for 1" in out["evidence"]
 
 
 def test_injections_accuracy_rule():
