@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
 
 from calib.experiments.paper_tables import calib_estimator, paper_models, table1_long
@@ -73,6 +74,31 @@ def calibration_beside(table: pd.DataFrame, estimators: Sequence[str] = ("Base",
     out = pd.concat([ours, paper], ignore_index=True)
     out["in_paper"] = out["model"].isin(names)
     return out
+
+
+def selective_beside(curves: pd.DataFrame, table: pd.DataFrame, estimator: str
+                     ) -> pd.DataFrame:
+    """Appendix E's selective-prediction example beside this build: the paper states that for
+    gemma-7b a threshold of 0.1 on C_Average raises accuracy by about 15 percentage points while
+    rejecting less than 30% of the instances; this build's rows give, per model, the share
+    rejected and the gain in accuracy of the kept instances at that threshold
+    (``curves``: :func:`calib.experiments.calibration.rejection_curves`; ``table``: the
+    calibration table, for the accuracy without rejection). Columns ``source``, ``model``,
+    ``estimator``, ``threshold``, ``rejected``, ``accuracy gain`` (text)."""
+    nums = reported("kissling2026_text_numbers").set_index("key")
+    threshold = float(nums.at["selective_gemma7b_threshold", "value"])
+    gain, rejected = nums.loc["selective_gemma7b_gain"], nums.loc["selective_gemma7b_rejected"]
+    rows = [{"source": "reported in the paper (Appendix E)", "model": "gemma-7b",
+             "estimator": calib_estimator("Average"), "threshold": threshold,
+             "rejected": f"{rejected['relation']} {rejected['value']:g}%",
+             "accuracy gain": f"{gain['relation']} +{gain['value']:g} pp"}]
+    at = curves[(curves["estimator"] == estimator) & np.isclose(curves["threshold"], threshold)]
+    overall = table[table["estimator"] == estimator].set_index("model")["accuracy"]
+    for r in at.to_dict("records"):
+        rows.append({"source": THIS_BUILD, "model": r["model"], "estimator": estimator,
+                     "threshold": threshold, "rejected": f"{100 * r['rejected']:.0f}%",
+                     "accuracy gain": f"{100 * (r['accuracy'] - overall[r['model']]):+.1f} pp"})
+    return pd.DataFrame(rows)
 
 
 def side_by_side(combined: pd.DataFrame, keys: Sequence[str], values: Sequence[str]
@@ -275,5 +301,5 @@ def paper_estimator_names(aggregation: str = "min") -> list[str]:
 
 __all__ = ["THIS_BUILD", "brier_bars_beside", "calibration_beside", "factor_points",
            "figure4_beside", "linguistic_beside", "lpaqa_baselines_beside", "lpaqa_beside", "model_notes",
-           "paper_estimator_names", "reductions_beside", "side_by_side", "table2_beside",
+           "paper_estimator_names", "reductions_beside", "selective_beside", "side_by_side", "table2_beside",
            "table4_beside", "text_numbers"]

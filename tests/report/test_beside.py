@@ -124,3 +124,16 @@ def test_text_numbers_by_section():
     nums = bs.text_numbers(["Appendix F"])
     assert len(nums) == 7 and nums.attrs["id"] == "kissling2026_text_numbers"
     assert "0.213" in nums["value"].tolist()
+
+
+def test_selective_beside_reads_the_papers_threshold():
+    curves = pd.DataFrame({"model": ["m", "m"], "estimator": "Average/min",
+                           "threshold": [0.1, 0.2], "rejected": [0.25, 0.5], "kept": [3, 2],
+                           "accuracy": [0.6, 0.7]})
+    table = pd.DataFrame({"model": ["m"], "estimator": ["Average/min"], "accuracy": [0.5]})
+    out = bs.selective_beside(curves, table, "Average/min").set_index("source")
+    paper = out.loc["reported in the paper (Appendix E)"]
+    assert (paper["model"], paper["rejected"], paper["accuracy gain"]) == \
+        ("gemma-7b", "< 30%", "about +15 pp")
+    assert (out.loc[bs.THIS_BUILD, "rejected"], out.loc[bs.THIS_BUILD, "accuracy gain"]) == \
+        ("25%", "+10.0 pp")
