@@ -34,7 +34,8 @@ from calib.book.layout import (BANNER_TAG, CHAPTERS_DIR, FAILED_DIR, HTML_DIR, N
                                chapter_source, chapters_in_toc, check_chapters_executed,
                                executed_path)
 from calib.book.parameters import (Parameter, chapter_parameters, describe_parameters,
-                                   parse_cli_parameters, parse_parameters, resolve_parameters)
+                                   parse_cli_parameters, parse_parameters, profile_parameters,
+                                   resolve_parameters)
 from calib.book.profiles import (DEFAULT_PROFILE, PROFILES, QUICK_RELATIONS, SHARED_PARAMETERS,
                                  Profile, get_profile)
 from calib.book.run import KERNEL_NAME, kernel_environment, rerun_command, run_chapter
@@ -47,5 +48,5 @@ __all__ = [
     "chapter_parameters", "chapter_source", "chapters_in_toc", "check_chapters_executed",
     "cli_book", "cli_run", "describe_parameters", "executed_path", "get_profile",
     "kernel_environment", "offline_violations", "parse_cli_parameters", "parse_parameters",
-    "rerun_command", "resolve_parameters", "run_chapter",
+    "profile_parameters", "rerun_command", "resolve_parameters", "run_chapter",
 ]

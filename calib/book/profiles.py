@@ -31,8 +31,12 @@ class Profile:
     synthetic: bool = False
 
     def defaults_for(self, chapter: str, declared: Mapping[str, Parameter]) -> dict[str, Any]:
-        """The profile's defaults for ``chapter``, restricted to the parameters it declares."""
+        """The profile's defaults for ``chapter``, restricted to the parameters it declares; a
+        chapter that declares ``profile`` gets the profile's name (the ledger reads the other
+        chapters' settings under it)."""
         out = {k: _resolve(v) for k, v in self.shared.items() if k in declared}
+        if PROFILE_PARAMETER in declared:
+            out[PROFILE_PARAMETER] = self.name
         out.update({k: _resolve(v) for k, v in self.chapters.get(chapter, {}).items()})
         return out
 
@@ -51,6 +55,8 @@ def _paper_models() -> list[str]:
     return names
 
 
+#: a chapter that declares this parameter receives the name of the profile it runs under
+PROFILE_PARAMETER = "profile"
 #: the parameter names profiles set for every chapter that declares them
 SHARED_PARAMETERS: tuple[str, ...] = ("models", "relations", "per_relation", "seed",
                                       "n_bootstrap")

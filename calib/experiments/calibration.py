@@ -40,6 +40,7 @@ from calib.confidence.reductions import sentence_scores
 from calib.confidence.summary import summary
 from calib.confidence.tables import INSTANCE, require_columns
 from calib.data.bear import PARAPHRASES, PLAIN
+from calib.experiments.verdicts import as_bool, universal_verdict
 
 #: the single-template estimators and the multi-template ones (named ``<name>/<aggregation>``)
 SINGLE_ESTIMATORS: tuple[str, ...] = ("Base", "Margin")
@@ -270,16 +271,18 @@ def claim_checks(comparisons: pd.DataFrame, aggregation: str = "min") -> pd.Data
 
 def claim_tally(checks: pd.DataFrame) -> pd.DataFrame:
     """Per claim of :func:`claim_checks`: how many models agree, disagree or cannot decide,
-    and the overall ``holds`` (True when every model agrees, False when every model disagrees,
-    None otherwise). Columns ``claim``, ``n_models``, ``agree``, ``disagree``, ``undecided``,
-    ``holds``, ``evidence`` (a phrase with the counts)."""
+    and the overall ``holds`` for a claim about every model
+    (:func:`calib.experiments.verdicts.universal_verdict`: True when every model agrees, False
+    as soon as one model disagrees, None otherwise). Columns ``claim``, ``n_models``,
+    ``agree``, ``disagree``, ``undecided``, ``holds``, ``evidence`` (a phrase with the
+    counts)."""
     rows = []
     for claim, part in checks.groupby("claim", sort=False):
         h = part["holds"].tolist()
         agree = sum(x is True for x in h)
         disagree = sum(x is False for x in h)
         undecided = len(h) - agree - disagree
-        overall = True if agree == len(h) else False if disagree == len(h) else None
+        overall = as_bool(universal_verdict(agree, disagree, len(h)))
         rows.append({"claim": claim, "n_models": len(h), "agree": agree,
                      "disagree": disagree, "undecided": undecided, "holds": overall,
                      "evidence": (f"paired bootstrap of ACE, 95% intervals: in line with it "

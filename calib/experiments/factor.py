@@ -52,6 +52,7 @@ from calib.data.factor import OFFLINE_SUBSETS, Factor, load_factor
 from calib.experiments.prose import compare_sentence
 from calib.experiments.scores import objectives
 from calib.models.loading import context_length, load_tokenizer
+from calib.experiments.verdicts import FAILS, HOLDS, universal_verdict
 from calib.scoring.run import score_queries
 from calib.scoring.statements import Query, continuation_statement
 
@@ -247,25 +248,24 @@ def mean_over_models(table: pd.DataFrame, models: Sequence[str] | None = None) -
 
 
 def margin_claim(differences: pd.DataFrame, reported_base: float, reported_margin: float) -> str:
-    """A sentence setting the mean ACE of Base and Margin that the authors' repository prints
+    """A sentence setting the mean ACE of Base and Margin that the paper's Appendix F states
     for Wiki-FACTOR beside this run's paired comparisons (:func:`margin_vs_base`): it agrees
     only if Margin's ACE is lower with an interval below 0 in every model and subset, and
-    disagrees if it is lower in none and higher in some; otherwise it cannot decide."""
+    disagrees as soon as it is higher with an interval above 0 in one
+    (:func:`calib.experiments.verdicts.universal_verdict`); otherwise it cannot decide."""
     n = len(differences)
     lower = int((differences["high"] < 0).sum())
     higher = int((differences["low"] > 0).sum())
     evidence = (f"Margin's ACE is lower than Base's with a 95% paired interval below 0 in "
                 f"{lower} of {n} model-subset cell(s), higher in {higher}, and not "
                 f"distinguishable in {n - lower - higher}")
-    if n and lower == n:
-        verdict = "this run agrees"
-    elif lower == 0 and higher > 0:
-        verdict = "this run does not agree"
-    else:
-        verdict = "this run cannot decide it"
-    return (f"The authors' repository reports a lower mean ACE for Margin than for Base over the "
-            f"ten causal models on Wiki-FACTOR ({reported_margin:.3f} vs {reported_base:.3f}); "
-            f"{verdict} ({evidence}).")
+    verdict = {HOLDS: "this run agrees", FAILS: "this run does not agree"}.get(
+        universal_verdict(lower, higher, n), "this run cannot decide it")
+    return (f"Appendix F of the paper reports a lower mean ACE for Margin than for Base over its "
+            f"causal models on Wiki-FACTOR ({reported_margin:.3f} vs {reported_base:.3f}) and "
+            f"says Margin improves on Base for every model; {verdict} ({evidence}). This "
+            f"build's subsets and models differ from the paper's, so this compares tendencies, "
+            f"not values.")
 
 
 @dataclass(frozen=True)

@@ -142,7 +142,9 @@ def test_claims_are_decided_by_the_intervals():
     assert "Margin" in checks.set_index(["claim", "model"]).loc[("average", "B"), "detail"]
     tally = cx.claim_tally(checks).set_index("claim")
     assert tally.loc["margin", ["agree", "disagree", "undecided"]].tolist() == [1, 1, 1]
-    assert tally.loc["margin", "holds"] is None
+    assert tally.loc["margin", "holds"] is False  # one model against a claim about all
+    assert cx.claim_tally(checks[checks["model"] != "B"]).set_index("claim") \
+        .loc["margin", "holds"] is None
     one = cx.claim_tally(checks[checks["model"] == "A"]).set_index("claim")
     assert one.loc["average", "holds"] is True
     with pytest.raises(ValueError, match="margin"):

@@ -144,6 +144,8 @@ def test_margin_vs_base_and_the_claim_sentence(scores):
     assert "this run agrees" in fx.margin_claim(fake, 0.48, 0.45)
     fake = pd.DataFrame({"low": [0.01, -0.1], "high": [0.2, 0.1]})
     assert "does not agree" in fx.margin_claim(fake, 0.48, 0.45)
+    fake = pd.DataFrame({"low": [0.01, -0.2], "high": [0.2, -0.05]})  # one model against
+    assert "does not agree" in fx.margin_claim(fake, 0.48, 0.45)
     fake = pd.DataFrame({"low": [-0.2, -0.1], "high": [-0.05, 0.1]})
     text = fx.margin_claim(fake, 0.48, 0.45)
     assert "cannot decide" in text and "1 of 2" in text and "0.450 vs 0.480" in text
