@@ -130,10 +130,11 @@ def test_every_page_says_the_numbers_are_placeholders(fixture_book):
 def test_the_book_renders_in_a_browser_without_errors(fixture_book):
     assert find_chromium(), "headless browser test needs Chromium (apt-get install chromium)"
     _, html, _ = fixture_book
-    reports = check_book(html)
+    reports = check_book(html, hover=True)
     assert FIXTURE_PAGE in reports and "book/methods.html" in reports
     found = problems(reports, charts={FIXTURE_PAGE: 2}, tables={FIXTURE_PAGE: 2},
-                     require_text=QUICK_LABEL)
+                     require_text=QUICK_LABEL,
+                     tooltips={FIXTURE_PAGE: ["model", "estimator", "accuracy", "count"]})
     assert not found, "\n".join(found)
     assert reports[FIXTURE_PAGE].reported_tables == 1
 
@@ -151,8 +152,9 @@ def test_the_browser_check_catches_broken_pages(fixture_book, tmp_path):
     page.write_text(source, encoding="utf-8")
     report = check_book(tmp_path, ["broken.html"])["broken.html"]
     assert report.external_requests == ["https://example.org/x.png"]
-    found = problems({"broken.html": report})
+    found = problems({"broken.html": report}, tooltips={"broken.html": []})
     assert any("not rendered" in line for line in found), found
+    assert any("no tooltip appeared" in line for line in found), found
     assert any("failed request" in line for line in found), found
 
 
