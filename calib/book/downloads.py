@@ -65,7 +65,7 @@ def _collect_scores(export: Path, dest: Path, max_bytes: int) -> tuple[list[dict
     from calib.scoring.schema import KEYS
     from calib.scoring.usage import SCORES_SUBDIR
 
-    parts = sorted((export / SCORES_SUBDIR).glob("part-*.parquet"))
+    parts = sorted((export / SCORES_SUBDIR).glob("part-*.parquet"))  # in the order written
     if not parts:
         return [], None
     size = sum(p.stat().st_size for p in parts)
@@ -108,6 +108,49 @@ def collect(export: str | os.PathLike, chapter: str, root: str | os.PathLike,
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return manifest
+
+
+#: estimate columns whose bounds are the plain ``low`` / ``high`` columns
+PLAIN_BOUNDS = ("difference", "delta", "r", "value", "estimate")
+
+
+def table_intervals(frame, declared: dict | None = None) -> dict[str, tuple[str, str]]:
+    """The (estimate, low, high) columns of a result table: those ``declared`` (the
+    ``intervals`` its chapter displayed it with), every ``x`` with ``x_low`` and ``x_high``, and
+    ``difference``/``delta``/``r``/``value``/``estimate`` with ``low`` and ``high``."""
+    found = {k: tuple(v) for k, v in (declared or {}).items()}
+    for col in frame.columns:
+        if f"{col}_low" in frame.columns and f"{col}_high" in frame.columns:
+            found.setdefault(col, (f"{col}_low", f"{col}_high"))
+    if "low" in frame.columns and "high" in frame.columns:
+        for col in PLAIN_BOUNDS:
+            if col in frame.columns:
+                found.setdefault(col, ("low", "high"))
+                break
+    return found
+
+
+def interval_violations(root: str | os.PathLike, tolerance: float = 1e-9) -> list[str]:
+    """Every interval in the result tables of the built chapters (``_build/downloads``) that
+    does not contain its estimate, one line each (empty: all do). Rows with a missing value are
+    skipped. Run it on a built book: ``python -c "from calib.book.downloads import
+    interval_violations as v; print(v('.'))"``."""
+    import pandas as pd
+
+    out = []
+    for manifest_path in sorted((Path(root) / DOWNLOADS_DIR).glob("*/manifest.json")):
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        for table in manifest.get("tables", []):
+            frame = pd.read_csv(manifest_path.parent / table["file"])
+            for est, (lo, hi) in table_intervals(frame, table.get("intervals")).items():
+                values = frame[[est, lo, hi]].apply(pd.to_numeric, errors="coerce")
+                ok = values.isna().any(axis=1) | ((values[lo] <= values[est] + tolerance)
+                                                  & (values[est] <= values[hi] + tolerance))
+                for i in values.index[~ok]:
+                    e, a, b = (float(values.at[i, c]) for c in (est, lo, hi))
+                    out.append(f"{manifest['chapter']}/{table['file']} row {i}: {est} {e!r} "
+                               f"outside [{a!r}, {b!r}] ({table.get('caption', '')[:60]})")
+    return out
 
 
 def _link(text: str, path: str) -> str:

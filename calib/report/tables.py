@@ -32,6 +32,8 @@ TABLE_INDEX = "index.jsonl"
 REPORTED_LABEL = "Reported in the paper"
 #: the CSS class of a table (the browser test looks for it)
 TABLE_CLASS = "calib-table"
+#: the CSS class of a table of the papers' (or the authors') values: not a result, not recorded
+REPORTED_CLASS = "calib-reported"
 #: how a missing value is shown
 MISSING = "–"
 
@@ -164,12 +166,13 @@ def html_table(frame: pd.DataFrame, *, digits: int | None | Mapping[str, int | N
     ``intervals`` merges estimate and bound columns first (:func:`with_intervals`);
     ``caption`` goes into ``<caption>``, ``label`` into a line above the table and ``note``
     below it. All text is HTML-escaped. In a chapter run, the frame is also recorded for the
-    page's downloads under ``name`` (:func:`record_table`; ``record=False`` skips it).
+    page's downloads under ``name`` (:func:`record_table`); ``record=False``, or the class
+    :data:`REPORTED_CLASS` of the papers' values, skips it.
     """
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"html_table: expected a pandas DataFrame, got {type(frame).__name__}")
     data = frame.reset_index() if index else frame
-    if record:
+    if record and REPORTED_CLASS not in css_class.split():
         record_table(data, name, caption, intervals)
     numeric_cols = {c for c in data.columns if _numeric(data[c])}
     if intervals:
@@ -240,4 +243,4 @@ def reported_table(frame: pd.DataFrame, *, columns: Sequence[str] | None = None,
         cap = caption if caption is not None else attrs.get("caption")
     shown = frame[list(columns)] if columns is not None else frame
     return html_table(shown, digits=digits, caption=cap, label=text, note=note,
-                      css_class="calib-reported", record=False)
+                      css_class=REPORTED_CLASS)

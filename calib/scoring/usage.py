@@ -9,6 +9,7 @@ file per model and dataset, each row once. Outside a chapter run nothing is writ
 
 from __future__ import annotations
 
+import time
 import uuid
 
 import pandas as pd
@@ -34,4 +35,4 @@ def record_scores(frame: pd.DataFrame) -> None:
     tmp = target / f".part-{uuid.uuid4().hex}.tmp"
     table = pa.Table.from_pandas(frame[list(SCORE_COLUMNS)], schema=SCHEMA, preserve_index=False)
     pq.write_table(table, tmp)
-    tmp.rename(target / f"part-{uuid.uuid4().hex}.parquet")
+    tmp.rename(target / f"part-{time.time_ns():020d}-{uuid.uuid4().hex[:8]}.parquet")

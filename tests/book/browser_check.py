@@ -253,10 +253,9 @@ _SETTLE_JS = """(async () => {
 
 #: the centre of the first point or bar of the first rendered chart, scrolled into view
 _MARK_JS = """(() => {
-  const marks = document.querySelectorAll(
-    'div.calib-chart[data-rendered="vega-embed"] .calib-chart-view svg '
-    + 'g.mark-symbol path, div.calib-chart[data-rendered="vega-embed"] .calib-chart-view svg '
-    + 'g.mark-rect path');
+  const view = 'div.calib-chart[data-rendered="vega-embed"] .calib-chart-view svg ';
+  const marks = document.querySelectorAll(  // data marks only, not legend symbols
+    view + 'g.mark-symbol.role-mark path, ' + view + 'g.mark-rect.role-mark path');
   for (const mark of marks) {
     mark.scrollIntoView({block: "center", inline: "center"});
     const r = mark.getBoundingClientRect();

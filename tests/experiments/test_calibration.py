@@ -164,3 +164,46 @@ def test_correlation_sentence_asserts_a_sign_only_when_the_interval_excludes_zer
                                                       "n": 5}, subject="Base")
     assert "cannot be told apart from 0" in unsure and "(Base)" in unsure
     assert "correlated with accuracy (" not in unsure
+
+
+def _top_of_plain_template(sent):
+    """A reader's estimator: the plain template's prediction, its top probability."""
+    from calib.confidence.probabilities import template_predictions
+
+    per = template_predictions(sent)
+    plain = per[per["template"] == "paraphrase-0"]
+    return plain.drop(columns="template").rename(columns={"p_top": "confidence"})
+
+
+def test_an_estimator_of_ones_own_joins_the_table(scores, est):
+    mine = cx.estimates(scores, aggregations=("min", "vote-2"),
+                        extra_estimators={"Mine": _top_of_plain_template})
+    assert list(dict.fromkeys(mine["estimator"]))[-1] == "Mine"
+    pd.testing.assert_frame_equal(mine[mine["estimator"] != "Mine"].reset_index(drop=True),
+                                  est.reset_index(drop=True), check_categorical=False,
+                                  check_dtype=False)  # n_agree: float beside the new rows
+    assert mine["rejected"].dtype == bool and not mine.loc[mine["estimator"] == "Mine",
+                                                           "rejected"].any()
+    table = cx.calibration_table(mine, n_bootstrap=30, seed=1).set_index(["model", "estimator"])
+    # the same as Base, computed another way
+    for model in ("m1", "m2"):
+        for col in ("ace", "brier", "accuracy", "ace_low", "brier_high"):
+            assert table.loc[(model, "Mine"), col] == pytest.approx(table.loc[(model, "Base"),
+                                                                              col])
+
+
+def test_an_estimator_of_ones_own_is_checked(scores):
+    def bad_confidence(sent):
+        return _top_of_plain_template(sent).assign(confidence=2.0)
+
+    def no_prediction(sent):
+        return _top_of_plain_template(sent).drop(columns="prediction")
+
+    def some_instances(sent):
+        return _top_of_plain_template(sent).iloc[:3]
+
+    for fn, message in ((bad_confidence, r"'bad' returned confidences outside \[0, 1\]"),
+                        (no_prediction, r"lacks column\(s\) \['prediction'\]"),
+                        (some_instances, "returned 3 instances")):
+        with pytest.raises(ValueError, match=message):
+            cx.estimates(scores, extra_estimators={"bad": fn})
