@@ -148,7 +148,7 @@ def _ordered(frame: pd.DataFrame, like: pd.DataFrame) -> pd.DataFrame:
 def calibration_table(est: pd.DataFrame, n_bootstrap: int = 1000, seed: int = 0,
                       n_bins: int = N_BINS) -> pd.DataFrame:
     """Table 1 of this run: per model and estimator the ACE (``n_bins`` quantile bins), the
-    Brier score and the accuracy (§4.3), each with a 95% percentile bootstrap interval over
+    Brier score and the accuracy (§4.3), each with a 95% bootstrap interval over
     instances (``n_bootstrap`` resamples; 0 skips them), the number of instances ``n`` and the
     voting rejection rate. Estimators of one model share their resamples (paired intervals)."""
     table = summary(est, by=["model", "estimator"], n_bins=n_bins, n_boot=n_bootstrap,
@@ -203,7 +203,7 @@ def ace_accuracy_correlation(table: pd.DataFrame, estimators: Sequence[str] | No
                              accuracy: str = "accuracy", ace: str = "ace",
                              unit: str = "model") -> pd.DataFrame:
     """The correlation of ACE with accuracy across models (Figure 9), per estimator, with a
-    95% percentile bootstrap interval from resampling the models
+    95% BCa bootstrap interval from resampling the models
     (:func:`calib.confidence.bootstrap.correlation_interval`).
 
     ``table`` has one row per model and estimator (e.g. :func:`calibration_table`). With fewer
