@@ -7,7 +7,8 @@ run note (:func:`provenance_lines`).
 ==============  ===============================================================================
 key             holds
 ==============  ===============================================================================
-``commit``      the book root's git commit (``None`` outside a git checkout)
+``commit``      the git commit of the checkout that holds the ``calib`` package that ran (else of
+                the book root; ``None`` outside a git checkout)
 ``modified``    whether tracked files differ from that commit (untracked files do not count)
 ``versions``    calib, torch, transformers, numpy, pandas and Python
 ``models``      per model :func:`calib.models.fingerprint.model_fingerprint`: the weights'
@@ -48,6 +49,15 @@ def git_state(root: str | os.PathLike) -> dict:
     return {"commit": commit.strip(), "modified": None if status is None else bool(status.strip())}
 
 
+def code_checkout(root: str | os.PathLike) -> Path:
+    """The folder whose git state the record names: the checkout holding the imported
+    ``calib`` package when it is one (the code that ran), else the book root."""
+    import calib
+
+    package = Path(calib.__file__).resolve().parents[1]
+    return package if (package / ".git").exists() else Path(root)
+
+
 def versions() -> dict[str, str]:
     """The versions of calib, :data:`PACKAGES` and Python (without importing the packages)."""
     import calib
@@ -83,7 +93,7 @@ def provenance(models: Sequence[str], root: str | os.PathLike, *, seconds: float
     from calib.data.root import data_version
     from calib.models.fingerprint import model_fingerprint
 
-    return {**git_state(Path(root)), "versions": versions(),
+    return {**git_state(code_checkout(root)), "versions": versions(),
             "models": [model_fingerprint(m, cache_dir) for m in models],
             "data": data_version(data_dir), "device": device_name(device),
             "seconds": None if seconds is None else round(float(seconds), 1)}

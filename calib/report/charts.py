@@ -336,7 +336,8 @@ def interval_chart(frame: pd.DataFrame, *, value: str = "value", lower: str = "l
     if zero:
         layers.append(alt.Chart().mark_rule(color="black", strokeDash=[3, 3]).encode(
             x=alt.datum(0)))
-    chart = _finish(layers, frame, facet, columns, title, WIDTH * 0.7, height)
+    chart = _finish(layers, frame, facet, columns, title, WIDTH * (0.45 if facet else 0.8),
+                    height)
     return chart.resolve_scale(x="independent") if facet else chart
 
 

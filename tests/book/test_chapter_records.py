@@ -123,9 +123,13 @@ def test_the_provenance_record(tmp_path):
     tiny, folder = record["models"]
     assert tiny["hash"] == "tiny:v1" and tiny["objective"] == "clm"
     assert folder["kind"] == "folder" and folder["hash"].startswith("folder:")
+    # the commit named is the one of the code that ran: this checkout of calib
+    assert record["commit"] == provenance.git_state(provenance.code_checkout(tmp_path))["commit"]
     lines = provenance.provenance_lines(record)
-    assert lines[0].startswith(f"- **Code**: commit `{state['commit'][:12]}` (with local "
-                               f"modifications); calib ")
+    assert lines[0].startswith("- **Code**: ") and "; calib " in lines[0]
+    record["commit"], record["modified"] = "0123456789abcdef", True
+    assert provenance.provenance_lines(record)[0].startswith(
+        "- **Code**: commit `0123456789ab` (with local modifications); calib ")
     assert "`tiny-gpt2`: tiny `tiny:v1`, float32" in lines[1]
     assert lines[-1] == f"- **Run**: device {record['device']}; wall time 3 s."
 
