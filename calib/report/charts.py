@@ -52,6 +52,8 @@ RENDERER = "calib-offline"
 
 WIDTH = 320
 HEIGHT = 260
+#: the most width a row of small multiples takes (the rest of the text column: axes, legend)
+PANELS_WIDTH = 480
 _ids = itertools.count(1)
 
 
@@ -127,10 +129,16 @@ def _with_params(chart: alt.Chart, *params) -> alt.Chart:
 
 def _finish(layers: list, frame: pd.DataFrame, facet: str | None, columns: int,
             title: str | None, width: float, height: float):
-    """Layer data-less charts over ``frame``, as small multiples when ``facet`` is given."""
+    """Layer data-less charts over ``frame``, as small multiples when ``facet`` is given; a row
+    of panels is kept within :data:`PANELS_WIDTH` (square panels stay square), so that a chart
+    fits the page's text column and its legend stays in view."""
     if facet is None:
         chart = alt.layer(*layers, data=frame).properties(width=width, height=height)
     else:
+        per_row = max(1, min(columns, frame[facet].nunique()))
+        if width * per_row > PANELS_WIDTH:
+            shrink = PANELS_WIDTH / (width * per_row)
+            width, height = width * shrink, (height * shrink if height == width else height)
         chart = alt.layer(*layers).properties(width=width, height=height).facet(
             facet=alt.Facet(field=facet, type="nominal", title=None), columns=columns,
             data=frame)
@@ -336,8 +344,7 @@ def interval_chart(frame: pd.DataFrame, *, value: str = "value", lower: str = "l
     if zero:
         layers.append(alt.Chart().mark_rule(color="black", strokeDash=[3, 3]).encode(
             x=alt.datum(0)))
-    chart = _finish(layers, frame, facet, columns, title, WIDTH * (0.45 if facet else 0.8),
-                    height)
+    chart = _finish(layers, frame, facet, columns, title, WIDTH * 0.8, height)
     return chart.resolve_scale(x="independent") if facet else chart
 
 
@@ -456,7 +463,8 @@ def binned_histogram(frame: pd.DataFrame, *, lower: str = "lower", upper: str = 
         color=_color(color),
         opacity=_highlight(legend, 0.1) if legend is not None else alt.value(0.85),
         tooltip=_tooltip(frame, [row, column, color, lower, upper, value]),
-    ), legend).properties(width=WIDTH * 0.55, height=HEIGHT * 0.45)
+    ), legend).properties(width=min(WIDTH * 0.55, PANELS_WIDTH / max(
+        1, frame[column].nunique() if column else 1)), height=HEIGHT * 0.45)
     facets = {}
     if row:
         facets["row"] = alt.Row(field=row, type="nominal", title=None)
