@@ -256,14 +256,16 @@ def metric_band(frame: pd.DataFrame, *, x: str = "k", y: str = "value",
         data = frame
     x_enc = alt.X(**_q(x, x_title or x))
     legend = _legend_selection(color)
-    band = alt.Chart().mark_area().encode(
+    # the legend's selection lives in the first layer that has the colour (else the legend
+    # Vega-Lite draws for the layers is not the one bound to it)
+    band = _with_params(alt.Chart().mark_area().encode(
         x=x_enc, y=alt.Y(**_q(lower, y_label)), y2=alt.Y2(field=upper), color=_color(color),
         opacity=(alt.when(legend).then(alt.value(0.25)).otherwise(alt.value(0.04))
                  if legend is not None else alt.value(0.25)),
-        tooltip=_tooltip(data, [facet, color, x, y, lower, upper]))
-    line = _with_params(alt.Chart().mark_line(point=True).encode(
-        x=x_enc, y=alt.Y(**_q(y, y_label)), color=_color(color), opacity=_highlight(legend),
         tooltip=_tooltip(data, [facet, color, x, y, lower, upper])), legend)
+    line = alt.Chart().mark_line(point=True).encode(
+        x=x_enc, y=alt.Y(**_q(y, y_label)), color=_color(color), opacity=_highlight(legend),
+        tooltip=_tooltip(data, [facet, color, x, y, lower, upper]))
     return _finish([band, line], data, facet, columns, title, WIDTH, HEIGHT * 0.8)
 
 
@@ -334,12 +336,13 @@ def interval_chart(frame: pd.DataFrame, *, value: str = "value", lower: str = "l
     tooltip = _tooltip(frame, [category, color, facet, value, lower, upper])
     axis_title = value_title or ("" if facet else value)
     x = alt.X(**_q(value, axis_title, scale=alt.Scale(zero=zero)))
-    rules = alt.Chart().mark_rule(strokeWidth=2).encode(
+    rules = _with_params(alt.Chart().mark_rule(strokeWidth=2).encode(
         x=alt.X(**_q(lower, axis_title, scale=alt.Scale(zero=zero))), x2=alt.X2(field=upper),
-        y=y, yOffset=offset, color=_color(color), opacity=_highlight(legend), tooltip=tooltip)
-    points = _with_params(alt.Chart().mark_point(filled=True, size=45).encode(
+        y=y, yOffset=offset, color=_color(color), opacity=_highlight(legend), tooltip=tooltip),
+        legend)  # the first layer with the colour holds the legend's selection
+    points = alt.Chart().mark_point(filled=True, size=45).encode(
         x=x, y=y, yOffset=offset, color=_color(color), opacity=_highlight(legend),
-        tooltip=tooltip), legend)
+        tooltip=tooltip)
     layers = [rules, points]
     if zero:
         layers.append(alt.Chart().mark_rule(color="black", strokeDash=[3, 3]).encode(

@@ -200,6 +200,16 @@ def test_every_mark_has_a_tooltip_with_the_interval_and_n_and_a_legend_selects_a
             assert layer["encoding"].get("tooltip"), (name, layer["mark"])
         params = _params(spec)
         assert any(p.get("bind") == "legend" for p in params), name
+    specs["intervals"] = charts.interval_chart(charts.intervals_long(
+        table, {"ace": ("ace_low", "ace_high")}, keep=["model", "estimator"])).to_dict()
+    import vl_convert as vlc
+
+    for name, spec in specs.items():  # the legend Vega draws is the one bound to the selection
+        vega = vlc.vegalite_to_vega(spec, vl_version=charts._vl_version())
+        legends = vega.get("legends") or [leg for mark in vega.get("marks", [])
+                                          for leg in mark.get("legends", [])]
+        assert legends and all(leg["encode"]["symbols"].get("interactive")
+                               for leg in legends), name
     fields = [t["field"] for t in _layers(specs["scatter"])[0]["encoding"]["tooltip"]]
     assert fields == ["model", "estimator", "accuracy", "ace", "accuracy_low", "accuracy_high",
                       "ace_low", "ace_high", "n"]
