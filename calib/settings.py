@@ -27,3 +27,14 @@ def resolve_dir(given: str | os.PathLike | None, env_var: str, *user_cache_parts
 def cache_root(cache_dir: str | os.PathLike | None = None) -> Path:
     """The cache root: ``cache_dir`` if given, else ``$CALIB_CACHE_DIR``, else the user cache."""
     return resolve_dir(cache_dir, CACHE_ENV, "calib")
+
+
+#: set by ``calib run`` for a chapter's kernel: the folder where the chapter's result tables and
+#: the score rows it used are recorded for the page's downloads (:mod:`calib.book.downloads`)
+EXPORT_ENV = "CALIB_EXPORT_DIR"
+
+
+def export_dir() -> Path | None:
+    """The folder named by ``$CALIB_EXPORT_DIR`` (a chapter run by ``calib run``), else None."""
+    value = os.environ.get(EXPORT_ENV)
+    return Path(value) if value else None

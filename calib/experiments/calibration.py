@@ -24,7 +24,7 @@ All functions are pure: score or estimate tables in, tidy frames out.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -38,7 +38,7 @@ from calib.confidence.metrics import (
 )
 from calib.confidence.reductions import sentence_scores
 from calib.confidence.summary import summary
-from calib.confidence.tables import INSTANCE, require_columns
+from calib.confidence.tables import ESTIMATE_COLUMNS, INSTANCE, require_columns
 from calib.data.bear import PARAPHRASES, PLAIN
 from calib.experiments.verdicts import as_bool, universal_verdict
 
@@ -64,16 +64,24 @@ def estimator_names(aggregations: Sequence[str] = ("min",)) -> list[str]:
             *[f"{name}/{agg}" for agg in aggregations for name in MULTI_ESTIMATORS]]
 
 
+#: a confidence estimator of one's own: sentence-score table in, estimate table out (one row
+#: per instance with ``prediction``, ``correct``, ``confidence``; see calib.confidence.tables)
+Estimator = Callable[[pd.DataFrame], pd.DataFrame]
+
+
 def estimates(scores: pd.DataFrame, reduction: str = "sum",
               aggregations: Sequence[str] = ("min",), template: str = PLAIN,
-              paraphrases: Sequence[str] = PARAPHRASES) -> pd.DataFrame:
+              paraphrases: Sequence[str] = PARAPHRASES,
+              extra_estimators: Mapping[str, Estimator] | None = None) -> pd.DataFrame:
     """Every estimator of §3 on a score table: Base and Margin (Eqs. 1-2) on ``template``,
     Average, Consistency and Entropy (Eqs. 3-7) over ``paraphrases`` for each aggregation.
 
     Templates other than ``template`` and ``paraphrases`` are dropped first (a table scored with
     all 12 templates can be passed as it is). Returns the estimate table of
     :func:`calib.confidence.estimators.all_estimates`, the ``estimator`` column ordered as
-    :func:`estimator_names`.
+    :func:`estimator_names`, then ``extra_estimators``: ``{name: function}``, each function
+    called with the sentence-score table (those templates, ``reduction``) and returning an
+    estimate table (:func:`extra_estimates`), shown after the paper's estimators.
     """
     require_columns(scores, ("template",), "score table")
     wanted = [template, *[p for p in paraphrases if p != template]]
@@ -84,13 +92,48 @@ def estimates(scores: pd.DataFrame, reduction: str = "sum",
     sent = sentence_scores(scores[scores["template"].isin(wanted)], reduction)
     est = all_estimates(sent, template=template, paraphrases=list(paraphrases),
                         aggregations=list(aggregations))
+    extra = extra_estimates(sent, extra_estimators or {}, est)
+    if len(extra):
+        est = pd.concat([est, extra], ignore_index=True)
+        if "rejected" in est.columns:  # an estimator of one's own answers every instance
+            est["rejected"] = est["rejected"].astype("boolean").fillna(False).astype(bool)
     models = list(dict.fromkeys(scores["model"]))
     est["model"] = pd.Categorical(est["model"], categories=models, ordered=True)
-    est["estimator"] = pd.Categorical(est["estimator"], categories=estimator_names(aggregations),
-                                      ordered=True)
+    est["estimator"] = pd.Categorical(
+        est["estimator"], categories=[*estimator_names(aggregations), *(extra_estimators or {})],
+        ordered=True)
     est = est.sort_values(["model", "estimator", *INSTANCE[1:]], kind="stable",
                           ignore_index=True)
     return est.astype({"model": str, "estimator": str})
+
+
+def extra_estimates(sent: pd.DataFrame, estimators: Mapping[str, Estimator],
+                    like: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The estimate tables of one's own ``estimators`` (``{name: function}``) on a
+    sentence-score table, with an ``estimator`` column: each function must return one row per
+    instance with the columns of :data:`calib.confidence.tables.ESTIMATE_COLUMNS` and a
+    confidence in [0, 1]; anything else is a ``ValueError`` naming the estimator. ``like``
+    (another estimate table) must then cover the same instances."""
+    parts = []
+    for name, fn in estimators.items():
+        out = fn(sent)
+        require_columns(out, ESTIMATE_COLUMNS, f"estimator {name!r}'s result",
+                        hint="return one row per instance: model, dataset, relation, "
+                             "instance, prediction, correct, confidence")
+        if out.duplicated(list(INSTANCE)).any():
+            raise ValueError(f"estimator {name!r} returned several rows for one instance")
+        conf = out["confidence"].to_numpy(dtype=float)
+        if not (np.isfinite(conf).all() and (conf >= 0).all() and (conf <= 1).all()):
+            raise ValueError(f"estimator {name!r} returned confidences outside [0, 1]")
+        if like is not None:
+            have = len(out.merge(like[list(INSTANCE)].drop_duplicates(), on=list(INSTANCE)))
+            want = len(like[list(INSTANCE)].drop_duplicates())
+            if have != want or len(out) != want:
+                raise ValueError(f"estimator {name!r} returned {len(out)} instances; the "
+                                 f"other estimators have {want}")
+        parts.append(out[[*ESTIMATE_COLUMNS]].assign(
+            estimator=name, correct=out["correct"].astype(bool), confidence=conf))
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 
 def _ordered(frame: pd.DataFrame, like: pd.DataFrame) -> pd.DataFrame:
@@ -106,7 +149,7 @@ def _ordered(frame: pd.DataFrame, like: pd.DataFrame) -> pd.DataFrame:
 def calibration_table(est: pd.DataFrame, n_bootstrap: int = 1000, seed: int = 0,
                       n_bins: int = N_BINS) -> pd.DataFrame:
     """Table 1 of this run: per model and estimator the ACE (``n_bins`` quantile bins), the
-    Brier score and the accuracy (§4.3), each with a 95% percentile bootstrap interval over
+    Brier score and the accuracy (§4.3), each with a 95% bootstrap interval over
     instances (``n_bootstrap`` resamples; 0 skips them), the number of instances ``n`` and the
     voting rejection rate. Estimators of one model share their resamples (paired intervals)."""
     table = summary(est, by=["model", "estimator"], n_bins=n_bins, n_boot=n_bootstrap,
@@ -161,7 +204,7 @@ def ace_accuracy_correlation(table: pd.DataFrame, estimators: Sequence[str] | No
                              accuracy: str = "accuracy", ace: str = "ace",
                              unit: str = "model") -> pd.DataFrame:
     """The correlation of ACE with accuracy across models (Figure 9), per estimator, with a
-    95% percentile bootstrap interval from resampling the models
+    95% BCa bootstrap interval from resampling the models
     (:func:`calib.confidence.bootstrap.correlation_interval`).
 
     ``table`` has one row per model and estimator (e.g. :func:`calibration_table`). With fewer

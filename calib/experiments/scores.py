@@ -42,3 +42,12 @@ def objectives(models: Sequence[str]) -> dict[str, str]:
 
             out[m] = infer_objective(AutoConfig.from_pretrained(m)) or "clm"
     return out
+
+
+def facts_per_model(scores: pd.DataFrame) -> int:
+    """How many facts (distinct dataset, relation, instance) each model of a score table was
+    scored on: the largest count over its models (they share one sample)."""
+    if scores.empty:
+        return 0
+    return int(scores.groupby("model")[["dataset", "relation", "instance"]]
+               .apply(lambda f: len(f.drop_duplicates())).max())

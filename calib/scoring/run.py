@@ -23,6 +23,7 @@ from calib.scoring.encoding import START_TOKENS, encode_clm, encode_clm_lm_pub_q
 from calib.scoring.mlm import mlm_score
 from calib.scoring.schema import SCORE_COLUMNS
 from calib.scoring.statements import Query, bear_queries
+from calib.scoring.usage import record_scores
 from calib.settings import cache_root
 
 #: bump when a change alters the scores the code produces ("2": statements capitalised as
@@ -158,7 +159,9 @@ def score_queries(model: str | LoadedModel, queries: Sequence[Query], *,
     out["_q"] = [order[k] for k in zip(out["dataset"], out["relation"], out["instance"],
                                        out["template"])]
     out = out.sort_values(["_q", "option"], kind="stable").drop(columns="_q")
-    return out.reset_index(drop=True)
+    out = out.reset_index(drop=True)
+    record_scores(out)  # for the chapter's downloads, when a chapter run asked for them
+    return out
 
 
 def score_bear(model: str | LoadedModel, templates="paraphrase-0..4",

@@ -251,6 +251,15 @@ def test_quick_and_cpu_models_are_registry_names():
         assert not missing, f"profile {profile}: {missing} not in the model registry"
 
 
+def test_every_chapter_declares_the_cpu_profile_as_its_defaults():
+    """A chapter opened and run by hand (papermill, Jupyter) gives what `make book` gives."""
+    cpu = PROFILES["cpu"]
+    for name in chapters_in_toc(REPO):
+        declared = chapter_parameters(name, REPO)
+        for key, value in cpu.defaults_for(name, declared).items():
+            assert declared[key].default == value, (name, key, declared[key].default, value)
+
+
 def test_the_reproduction_page_states_the_profiles_as_defined():
     text = (REPO / "book" / "reproduction.md").read_text()
     for profile in ("quick", "cpu"):
