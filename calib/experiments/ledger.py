@@ -420,7 +420,7 @@ def factor_verdicts(p: Mapping) -> dict[str, dict]:
     if not clms:
         return {"margin_factor": _untestable("no causal model in this build")}
     run = fx.run_factor(clms, p["factor_subsets"], p["factor_items"], p["seed"],
-                        p["factor_prefix_words"], p["factor_completion_words"], n_boot=0,
+                        p["factor_max_tokens"], p["factor_completion_words"], n_boot=0,
                         progress=False)
     diffs = fx.margin_vs_base(run.estimates, "ace", n_boot=p["n_bootstrap"], seed=p["seed"])
     return {"margin_factor": _paired_verdict(diffs, "ACE(Margin) - ACE(Base) on FACTOR",
