@@ -24,10 +24,16 @@ def _score(args: argparse.Namespace) -> int:
     from calib.confidence.metrics import accuracy
     from calib.confidence.reductions import sentence_scores
     from calib.models.loading import ModelLoadError
+    from calib.models.registry import model_problem
     from calib.scoring.run import score_bear, score_store
+    from calib.settings import CacheWriteError
 
     rels = [r.strip() for r in args.relations.split(",")] if args.relations else None
     t0 = time.time()
+    problem = model_problem(args.model)
+    if problem:
+        print(f"calib score: {problem}", file=sys.stderr)
+        return 2
     try:
         scores = score_bear(args.model, args.templates, args.per_relation, args.seed, rels,
                             data_dir=args.data_dir, cache_dir=args.cache_dir,
@@ -35,6 +41,12 @@ def _score(args: argparse.Namespace) -> int:
     except (ModelLoadError, FileNotFoundError, ValueError) as exc:
         print(f"calib score: {exc}", file=sys.stderr)
         return 2
+    except CacheWriteError as exc:
+        print(f"calib score: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt as exc:
+        _interrupted(getattr(exc, "store", None), args)
+        return 130
     store = score_store(args.model, "bear", cache_dir=args.cache_dir, dtype=args.dtype)
     n_inst = scores.groupby(["relation", "instance"]).ngroups
     print(f"{len(scores)} statements ({n_inst} instances x {scores['template'].nunique()} "
@@ -45,6 +57,21 @@ def _score(args: argparse.Namespace) -> int:
     print(f"accuracy (Base, micro over instances and templates): {accuracy(est['correct']):.3f}; "
           f"chance (mean 1/answer-space size): {(1 / per_instance).mean():.3f}")
     return 0
+
+
+def _interrupted(store, args: argparse.Namespace) -> None:
+    """Say, after Ctrl-C, where the scores went and how to resume."""
+    import shlex
+
+    lines = ["", "calib score: interrupted."]
+    if store is not None and store.chunks():
+        lines.append(f"The scores finished so far are stored: {store.units()} unit(s) (instance "
+                     f"x template) in {len(store.chunks())} chunk(s) in {store.folder}")
+    else:
+        lines.append("No scores of this run were stored yet.")
+    lines.append("Run the same command again to resume; stored units are not scored again:")
+    lines.append("  calib " + shlex.join(args.argv))
+    print("\n".join(lines), file=sys.stderr)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -104,6 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     return args.func(args)
 
 

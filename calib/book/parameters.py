@@ -1,8 +1,9 @@
 """A chapter's parameters: read from its ``parameters`` cell, merged with a profile, checked.
 
 A parameters cell holds only ``name = literal`` or ``name: type = literal  # help`` lines.
-:func:`resolve_parameters` checks every name and value *before* anything runs and lists the
-chapter's parameters with their types when something is wrong.
+:func:`resolve_parameters` checks every name, type and value (ranges and choices are declared
+once, by parameter name, in :mod:`calib.book.constraints`) *before* anything runs and lists
+the chapter's parameters with their types when something is wrong.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from calib.book.constraints import value_problem
 from calib.book.layout import PARAMETERS_TAG, BookError, ParameterError, chapter_source
 from calib.book.profiles import DEFAULT_PROFILE, Profile, get_profile
 
@@ -254,8 +256,9 @@ def resolve_parameters(chapter: str, declared: Mapping[str, Parameter],
                        params: Mapping[str, Any] | None = None, where: str = "") -> dict:
     """Profile defaults overridden by ``params``, checked against ``declared``.
 
-    Every problem (unknown name, wrong type) is collected into one :class:`ParameterError`
-    that lists the chapter's parameters with their types.
+    Every problem (unknown name, wrong type, a value outside its range or choices, a model that
+    cannot be loaded here: :mod:`calib.book.constraints`) is collected into one
+    :class:`ParameterError` that lists the chapter's parameters with their types.
     """
     prof = get_profile(profile)
     merged = prof.defaults_for(chapter, declared)
@@ -270,12 +273,17 @@ def resolve_parameters(chapter: str, declared: Mapping[str, Parameter],
         merged[key] = value
     checked = {}
     for key, value in merged.items():
-        if key in declared:
-            try:
-                checked[key] = declared[key].check(value)
-            except TypeError as exc:
-                source = "given" if key in (params or {}) else f"profile {prof.name!r}"
-                problems.append(f"{exc} ({source})")
+        if key not in declared:
+            continue
+        source = "given" if key in (params or {}) else f"profile {prof.name!r}"
+        try:
+            checked[key] = declared[key].check(value)
+        except TypeError as exc:
+            problems.append(f"{exc} ({source})")
+            continue
+        problem = value_problem(key, checked[key])
+        if problem:
+            problems.append(f"parameter {key!r} = {value!r}: {problem} ({source})")
     if problems:
         raise ParameterError(
             f"chapter {chapter!r}: " + "; ".join(problems) + "\n"

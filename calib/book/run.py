@@ -116,6 +116,7 @@ def run_chapter(name: str, profile: str | Profile = DEFAULT_PROFILE,
     """
     import nbformat
     import papermill as pm
+    from papermill.parameterize import parameterize_notebook
 
     log = log or (lambda _msg: None)
     root = book_root(root)
@@ -139,6 +140,13 @@ def run_chapter(name: str, profile: str | Profile = DEFAULT_PROFILE,
            if unused else ""))
     started = time.time()
     when = _dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
+    # the values are injected here, not by papermill: they are checked against the parameters
+    # cell already, and papermill's own reading of that cell does not understand annotations
+    # such as `int | None` (it warned "Passed unknown parameter" for them on every run)
+    nb.metadata["papermill"] = {}
+    for c in nb.cells:
+        c.metadata.setdefault("tags", [])  # as papermill's own loader does
+    nb = parameterize_notebook(nb, values, kernel_name=kernel, language="python")
     with tempfile.TemporaryDirectory(dir=build, prefix=f".run-{name}-") as tmp:
         src_ipynb, out_ipynb = Path(tmp) / "input.ipynb", Path(tmp) / f"{name}.ipynb"
         export = Path(tmp) / "exports"
@@ -147,7 +155,7 @@ def run_chapter(name: str, profile: str | Profile = DEFAULT_PROFILE,
         try:
             with kernel_environment({**(env or {}), EXPORT_ENV: str(export)}):
                 pm.execute_notebook(
-                    str(src_ipynb), str(out_ipynb), parameters=values, kernel_name=kernel,
+                    str(src_ipynb), str(out_ipynb), parameters=None, kernel_name=kernel,
                     language="python", cwd=str(root), progress_bar=progress,
                     stdout_file=sys.stdout if stream_output else None,
                     stderr_file=sys.stderr if stream_output else None)

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from calib.data.errors import DataFormatError
-from calib.data.jsonl import check_unique, read_json, read_jsonl
+from calib.data.jsonl import check_unique, check_value, read_json, read_jsonl
 from calib.data.root import data_file, data_files
 
 PARAPHRASES: tuple[str, ...] = tuple(f"paraphrase-{i}" for i in range(5))
@@ -42,6 +42,9 @@ TEMPLATE_NAMES: tuple[str, ...] = (*PARAPHRASES, *LINGUISTIC)
 PLAIN = "paraphrase-0"
 
 _INSTANCE_FIELDS = ("sub_id", "sub_label", "obj_id", "obj_label", "answer_idx")
+#: the kind of every field the loader reads (:data:`calib.data.jsonl.KINDS`)
+_INSTANCE_TYPES = {"sub_id": "text", "sub_label": "text", "obj_id": "text", "obj_label": "text",
+                   "answer_idx": "integer", "sub_aliases": "strings"}
 _META = "bear/metadata_relations.json"
 _DOMAINS = "bear/relation_info.json"
 
@@ -176,6 +179,10 @@ def parse_relation_metadata(path: Path, rel: str, meta: dict, domains=()) -> dic
     for i, t in enumerate(templates):
         _check_template(path, rel, i, t)
     labels, ids = meta["answer_space_labels"], meta["answer_space_ids"]
+    for key, values in (("answer_space_labels", labels), ("answer_space_ids", ids)):
+        check_value(path, values, "list", field=f"{rel}.{key}")
+        for i, v in enumerate(values):
+            check_value(path, v, "text", field=f"{rel}.{key}[{i}]")
     if not labels:
         raise DataFormatError(path, "the answer space is empty",
                               field=f"{rel}.answer_space_labels")
@@ -197,19 +204,25 @@ def load_bear(root: str | os.PathLike | None = None,
               relations: list[str] | None = None) -> Bear:
     """Load and validate BEAR from the data root (see :mod:`calib.data.root`).
 
-    Raises :class:`~calib.data.errors.DataFormatError` naming file, line and field for malformed
-    JSON, a template without ``[X]`` or ``[Y]``, an ``answer_idx`` that does not point at the
-    instance's object in the answer space, duplicate answers, an empty answer space, or a
-    relation file without metadata.
+    Raises :class:`~calib.data.errors.DataFormatError` naming file, line and field for bytes that
+    are not UTF-8, malformed JSON (with its column), a field of the wrong type (``sub_label``
+    must be a non-empty string, ``answer_idx`` an integer ...), an empty relation file, a
+    template without ``[X]`` or ``[Y]``, an ``answer_idx`` that does not point at the instance's
+    object in the answer space, duplicate answers, an empty answer space, or a relation file
+    without metadata.
     """
     meta_path = data_file(_META, root)
     meta = read_json(meta_path)
     if not isinstance(meta, dict):
         raise DataFormatError(meta_path, "expected an object keyed by relation id")
     try:
-        domain_info = read_json(data_file(_DOMAINS, root))
+        domains_path = data_file(_DOMAINS, root)
+        domain_info = read_json(domains_path)
     except FileNotFoundError:
-        domain_info = {}
+        domains_path, domain_info = None, {}
+    if not isinstance(domain_info, dict) or not all(
+            isinstance(v, dict) for v in domain_info.values()):
+        raise DataFormatError(domains_path, "expected an object of objects keyed by relation id")
     files = data_files("bear/P*.jsonl", root)
     if relations is not None:
         files = [f for f in files if f.stem in set(relations)]
@@ -223,12 +236,13 @@ def load_bear(root: str | os.PathLike | None = None,
         rel = path.stem
         if rel not in meta:
             raise DataFormatError(path, f"relation {rel} has no entry in {meta_path}")
-        parts = parse_relation_metadata(meta_path, rel, meta[rel],
-                                        domain_info.get(rel, {}).get("domains", ()))
-        rows = read_jsonl(path, required=_INSTANCE_FIELDS)
+        domains = domain_info.get(rel, {}).get("domains", [])
+        check_value(domains_path, domains, "strings", field=f"{rel}.domains")
+        parts = parse_relation_metadata(meta_path, rel, meta[rel], domains)
+        rows = read_jsonl(path, required=_INSTANCE_FIELDS, types=_INSTANCE_TYPES)
         for row in rows:
             line, idx = row["_line"], row["answer_idx"]
-            if not isinstance(idx, int) or not 0 <= idx < len(parts["answer_labels"]):
+            if not 0 <= idx < len(parts["answer_labels"]):
                 raise DataFormatError(path, f"answer_idx {idx!r} is not an index into the "
                                       f"answer space of {len(parts['answer_labels'])} options",
                                       line=line, field="answer_idx")

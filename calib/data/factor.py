@@ -26,6 +26,8 @@ completion`` (:func:`calib.scoring.statements.continuation_statement`).
 from __future__ import annotations
 
 import csv
+import io
+import re
 import zlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -34,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from calib.data.errors import DataFormatError
+from calib.data.jsonl import read_text
 from calib.data.root import DataNotFoundError, data_file, data_root, source_for
 
 #: the subsets, by name; ``wiki`` is download-only
@@ -142,14 +145,16 @@ class Factor:
 
 def _read_rows(path: Path):
     """``(line, row)`` for every record of a CSV file; ``line`` is where the record starts."""
-    with open(path, encoding="utf-8", newline="") as fh:
-        reader = csv.DictReader(fh)
+    reader = csv.DictReader(io.StringIO(read_text(path), newline=""))
+    try:
         if reader.fieldnames is None:
             raise DataFormatError(path, "the file is empty; expected a CSV header")
         line = reader.line_num + 1
         for row in reader:
             yield line, row, reader.fieldnames
             line = reader.line_num + 1
+    except csv.Error as exc:
+        raise DataFormatError(path, f"malformed CSV ({exc})", line=reader.line_num) from None
 
 
 def _local_only(subset: str, root) -> Path:

@@ -38,7 +38,7 @@ import pandas as pd
 
 from calib.data.bear import Bear, Relation
 from calib.data.errors import DataFormatError
-from calib.data.jsonl import check_unique, read_jsonl
+from calib.data.jsonl import check_unique, read_jsonl, read_text
 from calib.data.root import data_file, data_files
 
 #: name of the manual LAMA template in ``Relation.templates``
@@ -54,6 +54,13 @@ _FACT_FIELDS = ("sub_label", "obj_label", "uuid")
 _TRAIN_FIELDS = ("sub_uri", "obj_uri", "sub_label", "obj_label")
 _SENTENCE_FIELDS = ("sub_label", "obj_label", "evidences")
 _EVIDENCE_FIELDS = ("masked_sentence", "sub_surface", "obj_surface")
+#: the kind of every field the loaders read (:data:`calib.data.jsonl.KINDS`)
+_RELATION_TYPES = {"relation": "text", "label": "string", "type": "string",
+                   "description": "string"}
+_FACT_TYPES = {k: "text" for k in _FACT_FIELDS}
+_TRAIN_TYPES = {k: "text" for k in _TRAIN_FIELDS}
+_SENTENCE_TYPES = {"sub_label": "text", "obj_label": "text", "evidences": "list"}
+_PROMPT_TYPES = {"weight": "number"}
 _INSTANCE_COLUMNS = ("relation", "instance", "split", "sub_id", "sub_label", "sub_aliases",
                      "obj_id", "obj_label", "answer_idx")
 
@@ -71,14 +78,6 @@ def check_template(path, text, line: int | None = None, field: str | None = None
             raise DataFormatError(path, f"template {text!r} must hold {slot} exactly once",
                                   line=line, field=field)
     return text
-
-
-def _string(path, row: dict, key: str) -> str:
-    value = row[key]
-    if not isinstance(value, str) or not value.strip():
-        raise DataFormatError(path, f"expected a non-empty string, got {value!r}",
-                              line=row["_line"], field=key)
-    return value
 
 
 @dataclass(frozen=True)
@@ -194,9 +193,8 @@ def load_relations(root=None) -> pd.DataFrame:
     Every template must hold ``[X]`` and ``[Y]`` once; relation ids must not repeat.
     """
     path = data_file(_RELATIONS, root)
-    rows = read_jsonl(path, required=("relation", "template"))
+    rows = read_jsonl(path, required=("relation", "template"), types=_RELATION_TYPES)
     for row in rows:
-        _string(path, row, "relation")
         check_template(path, row["template"], line=row["_line"], field="template")
     check_unique(path, rows, lambda r: r["relation"], "relation", lambda k: f"relation {k}")
     return pd.DataFrame({
@@ -209,19 +207,13 @@ def load_relations(root=None) -> pd.DataFrame:
 
 
 def _read_facts(path: Path) -> list[dict]:
-    rows = read_jsonl(path, required=_FACT_FIELDS)
-    for row in rows:
-        for key in _FACT_FIELDS:
-            _string(path, row, key)
+    rows = read_jsonl(path, required=_FACT_FIELDS, types=_FACT_TYPES)
     check_unique(path, rows, lambda r: r["uuid"], "uuid", lambda k: f"uuid {k}")
     return rows
 
 
 def _read_train(path: Path) -> list[dict]:
-    rows = read_jsonl(path, required=_TRAIN_FIELDS)
-    for row in rows:
-        for key in _TRAIN_FIELDS:
-            _string(path, row, key)
+    rows = read_jsonl(path, required=_TRAIN_FIELDS, types=_TRAIN_TYPES)
     check_unique(path, rows, lambda r: (r["sub_uri"], r["obj_uri"]), "sub_uri",
                  lambda k: f"pair {k}")
     return rows
@@ -241,9 +233,10 @@ def load_lama(root=None, relations: list[str] | None = None,
     training pairs with other objects are then dropped). Training pairs that repeat a test fact
     (same subject and object label) are dropped, so the two sets are disjoint.
 
-    Raises :class:`DataFormatError` (file, line, field) for malformed
-    JSON, a missing or empty field, a template without ``[X]``/``[Y]``, a repeated uuid or pair,
-    or a facts file whose relation is not in ``lama/relations.jsonl``.
+    Raises :class:`DataFormatError` (file, line, field) for bytes that are not UTF-8, malformed
+    JSON (with its column), a missing, empty or wrongly typed field, an empty file, a template
+    without ``[X]``/``[Y]``, a repeated uuid or pair, or a facts file whose relation is not in
+    ``lama/relations.jsonl``.
     """
     if answer_space not in ANSWER_SPACES:
         raise ValueError(f"unknown answer_space {answer_space!r}; known: {list(ANSWER_SPACES)}")
@@ -314,11 +307,8 @@ def load_sentences(root=None, relations: list[str] | None = None,
         for path in data_files(f"lama/sentences/{split}/P*.jsonl", root):
             if relations is not None and path.stem not in set(relations):
                 continue
-            for row in read_jsonl(path, required=_SENTENCE_FIELDS):
+            for row in read_jsonl(path, required=_SENTENCE_FIELDS, types=_SENTENCE_TYPES):
                 line, ev = row["_line"], row["evidences"]
-                if not isinstance(ev, list):
-                    raise DataFormatError(path, f"expected a list, got {type(ev).__name__}",
-                                          line=line, field="evidences")
                 for j, e in enumerate(ev):
                     where = f"evidences[{j}]"
                     if not isinstance(e, dict):
@@ -358,17 +348,15 @@ def load_lpaqa_prompts(kind: str, root=None, relations: list[str] | None = None)
             continue
         if kind == "manual_paraphrase":
             entries = []
-            for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for lineno, line in enumerate(read_text(path).split("\n"), 1):
                 if line.strip():
                     entries.append((lineno, line.strip(), float("nan")))
+            if not entries:
+                raise DataFormatError(path, "the file holds no prompts (it is empty); expected "
+                                            "one template per line; restore the file")
         else:
-            entries = []
-            for row in read_jsonl(path, required=("template",)):
-                weight = row.get("weight", float("nan"))
-                if not isinstance(weight, (int, float)):
-                    raise DataFormatError(path, f"expected a number, got {weight!r}",
-                                          line=row["_line"], field="weight")
-                entries.append((row["_line"], row["template"], float(weight)))
+            entries = [(row["_line"], row["template"], float(row.get("weight", float("nan"))))
+                       for row in read_jsonl(path, required=("template",), types=_PROMPT_TYPES)]
         seen = set()
         for lineno, text, weight in entries:
             check_template(path, text, line=lineno, field="template")

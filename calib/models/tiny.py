@@ -2,20 +2,29 @@
 
 They know nothing; they exist so that tests and the ``quick`` profile exercise exactly the code
 paths of real models (GPT-2 and Llama causal LMs; BERT and RoBERTa masked LMs) in seconds,
-offline. Each is built deterministically from a fixed corpus and seed and saved as an ordinary
-Hugging Face folder, so it is loaded like any local model.
+offline. Each is built from a fixed corpus and seed and saved as an ordinary Hugging Face
+folder, so it is loaded like any local model.
+
+The folders are byte-identical wherever they are built (with the same library versions): the
+weights come from a seeded initialisation, and every tokenizer is trained by a trainer whose
+output does not depend on hash-map order. The byte-level and metaspace BPE trainers are such
+trainers; the WordPiece trainer is not (it breaks ties between equally frequent merges in
+hash-map order, so tiny-bert's vocabulary differed from one build to the next), so tiny-bert's
+WordPiece vocabulary is derived from a BPE trained on the same words (:func:`_wordpiece_vocab`).
 """
 
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from pathlib import Path
 
 import torch
 
-TINY_VERSION = "v1"
+from calib.models.folders import save_model_folder
+from calib.settings import cache_lock
+
+#: bump when the builder's output changes (v2: a reproducible tiny-bert vocabulary)
+TINY_VERSION = "v2"
 
 #: a small fixed corpus: probe-like sentences (enough for the tokenizers to learn common words)
 _CORPUS = """\
@@ -44,6 +53,24 @@ _ARCH = {"tiny-gpt2": "gpt2", "tiny-llama": "llama", "tiny-bert": "bert",
          "tiny-roberta": "roberta"}
 
 
+def _wordpiece_vocab(specials: list[str], vocab_size: int) -> dict[str, int]:
+    """A WordPiece vocabulary: the special tokens, then the pieces of a BPE trained on the
+    corpus's words (BERT normaliser and pre-tokenizer), then each piece again as a
+    continuation (``##piece``), in the BPE's id order, so the same corpus always gives the same
+    vocabulary."""
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
+
+    bpe = Tokenizer(models.BPE(unk_token="[UNK]"))
+    bpe.normalizer = normalizers.BertNormalizer(lowercase=False)
+    bpe.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    bpe.train_from_iterator(_CORPUS.splitlines(), trainer=trainers.BpeTrainer(
+        vocab_size=vocab_size, special_tokens=specials, show_progress=False))
+    learned = bpe.get_vocab()
+    pieces = [p for p in sorted(learned, key=learned.get) if p not in specials]
+    tokens = [*specials, *pieces, *(f"##{p}" for p in pieces)]
+    return {t: i for i, t in enumerate(tokens)}
+
+
 def _train_tokenizer(arch: str, vocab_size: int = 600):
     from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
     from tokenizers import trainers
@@ -63,14 +90,15 @@ def _train_tokenizer(arch: str, vocab_size: int = 600):
         tok.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="first")
         trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=specials,
                                       show_progress=False)
-    else:  # bert
-        tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    else:  # bert: WordPiece with a vocabulary derived from a BPE (see the module docstring)
+        tok = Tokenizer(models.WordPiece(_wordpiece_vocab(specials, vocab_size),
+                                         unk_token="[UNK]"))
         tok.normalizer = normalizers.BertNormalizer(lowercase=False)
         tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
         tok.decoder = decoders.WordPiece()
-        trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, special_tokens=specials,
-                                            show_progress=False)
-    tok.train_from_iterator(_CORPUS.splitlines(), trainer=trainer)
+        trainer = None
+    if trainer is not None:
+        tok.train_from_iterator(_CORPUS.splitlines(), trainer=trainer)
     if arch == "bert":
         cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
         tok.post_processor = processors.TemplateProcessing(
@@ -118,22 +146,14 @@ def build_tiny(name: str, folder: str | os.PathLike, seed: int = 0) -> Path:
     auto = AutoModelForMaskedLM if arch in ("bert", "roberta") else AutoModelForCausalLM
     model = auto.from_config(config)
     model.eval()
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=folder.parent, prefix=folder.name + ".tmp"))
-    try:
-        model.save_pretrained(tmp)
-        tokenizer.save_pretrained(tmp)
-        if folder.exists():
-            shutil.rmtree(folder)
-        os.replace(tmp, folder)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return folder
+    return save_model_folder(model, tokenizer, folder, f"the tiny model {name}")
 
 
 def tiny_folder(name: str, cache: Path) -> Path:
     """The cached folder of tiny model ``name``, built on first use."""
     folder = cache / "models" / f"{name}-{TINY_VERSION}"
     if not (folder / "config.json").exists():
-        build_tiny(name, folder)
+        with cache_lock(folder.with_name(folder.name + ".lock"), f"the tiny model {name}"):
+            if not (folder / "config.json").exists():  # another process may have built it
+                build_tiny(name, folder)
     return folder

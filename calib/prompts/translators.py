@@ -28,6 +28,8 @@ _CODES: dict[str, tuple[str, ...]] = {
     "en": ("eng", "en"), "es": ("spa", "es"), "ca": ("cat", "ca"), "gl": ("glg", "gl"),
     "eo": ("epo", "eo"), "hbs": ("hbs", "sh"), "pt": ("por", "pt"), "fr": ("fra", "fr"),
 }
+#: the pivot languages calib knows Apertium's codes for (English is the source)
+PIVOT_CODES: tuple[str, ...] = tuple(c for c in _CODES if c != "en")
 
 
 class TranslatorUnavailable(RuntimeError):

@@ -8,15 +8,27 @@ of the unit's statements and its row count. A unit is reused only when its conte
 reads back completely with the row counts it promises; anything else is moved aside as
 ``*.corrupt`` and rescored. Chunks are written to a temporary file and renamed into place, so a
 run killed midway leaves whole chunks only and resumes with the units that are missing.
+
+Several processes may fill one store at once (two ``calib score`` runs, or workers of one
+run): before scoring, a process *claims* the units it will score (:meth:`ScoreStore.claims`,
+:class:`Claims`). A claim is a file ``claims/<id>.json`` listing the units, held by an OS-level
+lock on ``claims/<id>.lock`` until the units' chunk is written; claims are made under the
+store's own lock file ``.lock``. Another process skips the units claimed by a live holder,
+scores the rest, then waits for the holders and reads their units from the store, so every unit
+is scored once. The OS releases the locks of a process that dies (also by ``SIGKILL``), so a
+crashed holder's claim is found stale and its units are claimed again; nobody waits for ever.
+Reading a store takes no lock: chunks appear whole, by rename.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
 import os
 import re
+import socket
 import tempfile
 import uuid
 from dataclasses import dataclass
@@ -28,10 +40,13 @@ import pyarrow.parquet as pq
 
 from calib.scoring.schema import SCORE_COLUMNS
 from calib.scoring.statements import Query
+from calib.settings import cache_lock, cache_writes
 
 log = logging.getLogger(__name__)
 
 _META_KEY = b"calib"
+_LOCK = ".lock"
+_CLAIMS = "claims"
 SCHEMA = pa.schema([
     ("model", pa.string()), ("dataset", pa.string()), ("relation", pa.string()),
     ("instance", pa.string()), ("template", pa.string()), ("option", pa.int32()),
@@ -70,10 +85,19 @@ class ScoreStore:
     def chunks(self) -> list[Path]:
         return sorted(self.folder.glob("chunk-*.parquet")) if self.folder.exists() else []
 
+    def units(self) -> int:
+        """How many units the chunks' footers list (without reading the rows)."""
+        total = 0
+        for path in self.chunks():
+            with contextlib.suppress(Exception):
+                total += len(json.loads(pq.read_schema(path).metadata[_META_KEY])["units"])
+        return total
+
     def _quarantine(self, path: Path, why: str) -> None:
         log.warning("score chunk %s is unusable (%s); it is set aside and rescored", path, why)
         try:
-            os.replace(path, path.with_suffix(".corrupt"))
+            os.replace(path, path.with_name(f"{path.stem}.{uuid.uuid4().hex[:6]}.corrupt")
+                       if path.is_dir() else path.with_suffix(".corrupt"))
         except OSError:
             pass
 
@@ -108,7 +132,7 @@ class ScoreStore:
 
     def _read_chunk(self, path: Path) -> pa.Table | None:
         try:
-            table = pq.read_table(path)
+            table = pq.read_table(path, page_checksum_verification=True)
             meta = json.loads(table.schema.metadata[_META_KEY])
         except Exception as exc:  # noqa: BLE001
             self._quarantine(path, f"read: {exc}")
@@ -125,24 +149,40 @@ class ScoreStore:
             return None
         return table
 
-    def write(self, frame: pd.DataFrame, queries: list[Query]) -> Path:
-        """Write the rows of ``queries`` as one chunk, atomically."""
+    def write(self, frame: pd.DataFrame, queries: list[Query],
+              claim: "Claim | None" = None) -> Path:
+        """Write the rows of ``queries`` as one chunk, atomically (a read-only or full cache
+        is a :class:`~calib.settings.CacheWriteError`, and no partial file is left). Under a
+        ``claim``, the partial file is named after it, so that it is removed with the claim
+        if this process dies while writing."""
         units = [[q.relation, q.template, q.instance, unit_hash(q), len(q.statements)]
                  for q in queries]
         table = pa.Table.from_pandas(frame[list(SCORE_COLUMNS)], schema=SCHEMA,
                                      preserve_index=False)
         table = table.replace_schema_metadata({_META_KEY: json.dumps({"units": units})})
-        self.folder.mkdir(parents=True, exist_ok=True)
         final = self.folder / f"chunk-{uuid.uuid4().hex[:16]}.parquet"
-        fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".tmp-", suffix=".parquet")
-        os.close(fd)
-        try:
-            pq.write_table(table, tmp)
-            os.replace(tmp, final)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+        with cache_writes(self.folder, "scores", needed=table.nbytes):
+            self.folder.mkdir(parents=True, exist_ok=True)
+            tag = f"{claim.path.stem}-" if claim is not None and claim.path else ""
+            fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=f".tmp-{tag}", suffix=".parquet")
+            os.close(fd)
+            try:
+                pq.write_table(table, tmp, write_page_checksum=True)
+                os.replace(tmp, final)
+            finally:
+                if os.path.exists(tmp):
+                    os.unlink(tmp)
         return final
+
+    def lock(self, timeout: float = -1):
+        """The store's lock (a context manager): held only for short bookkeeping, such as
+        making a claim (see the module docstring)."""
+        return cache_lock(self.folder / _LOCK, "the score store's lock file", timeout)
+
+    def claims(self) -> "Claims":
+        """A process's view of the claims and stored units of this store, to claim units
+        with (:meth:`Claims.claim`)."""
+        return Claims(self)
 
 
 def as_stored(frame: pd.DataFrame) -> pd.DataFrame:
@@ -154,3 +194,178 @@ def as_stored(frame: pd.DataFrame) -> pd.DataFrame:
 def empty_scores() -> pd.DataFrame:
     """A score table with no rows and the schema's columns."""
     return SCHEMA.empty_table().to_pandas()
+
+
+@dataclass
+class Claim:
+    """The outcome of one :meth:`Claims.claim`: the units this process now holds (``queries``;
+    score them, write them, then :meth:`release`), those another process has stored since
+    (``stored``), those a live process holds (``busy``), and those left for a later claim
+    (``rest``). A context manager that releases the claim on exit."""
+
+    queries: list[Query]
+    stored: list[Query]
+    busy: list[Query]
+    rest: list[Query]
+    path: Path | None = None
+    lock: object = None
+
+    def release(self) -> None:
+        """Give the units up (after their chunk is written, or on failure)."""
+        if self.path is None:
+            return
+        _remove_claim(self.path)
+        with contextlib.suppress(Exception):
+            self.lock.release()
+        self.path = self.lock = None
+
+    def __enter__(self) -> "Claim":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+
+class Claims:
+    """Claiming a store's units, one batch at a time, so that concurrent processes score each
+    unit once (see the module docstring). Keeps an index of the units the chunks hold, read
+    incrementally (each chunk's footer once)."""
+
+    def __init__(self, store: ScoreStore):
+        self.store = store
+        self._footers: dict[Path, list[tuple[tuple, str]]] = {}
+        self._stored: dict[tuple, set[tuple[str, Path]]] = {}
+
+    @property
+    def folder(self) -> Path:
+        return self.store.folder / _CLAIMS
+
+    def _refresh(self) -> None:
+        """Read the footers of new chunks; forget the units of chunks that are gone."""
+        present = set(self.store.chunks())
+        for path in set(self._footers) - present:
+            for key, digest in self._footers.pop(path):
+                self._stored.get(key, set()).discard((digest, path))
+        for path in sorted(present - set(self._footers)):
+            try:
+                meta = json.loads(pq.read_schema(path).metadata[_META_KEY])
+                units = [((r, t, i), d) for r, t, i, d, _n in meta["units"]]
+            except Exception:  # noqa: BLE001 - unreadable: lookup() sets it aside
+                units = []
+            self._footers[path] = units
+            for key, digest in units:
+                self._stored.setdefault(key, set()).add((digest, path))
+
+    def _is_stored(self, q: Query) -> bool:
+        digest = unit_hash(q)
+        return any(d == digest for d, _p in self._stored.get((q.relation, q.template,
+                                                              q.instance), ()))
+
+    def live(self) -> dict[Path, dict]:
+        """The claims of live holders (record path -> the record). A claim whose lock is free
+        was left by a process that died: it is removed, with any partial chunk it was
+        writing, and its units are free again."""
+        from filelock import FileLock, Timeout
+
+        out = {}
+        for lock_path in sorted(self.folder.glob("*.lock")) if self.folder.is_dir() else []:
+            path = lock_path.with_suffix(".json")
+            probe = FileLock(str(lock_path))
+            try:
+                probe.acquire(timeout=0)
+            except Timeout:
+                with contextlib.suppress(OSError, ValueError):
+                    out[path] = json.loads(path.read_text())
+                continue
+            except OSError:
+                continue  # a read-only store: nobody can be writing to it
+            try:
+                if path.exists():  # else its holder has just released it, as it should
+                    log.warning("claim %s was left by a process that ended; its units are "
+                                "free again", path.name)
+                for partial in self.store.folder.glob(f".tmp-{path.stem}-*"):
+                    with contextlib.suppress(OSError):
+                        partial.unlink()
+                with contextlib.suppress(OSError):
+                    (self.folder / f".{path.stem}.part").unlink()
+                _remove_claim(path)
+            finally:
+                probe.release()
+        return out
+
+    def claim(self, queries: list[Query], max_statements: int | None = None) -> Claim:
+        """Claim, in order, the units of ``queries`` that are neither stored nor claimed by a
+        live process, up to about ``max_statements`` statements (the last unit may pass it;
+        ``None``: all). Made under the store's lock."""
+        with self.store.lock():
+            busy_keys = {tuple(u) for record in self.live().values()
+                         for u in record.get("units", [])}
+            self._refresh()  # after the claims: a claim ends only after its chunk is written
+            mine, stored, busy, rest, size = [], [], [], [], 0
+            for q in queries:
+                if self._is_stored(q):
+                    stored.append(q)
+                elif (q.relation, q.template, q.instance) in busy_keys:
+                    busy.append(q)
+                elif max_statements is None or size < max_statements:
+                    mine.append(q)
+                    size += len(q.statements)
+                else:
+                    rest.append(q)
+            if not mine:
+                return Claim([], stored, busy, rest)
+            return self._hold(mine, stored, busy, rest)
+
+    def _hold(self, mine, stored, busy, rest) -> Claim:
+        from filelock import FileLock
+
+        name = uuid.uuid4().hex[:16]
+        path = self.folder / f"{name}.json"
+        with cache_writes(self.folder, "a claim file"):
+            self.folder.mkdir(parents=True, exist_ok=True)
+            lock = FileLock(str(path.with_suffix(".lock")))
+            lock.acquire(timeout=0)
+            tmp = self.folder / f".{name}.part"
+            try:
+                record = {"pid": os.getpid(), "host": socket.gethostname(),
+                          "units": [[q.relation, q.template, q.instance] for q in mine]}
+                tmp.write_text(json.dumps(record))
+                os.replace(tmp, path)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    tmp.unlink()
+                lock.release()
+                raise
+        return Claim(mine, stored, busy, rest, path, lock)
+
+    def wait(self, poll: float = 0.5) -> None:
+        """Block until a live claim of another process ends (returns at once if none)."""
+        from filelock import FileLock
+
+        live = self.live()
+        if not live:
+            return
+        path, record = next(iter(live.items()))
+        log.warning("waiting for process %s on %s, which is scoring %d unit(s) of %s",
+                    record.get("pid"), record.get("host"), len(record.get("units", [])),
+                    self.store.folder)
+        probe = FileLock(str(path.with_suffix(".lock")))
+        while path.exists():
+            try:
+                probe.acquire(timeout=poll)
+            except Exception:  # noqa: BLE001 - Timeout: still held
+                continue
+            try:
+                if not path.exists():  # released, the lock file re-created by this probe
+                    _remove_claim(path)
+            finally:
+                probe.release()
+            return
+
+
+def _remove_claim(path: Path) -> None:
+    """Remove a claim's record, then its lock file (the caller holds or has just probed the
+    lock)."""
+    for part in (path, path.with_suffix(".lock")):
+        with contextlib.suppress(OSError):
+            part.unlink()

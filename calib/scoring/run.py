@@ -2,7 +2,8 @@
 
 Asking for scores that are stored returns them without loading the model; missing units are
 scored in chunks of about ``chunk_statements`` statements, each written atomically as soon as it
-is done (so an interrupted run resumes), with a progress bar.
+is done (so an interrupted run resumes), with a progress bar. Each chunk is claimed first
+(:class:`calib.scoring.cache.Claims`), so concurrent runs on one cache score each unit once.
 """
 
 from __future__ import annotations
@@ -24,12 +25,21 @@ from calib.scoring.mlm import mlm_score
 from calib.scoring.schema import SCORE_COLUMNS
 from calib.scoring.statements import Query, bear_queries
 from calib.scoring.usage import record_scores
-from calib.settings import cache_root
+from calib.settings import CacheWriteError, cache_root
 
 #: bump when a change alters the scores the code produces ("2": statements capitalised as
 #: lm-pub-quiz 0.3.3 builds them, :func:`calib.scoring.statements.fill_template`)
 SCORER_VERSION = "2"
 PLL_VARIANT = "within-word-l2r"
+
+
+class ScoringInterrupted(KeyboardInterrupt):
+    """Scoring was interrupted (Ctrl-C); ``store`` holds every chunk finished so far, and the
+    same call resumes from there."""
+
+    def __init__(self, store: ScoreStore):
+        super().__init__(f"scoring interrupted; the scores so far are in {store.folder}")
+        self.store = store
 
 
 def _check_start_token(start_token: str) -> None:
@@ -92,6 +102,57 @@ def _score_chunk(lm: LoadedModel, queries: Sequence[Query], max_logits: int | No
     return pd.DataFrame(rows)
 
 
+#: bytes a stored statement takes at most, about (for the space a run needs)
+_STORED_BYTES = 400
+
+
+def _statements(queries: Sequence[Query]) -> int:
+    return sum(len(q.statements) for q in queries)
+
+
+def _score_missing(store: ScoreStore, missing: list[Query], get_model, chunk_statements: int,
+                   max_logits: int | None, bar,
+                   start_token: str = "single") -> list[pd.DataFrame]:
+    """Score ``missing`` into ``store`` one claimed chunk at a time; units another process
+    claims meanwhile are waited for and read from the store (each unit is scored once). Returns
+    the score frames of all of ``missing``."""
+    frames = []
+    claims = store.claims()
+    todo = list(missing)
+    lost_before: set = set()
+    while todo:
+        try:
+            claim = claims.claim(todo, chunk_statements)
+        except CacheWriteError as exc:
+            raise exc.needing(_STORED_BYTES * _statements(todo), "scores") from exc.__cause__
+        with claim:
+            if claim.queries:
+                frame = _score_chunk(get_model(), claim.queries, max_logits, bar.update,
+                                     start_token)
+                try:
+                    store.write(frame, claim.queries, claim)
+                except CacheWriteError as exc:  # the space for all that is left
+                    per = (exc.needed or 0) / max(_statements(claim.queries), 1)
+                    raise exc.needing(int(max(per, _STORED_BYTES) * _statements(todo))) \
+                        from exc.__cause__
+                frames.append(as_stored(frame))
+        lost = []
+        if claim.stored:  # scored by another process meanwhile
+            rows, lost = store.lookup(claim.stored)
+            frames.append(rows)
+            bar.update(_statements(claim.stored) - _statements(lost))
+            again = [q for q in lost if q.key in lost_before]
+            if again:
+                raise RuntimeError(
+                    f"{len(again)} unit(s) that another process stored in {store.folder} cannot "
+                    f"be read back nor set aside (e.g. {again[0].key}); check that folder")
+            lost_before |= {q.key for q in lost}
+        todo = [*claim.busy, *claim.rest, *lost]
+        if not claim.queries and not claim.rest and not lost and claim.busy:
+            claims.wait()  # only units another process holds are left
+    return frames
+
+
 def score_store(model: str | LoadedModel, dataset: str, *,
                 cache_dir: str | os.PathLike | None = None, dtype: str | None = None,
                 objective: str | None = None, start_token: str = "single") -> ScoreStore:
@@ -128,7 +189,14 @@ def score_queries(model: str | LoadedModel, queries: Sequence[Query], *,
     for q in queries:
         by_dataset.setdefault(q.dataset, []).append(q)
     frames = []
-    lm = model if isinstance(model, LoadedModel) else None
+    loaded = [model] if isinstance(model, LoadedModel) else []
+
+    def get_model() -> LoadedModel:
+        if not loaded:
+            loaded.append(load_model(name, objective=objective, device=device, dtype=dtype,
+                                     cache_dir=cache_dir))
+        return loaded[0]
+
     for dataset, qs in by_dataset.items():
         store = score_store(model, dataset, cache_dir=cache_dir, dtype=dtype, objective=objective,
                             start_token=start_token)
@@ -136,23 +204,15 @@ def score_queries(model: str | LoadedModel, queries: Sequence[Query], *,
         frames.append(stored)
         if not missing:
             continue
-        if lm is None:
-            lm = load_model(name, objective=objective, device=device, dtype=dtype,
-                            cache_dir=cache_dir)
-        total = sum(len(q.statements) for q in missing)
-        bar = tqdm(total=total, desc=f"scoring {name} on {dataset}", unit="stmt",
+        bar = tqdm(total=_statements(missing), desc=f"scoring {name} on {dataset}", unit="stmt",
                    disable=not progress, file=sys.stderr, mininterval=2.0)
-        chunk: list[Query] = []
-        size = 0
-        for i, q in enumerate(missing):
-            chunk.append(q)
-            size += len(q.statements)
-            if size >= chunk_statements or i == len(missing) - 1:
-                frame = _score_chunk(lm, chunk, max_logits, bar.update, start_token)
-                store.write(frame, chunk)
-                frames.append(as_stored(frame))
-                chunk, size = [], 0
-        bar.close()
+        try:
+            frames += _score_missing(store, missing, get_model, chunk_statements, max_logits,
+                                     bar, start_token)
+        except KeyboardInterrupt as exc:
+            raise ScoringInterrupted(store) from exc
+        finally:
+            bar.close()
     out = pd.concat(frames, ignore_index=True)
     out["model"] = name
     order = {q.key: i for i, q in enumerate(queries)}

@@ -172,3 +172,23 @@ def test_a_failing_chapter_keeps_the_previous_notebook(tmp_path):
     leftovers = [p.name for p in target.parent.iterdir() if p.name != "failing.ipynb"]
     assert leftovers == []
     assert not [p for p in (root / "_build").iterdir() if p.name.startswith(".run-")]
+
+
+def test_a_run_injects_the_parameters_without_papermill_warnings(tmp_path, caplog):
+    """papermill's own reading of a parameters cell does not understand ``int | None``; the
+    runner injects the checked values itself, so no "Passed unknown parameter" line appears."""
+    source = tmp_path / "params.md"
+    source.write_text((FIXTURES / "failing.md").read_text().replace(
+        "seed: int = 0", "seed: int = 0\nper_relation: int | None = None  # as the chapters")
+        .replace('raise RuntimeError(f"fixture failure (seed {seed})")',
+                 'print("ran with", seed, per_relation)'))
+    root = stage_book(tmp_path / "b", {"params": source})
+    with caplog.at_level("INFO", logger="papermill"):
+        run_chapter("params", "quick", {"seed": 3}, root=root, progress=False,
+                    stream_output=False, log=None)
+    assert not [r for r in caplog.records if "unknown parameter" in r.getMessage()]
+    assert [r for r in caplog.records if r.name.startswith("papermill")]  # the log was seen
+    nb = nbformat.read(executed_path("params", root), as_version=4)
+    printed = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code"
+                      for o in c.get("outputs", []) if o.output_type == "stream")
+    assert "ran with 3 3" in printed  # seed given, per_relation from the quick profile

@@ -295,3 +295,52 @@ def test_kernels_and_sphinx_import_this_calib_and_run_this_python(monkeypatch):
         assert json.loads(spec.read_text())["argv"][0] == sys.executable
         assert os.environ["CALIB_X"] == "1"
     assert os.environ["PYTHONPATH"] == "/elsewhere" and "CALIB_X" not in os.environ
+
+
+def test_values_out_of_range_and_unloadable_models_fail_before_any_kernel(root, no_execution,
+                                                                         monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    started = time.time()
+    with pytest.raises(ParameterError) as info:
+        run_chapter("fixture", "quick", {"seed": -1, "models": ["tiny-gpt2", "tiny-gtp2"],
+                                         "relations": ["P19", "P99999", "19"]},
+                    root=root, log=None)
+    assert time.time() - started < 5
+    text = str(info.value)
+    assert "parameter 'seed' = -1: must be at least 0 (given)" in text
+    assert ("model 'tiny-gtp2' is not a registry name (see `calib models`; did you mean "
+            "'tiny-gpt2'?)") in text and "HF_HUB_OFFLINE=1" in text
+    assert "'P99999' is not a BEAR relation" in text
+    assert "seed: int = 0" in text  # the parameter list follows
+    assert not (root / "_build" / "chapters").exists()
+
+
+@pytest.mark.parametrize("chapter, given, message", [
+    ("calibration", {"per_relation": 0}, "'per_relation' = 0: must be at least 1"),
+    ("calibration", {"n_bootstrap": -5}, "'n_bootstrap' = -5: must be at least 1"),
+    ("calibration", {"reduction": "median"}, "'reduction' = 'median': must be one of"),
+    ("calibration", {"models": []}, "'models' = []: must not be empty"),
+    ("answer_set", {"ks": [1, 5]}, "element 0 (1) must be at least 2"),
+    ("lpaqa", {"adam_lr": 0.0}, "'adam_lr' = 0.0: must be greater than 0"),
+    ("lpaqa", {"pivots": ["es", "xx"]}, "element 1 ('xx') must be one of"),
+    ("factor", {"factor_subsets": ["news", "news"]}, "lists ['news'] more than once"),
+    ("clm_vs_mlm", {"pair_within": "family"}, "must be one of ['domain', 'all']"),
+])
+def test_the_real_chapters_check_ranges_and_choices(chapter, given, message):
+    declared = chapter_parameters(chapter)
+    with pytest.raises(ParameterError, match=re.escape(message)):
+        resolve_parameters(chapter, declared, "quick", given)
+
+
+def test_the_profiles_pass_the_value_checks():
+    for chapter in chapters_in_toc(REPO):
+        declared = chapter_parameters(chapter, REPO)
+        for profile in ("quick", "cpu"):
+            resolve_parameters(chapter, declared, profile, {})
+
+
+def test_every_constraint_names_a_parameter_some_chapter_declares():
+    from calib.book.constraints import CONSTRAINTS
+
+    names = {n for c in chapters_in_toc(REPO) for n in chapter_parameters(c, REPO)}
+    assert set(CONSTRAINTS) <= names

@@ -18,7 +18,8 @@ import pytest
 from book_staging import download_links
 from browser_check import check_book, find_chromium, problems
 
-from calib.book import build_book, chapters_in_toc, executed_path, offline_violations
+from calib.book import (build_book, chapters_in_toc, executed_path, offline_violations,
+                        run_chapter)
 from calib.book.downloads import DOWNLOADS_DIR, interval_violations
 from calib.book.layout import book_root
 
@@ -33,16 +34,21 @@ EXPECTED = {"calibration": (4, 3), "linguistic": (4, 2), "answer_set": (2, 2),
 TOOLTIPS = {"calibration": ["model", "estimator", "value", "low", "high", "n"]}
 
 
-@pytest.fixture(scope="module")
-def quick_book(tmp_path_factory):
-    """A copy of the book's sources built with the quick profile (strict Sphinx)."""
+def _book_sources(root):
+    """A copy of the book's sources (configuration, prose, chapter sources) in ``root``."""
     src = book_root()
-    root = tmp_path_factory.mktemp("quick-book")
     for name in ("_config.yml", "_toc.yml"):
         shutil.copy2(src / name, root / name)
     for folder in ("book", "notebooks"):
         shutil.copytree(src / folder, root / folder,
                         ignore=shutil.ignore_patterns("__pycache__", "*.ipynb"))
+    return root
+
+
+@pytest.fixture(scope="module")
+def quick_book(tmp_path_factory):
+    """A copy of the book's sources built with the quick profile (strict Sphinx)."""
+    root = _book_sources(tmp_path_factory.mktemp("quick-book"))
     started = time.time()
     html = build_book("quick", root=root, strict=True, progress=False, stream_output=False,
                       log=None)
@@ -110,3 +116,44 @@ def test_every_chapter_renders_in_a_browser(quick_book):
                      tooltips={f"_build/chapters/{name}.html": TOOLTIPS.get(name, [])
                                for name in EXPECTED})
     assert not found, "\n".join(found)
+
+
+#: a table whose header names one of these columns reports time taken, which varies
+TIMING_COLUMNS = ("seconds",)
+
+
+def shown_results(path) -> list[str]:
+    """Every table (``text/html`` holding a ``<table>``) and every Markdown text (claims,
+    verdicts, correlations) a chapter's executed notebook shows, in order; tables of timings
+    are left out (the run-info cell is a markdown cell, not an output, so it is not here)."""
+    nb = nbformat.read(path, as_version=4)
+    shown = []
+    for cell in nb.cells:
+        for out in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            data = out.get("data", {})
+            html = data.get("text/html", "")
+            if "<table" in html:
+                header = html.split("</thead>")[0]
+                if not any(f">{c}<" in header for c in TIMING_COLUMNS):
+                    shown.append(html)
+            elif "text/markdown" in data:
+                shown.append(data["text/markdown"])
+    return shown
+
+
+def test_the_quick_book_shows_the_same_results_from_a_fresh_cache(quick_book, tmp_path,
+                                                                   monkeypatch):
+    """Every chapter run again with the quick profile in a second, empty cache (the tiny models
+    built again there) shows the same tables and texts as the quick book."""
+    root, _ = quick_book
+    again = tmp_path / "again"
+    again.mkdir()
+    _book_sources(again)
+    monkeypatch.setenv("CALIB_CACHE_DIR", str(tmp_path / "fresh-cache"))
+    for name in chapters_in_toc(again):
+        run_chapter(name, "quick", root=again, progress=False, stream_output=False, log=None)
+    for name in EXPECTED:
+        first, second = shown_results(executed_path(name, root)), \
+            shown_results(executed_path(name, again))
+        assert len(first) >= EXPECTED[name][1]
+        assert first == second, f"{name}: results differ between two fresh caches"

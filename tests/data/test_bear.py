@@ -87,7 +87,7 @@ def test_malformed_json_names_file_and_line(tmp_path):
     lines = f.read_text().splitlines()
     lines[2] = lines[2][:-5]
     f.write_text("\n".join(lines) + "\n")
-    with pytest.raises(DataFormatError, match=r"P30\.jsonl, line 3: malformed JSON"):
+    with pytest.raises(DataFormatError, match=r"P30\.jsonl, line 3, column \d+: malformed JSON"):
         load_bear(root)
 
 

@@ -39,10 +39,10 @@ def test_wrong_objective_is_refused(tiny_models):
 
 
 def test_local_folder_loads_with_inferred_objective(tiny_models, _session_cache):
-    folder = _session_cache / "models" / "tiny-roberta-v1"
+    folder = _session_cache / "models" / "tiny-roberta-v2"
     lm = load_model(str(folder))
     assert lm.objective == "mlm" and lm.tokenizer.mask_token_id is not None
-    assert model_key(str(folder)) == lm.key and lm.key.startswith("tiny-roberta-v1@")
+    assert model_key(str(folder)) == lm.key and lm.key.startswith("tiny-roberta-v2@")
 
 
 def test_tokenizer_without_pad_token_is_handled(tiny_models, _session_cache, tmp_path):
