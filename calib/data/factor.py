@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 import zlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
