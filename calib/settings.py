@@ -52,6 +52,17 @@ def cache_root(cache_dir: str | os.PathLike | None = None) -> Path:
     return resolve_dir(cache_dir, CACHE_ENV, "calib")
 
 
+#: set by ``calib run`` for a chapter's kernel: the folder where the chapter's result tables and
+#: the score rows it used are recorded for the page's downloads (:mod:`calib.book.downloads`)
+EXPORT_ENV = "CALIB_EXPORT_DIR"
+
+
+def export_dir() -> Path | None:
+    """The folder named by ``$CALIB_EXPORT_DIR`` (a chapter run by ``calib run``), else None."""
+    value = os.environ.get(EXPORT_ENV)
+    return Path(value) if value else None
+
+
 #: what a failed write into the cache looks like: read-only, full, or not ours to write
 _WRITE_ERRNOS = {errno.EROFS: "the file system is read-only", errno.EACCES: "permission denied",
                  errno.EPERM: "permission denied", errno.ENOSPC: "no space left on the device",

@@ -32,6 +32,32 @@ def _session_cache(tmp_path_factory):
         os.environ["CALIB_CACHE_DIR"] = old
 
 
+def _papers_dir() -> Path | None:
+    """The papers' text (``shared/papers``): ``CALIB_PAPERS_DIR``, else beside the data root,
+    else beside the checkout."""
+    candidates = [os.environ.get("CALIB_PAPERS_DIR")]
+    if os.environ.get("CALIB_DATA_DIR"):
+        candidates.append(str(Path(os.environ["CALIB_DATA_DIR"]).parent / "papers"))
+    candidates.append(str(REPO.parent / "shared" / "papers"))
+    for c in candidates:
+        if c and (Path(c) / "kissling2026_self_aware_knowledge_probing.txt").is_file():
+            return Path(c)
+    return None
+
+
+@pytest.fixture(scope="session")
+def paper_text():
+    """The papers' full text by short name (``kissling2026``, ``jiang2020``); the test is
+    skipped where the papers folder is absent."""
+    folder = _papers_dir()
+    if folder is None:
+        pytest.skip("the papers' text (shared/papers) is not on this machine; set "
+                    "CALIB_PAPERS_DIR")
+    return {"kissling2026": (folder / "kissling2026_self_aware_knowledge_probing.txt")
+            .read_text(encoding="utf-8"),
+            "jiang2020": (folder / "jiang2020_lpaqa.txt").read_text(encoding="utf-8")}
+
+
 @pytest.fixture(scope="session")
 def tiny_models(_session_cache):
     """The four tiny models, loaded once: name -> LoadedModel (float32, CPU)."""

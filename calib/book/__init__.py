@@ -21,9 +21,17 @@ tree; :func:`build_book` runs every chapter in the toc, then ``jupyter-book buil
 nothing from another host (:func:`offline_violations`). ``calib run`` and ``calib book``
 (:func:`cli_run`, :func:`cli_book`) are the command-line entry points.
 
+After a run the chapter carries its provenance (:mod:`~calib.book.provenance`: commit, versions,
+model hashes, data checksums, device, wall time) and its downloads (:mod:`~calib.book.downloads`:
+the executed notebook, its result tables as CSV, the score rows it used as Parquet, under
+``_build/downloads/<name>/``); :mod:`~calib.book.render` adds them to the page and shows one
+parameters cell with the values the chapter ran with.
+
 Modules: :mod:`~calib.book.layout` (paths, toc, errors), :mod:`~calib.book.profiles`,
 :mod:`~calib.book.parameters`, :mod:`~calib.book.run`, :mod:`~calib.book.build`,
-:mod:`~calib.book.cli`. Everything public is importable from ``calib.book``.
+:mod:`~calib.book.cli`, :mod:`~calib.book.provenance`, :mod:`~calib.book.downloads`,
+:mod:`~calib.book.render`, :mod:`~calib.book.examples` (the worked example of a new chapter).
+Everything public is importable from ``calib.book``.
 """
 
 from calib.book.build import build_book, build_html, offline_violations
@@ -34,7 +42,8 @@ from calib.book.layout import (BANNER_TAG, CHAPTERS_DIR, FAILED_DIR, HTML_DIR, N
                                chapter_source, chapters_in_toc, check_chapters_executed,
                                executed_path)
 from calib.book.parameters import (Parameter, chapter_parameters, describe_parameters,
-                                   parse_cli_parameters, parse_parameters, resolve_parameters)
+                                   parse_cli_parameters, parse_parameters, profile_parameters,
+                                   resolve_parameters)
 from calib.book.profiles import (DEFAULT_PROFILE, PROFILES, QUICK_RELATIONS, SHARED_PARAMETERS,
                                  Profile, get_profile)
 from calib.book.run import KERNEL_NAME, kernel_environment, rerun_command, run_chapter
@@ -47,5 +56,5 @@ __all__ = [
     "chapter_parameters", "chapter_source", "chapters_in_toc", "check_chapters_executed",
     "cli_book", "cli_run", "describe_parameters", "executed_path", "get_profile",
     "kernel_environment", "offline_violations", "parse_cli_parameters", "parse_parameters",
-    "rerun_command", "resolve_parameters", "run_chapter",
+    "profile_parameters", "rerun_command", "resolve_parameters", "run_chapter",
 ]

@@ -234,6 +234,18 @@ def chapter_parameters(name: str, root: str | os.PathLike | None = None
     return parse_parameters(cell.source, where=f"{path} (parameters cell)")
 
 
+def profile_parameters(chapter: str, profile: str | Profile = DEFAULT_PROFILE,
+                       root: str | os.PathLike | None = None) -> dict:
+    """The parameters chapter ``chapter`` runs with under ``profile`` when nothing is
+    overridden: its declared defaults, then the profile's (:func:`resolve_parameters`). A
+    chapter that reports on other chapters (the ledger) uses this to compute from the same
+    settings, and so from the same stored scores."""
+    declared = chapter_parameters(chapter, root)
+    values = {name: p.default for name, p in declared.items()}
+    values.update(resolve_parameters(chapter, declared, profile, {}, where=chapter))
+    return values
+
+
 def describe_parameters(params: Mapping[str, Parameter]) -> str:
     """One line per parameter: ``name: type = default  # help``."""
     return "\n".join(f"  {p.describe()}" for p in params.values()) or "  (none)"

@@ -31,8 +31,12 @@ class Profile:
     synthetic: bool = False
 
     def defaults_for(self, chapter: str, declared: Mapping[str, Parameter]) -> dict[str, Any]:
-        """The profile's defaults for ``chapter``, restricted to the parameters it declares."""
+        """The profile's defaults for ``chapter``, restricted to the parameters it declares; a
+        chapter that declares ``profile`` gets the profile's name (the ledger reads the other
+        chapters' settings under it)."""
         out = {k: _resolve(v) for k, v in self.shared.items() if k in declared}
+        if PROFILE_PARAMETER in declared:
+            out[PROFILE_PARAMETER] = self.name
         out.update({k: _resolve(v) for k, v in self.chapters.get(chapter, {}).items()})
         return out
 
@@ -51,6 +55,8 @@ def _paper_models() -> list[str]:
     return names
 
 
+#: a chapter that declares this parameter receives the name of the profile it runs under
+PROFILE_PARAMETER = "profile"
 #: the parameter names profiles set for every chapter that declares them
 SHARED_PARAMETERS: tuple[str, ...] = ("models", "relations", "per_relation", "seed",
                                       "n_bootstrap")
@@ -59,11 +65,12 @@ SHARED_PARAMETERS: tuple[str, ...] = ("models", "relations", "per_relation", "se
 #: and a 5-option relation
 QUICK_RELATIONS = ["P36", "P37", "P19", "P30", "P105"]
 #: the FACTOR sample of the quick profile, shared by the chapters that score FACTOR (factor,
-#: answer_set) so that they reuse the same stored scores: short prefixes and completions fit
-#: the tiny models' 256 positions
-QUICK_FACTOR = {"factor_items": 3, "factor_prefix_words": 20, "factor_completion_words": 25}
-#: the paper profile scores every FACTOR item
-PAPER_FACTOR = {"factor_items": None}
+#: answer_set) so that they reuse the same stored scores: statements of at most 160 tokens (the
+#: prefix keeps its last tokens, as FACTOR cuts) and short completions, cheap on tiny models
+QUICK_FACTOR = {"factor_items": 3, "factor_max_tokens": 160, "factor_completion_words": 25}
+#: the paper profile scores every item of Wiki-FACTOR, the subset of the paper's Table 4 (a
+#: download; without it the chapters stop with an error that names the file and its address)
+PAPER_FACTOR = {"factor_items": None, "factor_subsets": ["wiki"]}
 
 PROFILES: dict[str, Profile] = {
     "quick": Profile(
@@ -86,11 +93,12 @@ PROFILES: dict[str, Profile] = {
     "cpu": Profile(
         name="cpu",
         description=("the two embedded offline models (smollm2-135m-instruct, gemma-3-270m) "
-                     "on a seeded BEAR sample of 2 instances per relation, all 60 relations "
-                     "(sized so that a cold `make book` fits 45 minutes on 2 CPU cores)"),
+                     "on a seeded BEAR sample of 3 instances per relation, all 60 relations "
+                     "(180 facts per model; sized so that a cold `make book` fits 45 minutes "
+                     "on 2 CPU cores)"),
         label="two small offline models on a seeded BEAR sample",
         shared={"models": ["smollm2-135m-instruct", "gemma-3-270m"], "relations": None,
-                "per_relation": 2, "seed": 0, "n_bootstrap": 1000},
+                "per_relation": 3, "seed": 0, "n_bootstrap": 1000},
     ),
     "paper": Profile(
         name="paper",

@@ -14,11 +14,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from calib.book.layout import (BANNER_TAG, FAILED_DIR, ChapterFailed, Log, book_root,
-                               chapter_source, executed_path)
+from calib.book import downloads, render
+from calib.book.layout import FAILED_DIR, ChapterFailed, Log, book_root, chapter_source, executed_path
 from calib.book.parameters import (parameters_cell, parse_parameters, read_notebook,
                                    resolve_parameters)
 from calib.book.profiles import DEFAULT_PROFILE, Profile, get_profile
+from calib.book.provenance import provenance
+from calib.settings import EXPORT_ENV
 
 
 #: the kernel the chapters run in: this very Python (see :func:`kernel_environment`)
@@ -72,39 +74,6 @@ def rerun_command(chapter: str, profile: str, params: Mapping[str, Any]) -> str:
     return " ".join(shlex.quote(p) for p in parts)
 
 
-def _run_info_cell(prof: Profile, chapter: str, values: Mapping[str, Any],
-                   given: Mapping[str, Any], seconds: float, when: str):
-    import nbformat
-
-    command = rerun_command(chapter, prof.name, given)
-    lines = []
-    if prof.synthetic:
-        lines += ["```{warning}",
-                  f"**Placeholder numbers: `{prof.name}` profile.** This chapter ran on "
-                  f"{prof.description}. Nothing on this page is a result about language "
-                  "models or the papers.",
-                  "```", ""]
-    params = ", ".join(f"`{k} = {v!r}`" for k, v in values.items()) or "none"
-    lines += ["```{admonition} How this chapter was run",
-              ":class: note",
-              f"Profile `{prof.name}` ({prof.description}); executed {when} in "
-              f"{seconds:.1f} s. Parameters: {params}.",
-              "",
-              f"Re-run: `{command}` (see {{doc}}`/book/reproduction`).",
-              "```"]
-    cell = nbformat.v4.new_markdown_cell("\n".join(lines))
-    cell.metadata["tags"] = [BANNER_TAG]
-    return cell
-
-
-def _insert_after_title(nb, cell) -> None:
-    for i, existing in enumerate(nb.cells):
-        if existing.cell_type == "markdown" and existing.source.lstrip().startswith("# "):
-            nb.cells.insert(i + 1, cell)
-            return
-    nb.cells.insert(0, cell)
-
-
 def _write_atomically(nb, target: Path) -> None:
     import nbformat
 
@@ -137,9 +106,12 @@ def run_chapter(name: str, profile: str | Profile = DEFAULT_PROFILE,
 
     Parameters: the profile's defaults overridden by ``params``, checked before execution
     (:func:`resolve_parameters`). The notebook is converted with jupytext, run with papermill
-    (working folder: the book root) and written atomically with a cell saying how it was run
-    (and, for a synthetic profile, that its numbers are placeholders) plus
-    ``metadata["calib"]``. On failure the previous executed notebook stays as it was, the
+    (working folder: the book root) and written atomically with a note saying how it was run
+    and its provenance (and, for a synthetic profile, that its numbers are placeholders), one
+    parameters cell showing the values it ran with, a downloads section
+    (:mod:`calib.book.downloads`: its result tables and the score rows it used, written to
+    ``_build/downloads/<name>/``), and ``metadata["calib"]`` (with ``provenance`` and
+    ``downloads``). On failure the previous executed notebook stays as it was, the
     partial one goes to ``_build/failed/<name>.ipynb`` and :class:`ChapterFailed` is raised.
     """
     import nbformat
@@ -177,9 +149,11 @@ def run_chapter(name: str, profile: str | Profile = DEFAULT_PROFILE,
     nb = parameterize_notebook(nb, values, kernel_name=kernel, language="python")
     with tempfile.TemporaryDirectory(dir=build, prefix=f".run-{name}-") as tmp:
         src_ipynb, out_ipynb = Path(tmp) / "input.ipynb", Path(tmp) / f"{name}.ipynb"
+        export = Path(tmp) / "exports"
+        export.mkdir()
         nbformat.write(nb, src_ipynb)
         try:
-            with kernel_environment(env):
+            with kernel_environment({**(env or {}), EXPORT_ENV: str(export)}):
                 pm.execute_notebook(
                     str(src_ipynb), str(out_ipynb), parameters=None, kernel_name=kernel,
                     language="python", cwd=str(root), progress_bar=progress,
@@ -201,14 +175,20 @@ def run_chapter(name: str, profile: str | Profile = DEFAULT_PROFILE,
                 f"{where}{kept}.") from exc
         seconds = time.time() - started
         executed = nbformat.read(out_ipynb, as_version=4)
+        manifest = downloads.collect(export, name, root)
+    record = provenance(values.get("models") or [], root, seconds=seconds)
+    command = rerun_command(name, prof.name, given)
     executed.metadata["kernelspec"] = dict(_STANDARD_KERNELSPEC)
     executed.metadata["calib"] = {
         "chapter": name, "profile": prof.name, "profile_description": prof.description,
         "profile_label": prof.label,
         "synthetic": prof.synthetic, "parameters": values, "given": given,
-        "executed": when, "seconds": round(seconds, 2), "command": rerun_command(
-            name, prof.name, given)}
-    _insert_after_title(executed, _run_info_cell(prof, name, values, given, seconds, when))
+        "executed": when, "seconds": round(seconds, 2), "command": command,
+        "provenance": record, "downloads": manifest}
+    render.show_one_parameters_cell(executed, values)
+    render.insert_after_title(executed, render.run_note_cell(prof, command, values, when, record,
+                                                             name, downloads=True))
+    executed.cells.append(render.downloads_cell(name, manifest))
     _write_atomically(executed, target)
     with contextlib.suppress(FileNotFoundError):
         failed.unlink()

@@ -3,7 +3,8 @@
 All take a sentence-score table (:func:`calib.confidence.reductions.sentence_scores`), or
 the :func:`~calib.confidence.probabilities.template_predictions` of one, and return an
 estimate table (:mod:`calib.confidence.tables`): per instance a ``prediction`` (option
-index, ``-1`` when rejected), ``correct`` (bool) and ``confidence`` in ``[0, 1]``.
+index, ``-1`` when rejected), ``correct`` (bool) and ``confidence`` in ``[0, 1]`` (the paper's
+Entropy-Confidence, Eq. 7, can also be below 0; see :func:`entropy`).
 Option probabilities are the softmax over an instance's answer options
 (:mod:`calib.confidence.probabilities`); ``p_t`` below is the option distribution under
 template ``t``, ``y_t`` its arg-max and ``B_t = max p_t`` its Base-Confidence.
@@ -31,22 +32,25 @@ agreeing on any answer). Then
 
 * :func:`average` -- Eq. 3, ``C_Average = (1/T) * sum_{t : y_t = y*} B_t``.
 * :func:`consistency` -- Eq. 4, ``C_Consistency = n_agree / T`` (a multiple of ``1/T``).
-* :func:`entropy` -- Eqs. 5-7: the clusters ``c`` are the distinct predicted answers among the
-  ``y_t``, ``p(c) = |{t : y_t = c}| / T`` (Eq. 5), ``SE = -sum_c p(c) ln p(c)`` (Eq. 6, natural
-  logarithm), ``C_Entropy = 1 - SE / ln T`` (Eq. 7). Dividing by ``ln T``, the entropy of ``T``
-  templates that all disagree, is the same as measuring ``SE`` with logarithms to base ``T``;
-  the confidence is 1 when all templates agree and 0 when all differ, whatever the base.
-  This normalisation is our reading of the paper (the authors' released code divides by the
-  log of the number of distinct clusters instead, which is not monotone in agreement: 3-vs-2
-  votes would score below 2-2-1); ``normalize="clusters"`` gives that variant.
+* :func:`entropy` -- Eqs. 5-7 as the paper prints them. The clusters ``c`` are the distinct
+  answers among the ``y_t``; ``s(c)``, the mean Base-Confidence of the templates predicting
+  ``c`` (Eq. 5); ``q(c) = s(c) / sum_c' s(c')`` (Eq. 6); ``C_Entropy = 1 - (-sum_c q(c) ln q(c))``
+  (Eq. 7, natural logarithm, no further normalisation). It is 1 when all templates agree and
+  falls with disagreement, **below 0** when the answers split into 3 or more clusters of
+  similar weight (the entropy of ``K`` equal clusters is ``ln K``, above 1 from ``K = 3``); the
+  lowest value with five templates is ``1 - ln 5 = -0.61``.
+* :func:`entropy_normalised` (``"Entropy (normalised)"``) -- the variant this package used
+  before following the print: ``p(c)`` the *share of templates* predicting ``c`` (not their
+  Base-Confidence), and ``C = 1 - SE / ln T`` (entropy to base ``T``: 1 = all agree, 0 = all
+  differ), or ``1 - SE / ln K`` with ``normalize="clusters"``, ``K`` the number of distinct
+  answers, as the authors' released code divides.
 
-Sources: the equations as the issue and the paper describe them; where the paper's wording
-was not at hand, the authors' released code (github.com/diamir707/knowledge-calibration,
-``src/estimates.py`` and ``src/utils.py``) fixed the details: Average and Consistency divide
-by ``T`` (not by ``n_agree``); ``min``/``max`` ties go to the first template; a voting tie
-rejects. Its Entropy code computes the entropy over only the templates that agree with
-``y*`` (always one cluster, so always confidence 1); we use all ``T`` templates, as Eqs. 5-7
-intend.
+Sources: the paper's equations; where the paper is silent, the authors' released code
+(github.com/diamir707/knowledge-calibration, ``src/estimates.py`` and ``src/utils.py``) fixed
+the details: Average and Consistency divide by ``T`` (not by ``n_agree``); ``min``/``max``
+ties go to the first template; a voting tie rejects. Its Entropy code computes the entropy
+over only the templates that agree with ``y*`` (always one cluster, so always confidence 1);
+we follow the printed Eqs. 5-7 over all ``T`` templates.
 
 **Semantic grounding**: :func:`linguistic` -- Base-Confidence on an injected template
 (``possibly``, ``certainly``, ``numeric-0 .. numeric-100``) beside the plain template, on the same
@@ -66,7 +70,7 @@ from calib.data.bear import NUMERIC, PARAPHRASES, PLAIN
 
 #: the aggregation strategies for the multi-template estimators, the paper's choice first
 AGGREGATIONS: tuple[str, ...] = ("min", "max", "vote-2", "vote-3", "vote-4", "vote-5")
-#: the normalisations of the Entropy estimator (Eq. 7)
+#: the normalisations of :func:`entropy_normalised`
 ENTROPY_NORMALIZATIONS: tuple[str, ...] = ("templates", "clusters")
 
 
@@ -204,14 +208,14 @@ def _aggregate(pred: np.ndarray, b: np.ndarray, aggregation: str):
     return winner, rejected, n_agree, agree
 
 
-def _multi(sent, templates, aggregation, confidence_of) -> pd.DataFrame:
+def _multi(sent, templates, aggregation, confidence_of, lowest: float = 0.0) -> pd.DataFrame:
     keys, target, pred, b = template_matrix(sent, templates)
     winner, rejected, n_agree, agree = _aggregate(pred, b, aggregation)
     conf = np.where(rejected, 0.0, confidence_of(pred, b, winner, agree))
     out = keys
     out["prediction"] = winner.astype(np.int64)
     out["correct"] = (~rejected) & (winner == target)
-    out["confidence"] = np.clip(conf, 0.0, 1.0)
+    out["confidence"] = np.clip(conf, lowest, 1.0)
     out["n_agree"] = n_agree.astype(np.int64)
     out["rejected"] = rejected
     return out
@@ -241,15 +245,37 @@ def consistency(sent: pd.DataFrame, aggregation: str = "min",
 
 
 def entropy(sent: pd.DataFrame, aggregation: str = "min",
-            templates: Sequence[str] = PARAPHRASES, normalize: str = "templates") -> pd.DataFrame:
-    """Entropy-Confidence (Eqs. 5-7) over the clusters of identical predicted answers.
+            templates: Sequence[str] = PARAPHRASES) -> pd.DataFrame:
+    """Entropy-Confidence, Eqs. 5-7 exactly as printed.
+
+    For each distinct predicted answer ``c`` among the ``T`` templates, ``s(c)`` is the mean
+    Base-Confidence ``B_t`` of the templates predicting ``c`` (Eq. 5), ``q(c) = s(c) / sum s``
+    (Eq. 6), and ``C = 1 - (-sum_c q(c) ln q(c))`` (Eq. 7). Not normalised: with 3 or more
+    clusters it can be below 0 (down to ``1 - ln T``); confidences are kept as computed. The
+    aggregation only picks the prediction (and may reject: confidence 0).
+    """
+    def conf(pred, b, w, agree):
+        same = pred[:, :, None] == pred[:, None, :]
+        s_t = (same * b[:, None, :]).sum(axis=2) / agree  # s(c) of template t's cluster (Eq. 5)
+        # a cluster of k templates appears k times among the templates: weight 1/k
+        total = (s_t / agree).sum(axis=1, keepdims=True)
+        q_t = s_t / total  # Eq. 6
+        return 1.0 + (q_t * np.log(q_t) / agree).sum(axis=1)  # Eq. 7
+
+    return _multi(sent, templates, aggregation, conf, lowest=-np.inf)
+
+
+def entropy_normalised(sent: pd.DataFrame, aggregation: str = "min",
+                       templates: Sequence[str] = PARAPHRASES, normalize: str = "templates"
+                       ) -> pd.DataFrame:
+    """A normalised entropy confidence (``"Entropy (normalised)"``; not the paper's Eq. 5-7, see
+    :func:`entropy`) over the clusters of identical predicted answers, in ``[0, 1]``.
 
     ``SE = -sum_c p(c) ln p(c)`` with ``p(c)`` the share of the ``T`` templates predicting
-    answer ``c``; natural logarithm. ``normalize="templates"`` (default):
-    ``C = 1 - SE / ln T``, i.e. entropy to base ``T`` (1 = all agree, 0 = all differ).
-    ``normalize="clusters"``: ``C = 1 - SE / ln K`` with ``K`` the number of distinct answers
-    (``C = 1`` when ``K = 1``), as in the authors' released code. The aggregation only picks
-    the prediction (and may reject, confidence 0); the entropy uses all ``T`` templates.
+    answer ``c``. ``normalize="templates"`` (default): ``C = 1 - SE / ln T``, i.e. entropy to
+    base ``T`` (1 = all agree, 0 = all differ). ``normalize="clusters"``: ``C = 1 - SE / ln K``
+    with ``K`` the number of distinct answers (``C = 1`` when ``K = 1``), as in the authors'
+    released code. The aggregation only picks the prediction (and may reject, confidence 0).
     """
     if normalize not in ENTROPY_NORMALIZATIONS:
         raise ValueError(f"unknown normalize {normalize!r}; expected one of "
@@ -308,27 +334,35 @@ def rejection_rate(estimates: pd.DataFrame) -> float:
 #: the estimators by name, for :func:`all_estimates`
 SINGLE = {"Base": base, "Margin": margin}
 MULTI = {"Average": average, "Consistency": consistency, "Entropy": entropy}
+#: multi-template estimators that are not the paper's, added to :func:`all_estimates` on request
+VARIANTS = {"Entropy (normalised)": entropy_normalised}
 
 
 def all_estimates(sent: pd.DataFrame, template: str = PLAIN,
                   paraphrases: Sequence[str] | None = PARAPHRASES,
-                  aggregations: Sequence[str] = ("min",)) -> pd.DataFrame:
+                  aggregations: Sequence[str] = ("min",),
+                  variants: Sequence[str] = ()) -> pd.DataFrame:
     """Every estimator in one long estimate table with an ``estimator`` column.
 
     ``Base`` and ``Margin`` on ``template``; ``Average``, ``Consistency`` and ``Entropy`` over
     ``paraphrases`` for each of ``aggregations``, named e.g. ``"Average/min"`` or
-    ``"Consistency/vote-2"``. ``paraphrases=None`` skips the multi-template estimators (for a
-    table scored with one template). Columns: ``estimator``, the instance keys, ``template``
-    (the single template, or ``None``), ``prediction``, ``correct``, ``confidence``,
-    ``n_agree`` (missing for single-template estimators) and ``rejected``.
+    ``"Consistency/vote-2"``; then the ``variants`` asked for (names of :data:`VARIANTS`, e.g.
+    ``"Entropy (normalised)"``), named the same way. ``paraphrases=None`` skips the
+    multi-template estimators (for a table scored with one template). Columns:
+    ``estimator``, the instance keys, ``template`` (the single template, or ``None``),
+    ``prediction``, ``correct``, ``confidence``, ``n_agree`` (missing for single-template
+    estimators) and ``rejected``.
     """
     sent = per_template(sent)  # the softmax once for all estimators
     parts = []
     for name, fn in SINGLE.items():
         parts.append(fn(sent, template).assign(estimator=name, n_agree=pd.NA, rejected=False))
+    unknown = [v for v in variants if v not in VARIANTS]
+    if unknown:
+        raise ValueError(f"unknown estimator variant(s) {unknown}; known: {list(VARIANTS)}")
     if paraphrases is not None:
         for agg in aggregations:
-            for name, fn in MULTI.items():
+            for name, fn in {**MULTI, **{v: VARIANTS[v] for v in variants}}.items():
                 parts.append(fn(sent, agg, paraphrases).assign(estimator=f"{name}/{agg}",
                                                                  template=None))
     out = pd.concat(parts, ignore_index=True)

@@ -1,7 +1,12 @@
 """Calibration metrics (paper §4.3, Appendices D-E), scikit-learn style: arrays in, numbers out.
 
-``confidence`` is an array of confidences in ``[0, 1]``, ``correct`` an array of booleans (or
-0/1) of the same length: one entry per instance of an estimate table.
+``confidence`` is an array of confidences, ``correct`` an array of booleans (or 0/1) of the
+same length: one entry per instance of an estimate table. Confidences lie in ``[0, 1]`` for
+every estimator but one: the paper's Entropy-Confidence (Eq. 7,
+:func:`calib.confidence.estimators.entropy`) is ``1 -`` an entropy in nats and falls below 0
+when the templates split into three or more answers. ACE, the Brier score and the curves are
+defined for any real confidence and are computed for those as they are (ECE's first
+equal-width bin also takes the confidences below 0); a confidence above 1 is an error.
 
 * :func:`ace` -- Adaptive Calibration Error (Nixon et al., 2019), the paper's main metric:
   the instances are sorted into ``n_bins`` (20) *equal-count* bins whose edges are the
@@ -53,10 +58,11 @@ def check_inputs(confidence, correct) -> tuple[np.ndarray, np.ndarray]:
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise ValueError(f"confidence[{i}] is {float(conf[i])!r}; expected finite values in [0, 1]")
-    out = (conf < 0) | (conf > 1)
+    out = conf > 1
     if out.any():
         i = int(np.flatnonzero(out)[0])
-        raise ValueError(f"confidence[{i}] is {float(conf[i])!r}; expected values in [0, 1]")
+        raise ValueError(f"confidence[{i}] is {float(conf[i])!r}; expected values in [0, 1] "
+                         f"(or below 0: the paper's Entropy-Confidence, Eq. 7), never above 1")
     try:
         corr = corr_raw.astype(float)
     except (TypeError, ValueError) as exc:

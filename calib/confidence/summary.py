@@ -11,16 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
 import pandas as pd
 
-from calib.confidence.bootstrap import (
-    METRICS,
-    check_bootstrap_args,
-    percentile_interval,
-    point_values,
-    replicate_values,
-)
+from calib.confidence.bootstrap import METRICS, check_bootstrap_args, metric_intervals
 from calib.confidence.estimators import base
 from calib.confidence.metrics import N_BINS, check_inputs
 from calib.confidence.reductions import REDUCTIONS, harmonic_mean, sentence_scores
@@ -35,7 +28,9 @@ def summary(estimates: pd.DataFrame, by: Sequence[str] | None = None, n_bins: in
             n_boot: int = 1000, seed: int = 0, level: float = 0.95,
             metrics: Sequence[str] = METRICS) -> pd.DataFrame:
     """Calibration per group of an estimate table: ACE, Brier, accuracy (paper §4.3), each
-    with a percentile bootstrap interval over instances, and the rejection rate.
+    with a bootstrap interval over instances (BCa for Brier and accuracy, bias-centred
+    percentile for ACE: :data:`calib.confidence.bootstrap.INTERVAL_METHODS`), and the
+    rejection rate.
 
     ``by``: the grouping columns; default those of :data:`DEFAULT_BY` present in
     ``estimates`` (so one row per model and estimator, and per template where an estimator
@@ -67,11 +62,9 @@ def summary(estimates: pd.DataFrame, by: Sequence[str] | None = None, n_bins: in
         conf, corr = check_inputs(part["confidence"], part["correct"].astype(bool))
         row = dict(zip(by, label))
         row["n"] = len(part)
-        points = point_values(conf, corr, metrics, n_bins)
-        reps = replicate_values(conf, corr, metrics, n_boot, seed, n_bins) if n_boot else {}
-        for m in metrics:
-            lo, hi = percentile_interval(reps[m], level) if n_boot else (np.nan, np.nan)
-            row[m], row[f"{m}_low"], row[f"{m}_high"] = points[m], lo, hi
+        for m, values in metric_intervals(conf, corr, metrics, n_boot, seed, level,
+                                          n_bins).items():
+            row[m], row[f"{m}_low"], row[f"{m}_high"] = values
         row["rejection_rate"] = (float(part["rejected"].astype(bool).mean())
                                  if "rejected" in part.columns else 0.0)
         rows.append(row)

@@ -11,6 +11,10 @@ name                      index  example (P19)
 ``certainly``               6    "[X] was certainly born in [Y]."
 ``numeric-0`` .. ``-100``  7-11  "I'm 0% confident [X] was born in [Y]." (0/25/50/75/100)
 ========================  =====  =============================================
+
+The numeric templates are kept as the authors' ``metadata_relations.json`` has them,
+"I'm x% confident [X] ...", although the paper's text (§3.3) writes "I'm x% confident that
+[X] ...".
 """
 
 from __future__ import annotations

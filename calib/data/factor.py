@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 import zlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -37,7 +36,7 @@ import pandas as pd
 
 from calib.data.errors import DataFormatError
 from calib.data.jsonl import read_text
-from calib.data.root import DataNotFoundError, data_file, data_root
+from calib.data.root import DataNotFoundError, data_file, data_root, source_for
 
 #: the subsets, by name; ``wiki`` is download-only
 SUBSETS: tuple[str, ...] = ("news", "expert", "wiki")
@@ -143,24 +142,6 @@ class Factor:
         return len(self.items)
 
 
-def truncate_prefix(prefix: str, max_words: int | None) -> str:
-    """The last ``max_words`` whitespace-separated words of ``prefix``, cut on a word boundary
-    from the left (``None``: unchanged). Whitespace inside and at the end of the kept part is
-    kept as it was, so the join with the completion is unchanged.
-
-    >>> truncate_prefix("one two  three\\nfour ", 2)
-    'three\\nfour '
-    """
-    if max_words is None:
-        return prefix
-    if not isinstance(max_words, (int, np.integer)) or max_words < 1:
-        raise ValueError(f"max_words must be a positive integer or None, got {max_words!r}")
-    starts = [m.start() for m in re.finditer(r"\S+", prefix)]
-    if len(starts) <= max_words:
-        return prefix
-    return prefix[starts[-max_words]:]
-
-
 def _read_rows(path: Path):
     """``(line, row)`` for every record of a CSV file; ``line`` is where the record starts."""
     reader = csv.DictReader(io.StringIO(read_text(path), newline=""))
@@ -177,16 +158,19 @@ def _read_rows(path: Path):
 
 def _local_only(subset: str, root) -> Path:
     """The path of a download-only subset (``wiki``), or a :class:`DataNotFoundError` saying
-    how to get it."""
+    which file to download from where (the pinned FACTOR commit) and where to put it."""
     path = data_root(root) / factor_path(subset)
     if not path.is_file():
+        src = source_for(factor_path(subset))
+        url = src.url(factor_path(subset)) if src is not None else "AI21Labs/factor, data/"
         raise DataNotFoundError(
-            f"FACTOR subset {subset!r} ({factor_path(subset)}) is not under the data root "
-            f"{str(data_root(root))!r}. Wiki-FACTOR is download-only: it is not part of the "
-            f"offline data and calib has no pinned checksum for it, so it is never fetched "
-            f"automatically. Download wiki_factor.csv from AI21Labs/factor (data/"
-            f"wiki_factor.csv) into {str(path.parent)!r} to use it, or choose from "
-            f"{list(OFFLINE_SUBSETS)}.")
+            f"FACTOR subset {subset!r} needs the file {factor_path(subset)!r} under the data "
+            f"root {str(data_root(root))!r}, and it is not there. Wiki-FACTOR (the paper's "
+            f"Table 4, asked for by the `paper` profile) is download-only: it is not part of "
+            f"the offline data and calib has no pinned checksum for it, so it is never fetched "
+            f"automatically. Download {url} (FACTOR's repository at the commit the other "
+            f"subsets are pinned to) to {str(path)!r}, or choose from {list(OFFLINE_SUBSETS)} "
+            f"(e.g. `-p factor_subsets '[\"news\", \"expert\"]'`).")
     return path
 
 

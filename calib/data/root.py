@@ -172,3 +172,36 @@ def data_files(pattern: str, root: str | os.PathLike | None = None) -> list[Path
         return found
     names = sorted(n for n in checksums() if fnmatch.fnmatch(n, pattern))
     return [data_file(n, root) for n in names]
+
+
+_VERIFIED: dict[tuple[str, int, int], str] = {}
+
+
+def _cached_sha256(path: Path) -> str:
+    st = path.stat()
+    key = (str(path), st.st_size, st.st_mtime_ns)
+    if key not in _VERIFIED:
+        _VERIFIED[key] = sha256_file(path)
+    return _VERIFIED[key]
+
+
+def data_version(root: str | os.PathLike | None = None) -> dict:
+    """Which data a run read: the data ``root``; ``manifest``, the sha256 of the pinned checksum
+    list ``SHA256SUMS`` shipped with the package; ``pinned``, the upstream repositories and
+    commits the files come from; and the check of the files present under the root against
+    that list: ``files`` checked, ``mismatched`` (their paths, where the sha256 differs) and
+    ``absent`` (listed files not present, e.g. never needed so never downloaded)."""
+    base = data_root(root)
+    manifest = hashlib.sha256((Path(__file__).with_name("SHA256SUMS")).read_bytes()).hexdigest()
+    checked, mismatched, absent = 0, [], 0
+    for relpath, digest in sorted(checksums().items()):
+        path = base / relpath
+        if not path.is_file():
+            absent += 1
+            continue
+        checked += 1
+        if _cached_sha256(path) != digest:
+            mismatched.append(relpath)
+    pinned = {src.repo: src.commit for src in SOURCES}
+    return {"root": str(base), "manifest": f"sha256:{manifest}", "pinned": pinned,
+            "files": checked, "mismatched": mismatched, "absent": absent}

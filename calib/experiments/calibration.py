@@ -24,7 +24,7 @@ All functions are pure: score or estimate tables in, tidy frames out.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -38,8 +38,9 @@ from calib.confidence.metrics import (
 )
 from calib.confidence.reductions import sentence_scores
 from calib.confidence.summary import summary
-from calib.confidence.tables import INSTANCE, require_columns
+from calib.confidence.tables import ESTIMATE_COLUMNS, INSTANCE, require_columns
 from calib.data.bear import PARAPHRASES, PLAIN
+from calib.experiments.verdicts import as_bool, universal_verdict
 
 #: the single-template estimators and the multi-template ones (named ``<name>/<aggregation>``)
 SINGLE_ESTIMATORS: tuple[str, ...] = ("Base", "Margin")
@@ -63,16 +64,24 @@ def estimator_names(aggregations: Sequence[str] = ("min",)) -> list[str]:
             *[f"{name}/{agg}" for agg in aggregations for name in MULTI_ESTIMATORS]]
 
 
+#: a confidence estimator of one's own: sentence-score table in, estimate table out (one row
+#: per instance with ``prediction``, ``correct``, ``confidence``; see calib.confidence.tables)
+Estimator = Callable[[pd.DataFrame], pd.DataFrame]
+
+
 def estimates(scores: pd.DataFrame, reduction: str = "sum",
               aggregations: Sequence[str] = ("min",), template: str = PLAIN,
-              paraphrases: Sequence[str] = PARAPHRASES) -> pd.DataFrame:
+              paraphrases: Sequence[str] = PARAPHRASES,
+              extra_estimators: Mapping[str, Estimator] | None = None) -> pd.DataFrame:
     """Every estimator of §3 on a score table: Base and Margin (Eqs. 1-2) on ``template``,
     Average, Consistency and Entropy (Eqs. 3-7) over ``paraphrases`` for each aggregation.
 
     Templates other than ``template`` and ``paraphrases`` are dropped first (a table scored with
     all 12 templates can be passed as it is). Returns the estimate table of
     :func:`calib.confidence.estimators.all_estimates`, the ``estimator`` column ordered as
-    :func:`estimator_names`.
+    :func:`estimator_names`, then ``extra_estimators``: ``{name: function}``, each function
+    called with the sentence-score table (those templates, ``reduction``) and returning an
+    estimate table (:func:`extra_estimates`), shown after the paper's estimators.
     """
     require_columns(scores, ("template",), "score table")
     wanted = [template, *[p for p in paraphrases if p != template]]
@@ -83,13 +92,48 @@ def estimates(scores: pd.DataFrame, reduction: str = "sum",
     sent = sentence_scores(scores[scores["template"].isin(wanted)], reduction)
     est = all_estimates(sent, template=template, paraphrases=list(paraphrases),
                         aggregations=list(aggregations))
+    extra = extra_estimates(sent, extra_estimators or {}, est)
+    if len(extra):
+        est = pd.concat([est, extra], ignore_index=True)
+        if "rejected" in est.columns:  # an estimator of one's own answers every instance
+            est["rejected"] = est["rejected"].astype("boolean").fillna(False).astype(bool)
     models = list(dict.fromkeys(scores["model"]))
     est["model"] = pd.Categorical(est["model"], categories=models, ordered=True)
-    est["estimator"] = pd.Categorical(est["estimator"], categories=estimator_names(aggregations),
-                                      ordered=True)
+    est["estimator"] = pd.Categorical(
+        est["estimator"], categories=[*estimator_names(aggregations), *(extra_estimators or {})],
+        ordered=True)
     est = est.sort_values(["model", "estimator", *INSTANCE[1:]], kind="stable",
                           ignore_index=True)
     return est.astype({"model": str, "estimator": str})
+
+
+def extra_estimates(sent: pd.DataFrame, estimators: Mapping[str, Estimator],
+                    like: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The estimate tables of one's own ``estimators`` (``{name: function}``) on a
+    sentence-score table, with an ``estimator`` column: each function must return one row per
+    instance with the columns of :data:`calib.confidence.tables.ESTIMATE_COLUMNS` and a
+    confidence in [0, 1]; anything else is a ``ValueError`` naming the estimator. ``like``
+    (another estimate table) must then cover the same instances."""
+    parts = []
+    for name, fn in estimators.items():
+        out = fn(sent)
+        require_columns(out, ESTIMATE_COLUMNS, f"estimator {name!r}'s result",
+                        hint="return one row per instance: model, dataset, relation, "
+                             "instance, prediction, correct, confidence")
+        if out.duplicated(list(INSTANCE)).any():
+            raise ValueError(f"estimator {name!r} returned several rows for one instance")
+        conf = out["confidence"].to_numpy(dtype=float)
+        if not (np.isfinite(conf).all() and (conf >= 0).all() and (conf <= 1).all()):
+            raise ValueError(f"estimator {name!r} returned confidences outside [0, 1]")
+        if like is not None:
+            have = len(out.merge(like[list(INSTANCE)].drop_duplicates(), on=list(INSTANCE)))
+            want = len(like[list(INSTANCE)].drop_duplicates())
+            if have != want or len(out) != want:
+                raise ValueError(f"estimator {name!r} returned {len(out)} instances; the "
+                                 f"other estimators have {want}")
+        parts.append(out[[*ESTIMATE_COLUMNS]].assign(
+            estimator=name, correct=out["correct"].astype(bool), confidence=conf))
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 
 def _ordered(frame: pd.DataFrame, like: pd.DataFrame) -> pd.DataFrame:
@@ -105,7 +149,7 @@ def _ordered(frame: pd.DataFrame, like: pd.DataFrame) -> pd.DataFrame:
 def calibration_table(est: pd.DataFrame, n_bootstrap: int = 1000, seed: int = 0,
                       n_bins: int = N_BINS) -> pd.DataFrame:
     """Table 1 of this run: per model and estimator the ACE (``n_bins`` quantile bins), the
-    Brier score and the accuracy (§4.3), each with a 95% percentile bootstrap interval over
+    Brier score and the accuracy (§4.3), each with a 95% bootstrap interval over
     instances (``n_bootstrap`` resamples; 0 skips them), the number of instances ``n`` and the
     voting rejection rate. Estimators of one model share their resamples (paired intervals)."""
     table = summary(est, by=["model", "estimator"], n_bins=n_bins, n_boot=n_bootstrap,
@@ -114,7 +158,7 @@ def calibration_table(est: pd.DataFrame, n_bootstrap: int = 1000, seed: int = 0,
 
 
 def calibration_curves(est: pd.DataFrame, estimators: Sequence[str] | None = None,
-                       n_bins: int = 10, strategy: str = "quantile",
+                       n_bins: int = N_BINS, strategy: str = "quantile",
                        by: Sequence[str] = ("model", "estimator")) -> pd.DataFrame:
     """Calibration-curve data (Figure 2): for each group of ``by`` (default model and
     estimator; ``estimators`` selects some, ``None`` all) one row per non-empty bin with
@@ -160,7 +204,7 @@ def ace_accuracy_correlation(table: pd.DataFrame, estimators: Sequence[str] | No
                              accuracy: str = "accuracy", ace: str = "ace",
                              unit: str = "model") -> pd.DataFrame:
     """The correlation of ACE with accuracy across models (Figure 9), per estimator, with a
-    95% percentile bootstrap interval from resampling the models
+    95% BCa bootstrap interval from resampling the models
     (:func:`calib.confidence.bootstrap.correlation_interval`).
 
     ``table`` has one row per model and estimator (e.g. :func:`calibration_table`). With fewer
@@ -270,16 +314,18 @@ def claim_checks(comparisons: pd.DataFrame, aggregation: str = "min") -> pd.Data
 
 def claim_tally(checks: pd.DataFrame) -> pd.DataFrame:
     """Per claim of :func:`claim_checks`: how many models agree, disagree or cannot decide,
-    and the overall ``holds`` (True when every model agrees, False when every model disagrees,
-    None otherwise). Columns ``claim``, ``n_models``, ``agree``, ``disagree``, ``undecided``,
-    ``holds``, ``evidence`` (a phrase with the counts)."""
+    and the overall ``holds`` for a claim about every model
+    (:func:`calib.experiments.verdicts.universal_verdict`: True when every model agrees, False
+    as soon as one model disagrees, None otherwise). Columns ``claim``, ``n_models``,
+    ``agree``, ``disagree``, ``undecided``, ``holds``, ``evidence`` (a phrase with the
+    counts)."""
     rows = []
     for claim, part in checks.groupby("claim", sort=False):
         h = part["holds"].tolist()
         agree = sum(x is True for x in h)
         disagree = sum(x is False for x in h)
         undecided = len(h) - agree - disagree
-        overall = True if agree == len(h) else False if disagree == len(h) else None
+        overall = as_bool(universal_verdict(agree, disagree, len(h)))
         rows.append({"claim": claim, "n_models": len(h), "agree": agree,
                      "disagree": disagree, "undecided": undecided, "holds": overall,
                      "evidence": (f"paired bootstrap of ACE, 95% intervals: in line with it "
@@ -298,3 +344,25 @@ def shared_models(reported: pd.DataFrame, models: Sequence[str],
     require_columns(reported, (column,), "reported table")
     have = set(reported[column].dropna())
     return [m for m in models if m in have]
+
+
+def below_zero_sentence(est: pd.DataFrame) -> str:
+    """How many instances each estimator gave a confidence below 0, per model, as a sentence.
+    Only the paper's Entropy-Confidence (Eq. 7, not normalised) can: it is 1 minus an entropy
+    in nats, below 0 when the templates split into three or more answers of similar weight."""
+    require_columns(est, ("model", "estimator", "confidence"), "estimate table")
+    counts = (est.assign(below=est["confidence"] < 0)
+              .groupby(["estimator", "model"], sort=False)
+              .agg(below=("below", "sum"), n=("below", "size"), lowest=("confidence", "min"))
+              .reset_index())
+    counts = counts[counts["below"] > 0]
+    if counts.empty:
+        return ("No estimator gave any instance a confidence below 0 in this run (the paper's "
+                "Entropy-Confidence, Eq. 7, can be below 0 when the templates split into three "
+                "or more answers).")
+    parts = [f"{r.estimator} for {int(r.below)} of {int(r.n)} instances of {r.model} "
+             f"(lowest {r.lowest:.2f})" for r in counts.itertuples(index=False)]
+    return ("The paper's Entropy-Confidence (Eq. 7) is 1 minus an entropy in nats, not "
+            "normalised, so it falls below 0 when the templates split into three or more "
+            "answers of similar weight; ACE and Brier are computed on these values as they are. "
+            "In this run confidences below 0 came from " + "; ".join(parts) + ".")

@@ -5,13 +5,19 @@ know about as much, so models are *paired by accuracy* first (:func:`pair_models
 Brier scores of Margin (Eq. 2) and Average (Eq. 3, min aggregation) are compared within each
 pair on the same instances (:func:`pair_table`, :func:`pair_differences`).
 
-**Pairing rule** (:data:`PAIRING_RULE`): accuracy is that of the Base prediction on the plain
-template, per model and *scope*: BEAR's knowledge domains (``within="domain"``, the paper's
-Table 2 pairs each CLM with an MLM on the domain where the two are most alike) or the whole
-sample (``within="all"``). Repeatedly, among the models not paired yet, the (CLM, MLM, scope)
-with the smallest accuracy gap becomes a pair (ties: by scope, then names); so each model is in
-at most one pair and there are ``min(#CLMs, #MLMs)`` pairs, fewer when ``max_gap`` leaves out
-pairs whose gap exceeds it. Scopes with fewer than ``min_instances`` instances are not used.
+**Pairing rule** (:data:`PAIRING_RULE`): accuracy is that of the Base prediction averaged over
+all templates scored (the five paraphrases; Table 2's caption: "Accuracy (in %) is the average
+over all templates"; :func:`template_accuracy`), per model and *scope*: by default the whole
+probe (``within="probe"``, as the caption reads), or, as an option, BEAR's knowledge domains
+(``within="domain"``: each CLM is paired with an MLM on the domain where the two are most alike,
+as a notebook in the authors' repository does). Repeatedly, among the models not paired yet,
+the (CLM, MLM, scope) with the smallest accuracy gap becomes a pair (ties: by scope, then
+names); so each model is in at most one pair and there are ``min(#CLMs, #MLMs)`` pairs, fewer
+when ``max_gap`` leaves out pairs whose gap exceeds it. Scopes with fewer than
+``min_instances`` instances are not used.
+
+The paper's six pairs (Table 2, :func:`paper_pairs`) are shown beside this build's values
+for the pairs whose two models this build ran.
 """
 
 from __future__ import annotations
@@ -20,24 +26,26 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from calib.confidence import all_estimates, paired_estimates_difference, summary
-from calib.data.bear import load_bear
+from calib.confidence import (all_estimates, paired_estimates_difference, summary,
+                              template_predictions)
+from calib.data.bear import PARAPHRASES, load_bear
 from calib.experiments.prose import compare_sentence
 
 #: the estimators Table 2 compares, as named by :func:`calib.confidence.all_estimates`
 ESTIMATORS: tuple[str, ...] = ("Margin", "Average/min")
-#: where accuracy is compared when pairing
-SCOPES: tuple[str, ...] = ("domain", "all")
-#: the scope name of the whole sample
-ALL = "all of the sample"
+#: where accuracy is compared when pairing: the whole probe (the paper's Table 2) or a domain
+SCOPES: tuple[str, ...] = ("probe", "domain")
+#: the scope name of the whole probe (this build's BEAR sample)
+ALL = "the whole probe"
 #: the keys of one fact, shared by the two models of a pair
 FACT: tuple[str, ...] = ("dataset", "relation", "instance")
 
 PAIRING_RULE = (
-    "Accuracy is that of the Base prediction on the plain template. Among the models not yet "
-    "paired, the causal-masked pair with the smallest accuracy gap on one scope (a BEAR domain, "
-    "or the whole sample) is taken, and this repeats until one side runs out; each model is in "
-    "at most one pair, and a pair is compared on the instances of its scope.")
+    "Accuracy is that of the Base prediction averaged over all templates (the five "
+    "paraphrases), as in the caption of the paper's Table 2. Among the models not yet paired, "
+    "the causal-masked pair with the smallest accuracy gap on one scope (the whole probe, or a "
+    "BEAR domain) is taken, and this repeats until one side runs out; each model is in at most "
+    "one pair, and a pair is compared on the instances of its scope.")
 
 
 def relation_domains(relations: Sequence[str] | None = None, *, data_dir=None) -> pd.DataFrame:
@@ -48,13 +56,14 @@ def relation_domains(relations: Sequence[str] | None = None, *, data_dir=None) -
     return pd.DataFrame(rows, columns=["relation", "domain"])
 
 
-def scoped(estimates: pd.DataFrame, domains: pd.DataFrame, within: str = "domain"
+def scoped(estimates: pd.DataFrame, domains: pd.DataFrame, within: str = "probe"
            ) -> pd.DataFrame:
-    """``estimates`` with a ``scope`` column: one copy of each row per domain of its relation
-    (``within="domain"``) or the single scope :data:`ALL` (``within="all"``)."""
+    """``estimates`` with a ``scope`` column: the single scope :data:`ALL`
+    (``within="probe"``) or one copy of each row per domain of its relation
+    (``within="domain"``)."""
     if within not in SCOPES:
         raise ValueError(f"unknown within {within!r}; expected one of {list(SCOPES)}")
-    if within == "all":
+    if within == "probe":
         return estimates.assign(scope=ALL)
     out = estimates.merge(domains.rename(columns={"domain": "scope"}), on="relation",
                           how="inner")
@@ -63,14 +72,26 @@ def scoped(estimates: pd.DataFrame, domains: pd.DataFrame, within: str = "domain
     return out
 
 
-def scope_accuracy(estimates: pd.DataFrame, objectives: dict[str, str], domains: pd.DataFrame,
-                   within: str = "domain") -> pd.DataFrame:
-    """Accuracy of the Base prediction per model and scope, with ``objective`` and ``n``."""
-    base = estimates[estimates["estimator"] == "Base"]
-    sc = scoped(base, domains, within)
-    out = (sc.assign(correct=sc["correct"].astype(float))
-           .groupby(["model", "scope"], sort=True)["correct"].agg(["size", "mean"])
-           .rename(columns={"size": "n", "mean": "accuracy"}).reset_index())
+def template_accuracy(sent: pd.DataFrame, objectives: dict[str, str], domains: pd.DataFrame,
+                      within: str = "probe", templates: Sequence[str] = PARAPHRASES
+                      ) -> pd.DataFrame:
+    """Accuracy of the Base prediction averaged over ``templates`` (default the five
+    paraphrases), per model and scope: Table 2's "average over all templates". Every template
+    covers the same instances, so this is the mean over templates of each template's accuracy.
+    ``sent``: a sentence-score table (or its :func:`~calib.confidence.template_predictions`).
+    Columns ``model``, ``objective``, ``scope``, ``n`` (instances), ``templates``, ``accuracy``.
+    """
+    per = sent if "p_top" in sent.columns else template_predictions(sent)
+    per = per[per["template"].isin(list(templates))]
+    if per.empty:
+        raise ValueError(f"none of the templates {list(templates)} is in the table")
+    sc = scoped(per[["model", "relation", "instance", "template", "correct"]], domains, within)
+    out = (sc.assign(correct=sc["correct"].astype(float),
+                     fact=sc["relation"].astype(str) + "\x1f" + sc["instance"].astype(str))
+           .groupby(["model", "scope"], sort=True)
+           .agg(n=("fact", "nunique"), templates=("template", "nunique"),
+                accuracy=("correct", "mean"))
+           .reset_index())
     unknown = sorted(set(out["model"]) - set(objectives))
     if unknown:
         raise ValueError(f"no objective given for model(s) {unknown}")
@@ -82,7 +103,7 @@ def pair_models(accuracy: pd.DataFrame, max_gap: float | None = None,
                 min_instances: int = 1) -> pd.DataFrame:
     """Pairs of one CLM and one MLM by closest accuracy (see :data:`PAIRING_RULE`).
 
-    ``accuracy``: :func:`scope_accuracy`. Returns one row per pair, in the order they were
+    ``accuracy``: :func:`template_accuracy`. Returns one row per pair, in the order they were
     taken: ``pair`` (1, 2, ...), ``clm``, ``mlm``, ``scope``, ``n``, ``clm_accuracy``,
     ``mlm_accuracy``, ``gap``. Empty when one objective has no model.
     """
@@ -130,19 +151,63 @@ def _metrics_row(part: pd.DataFrame, n_boot: int, seed: int) -> dict:
 
 
 def pair_table(estimates: pd.DataFrame, pairs: pd.DataFrame, domains: pd.DataFrame,
-               within: str = "domain", n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
+               within: str = "probe", n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
     """Table 2's layout: for each pair, one row per model (CLM first) with ``pair``,
-    ``objective``, ``scope``, ``n``, ``accuracy`` and the Brier score of Margin
-    (``brier_margin``) and Average/min (``brier_average``), each with a bootstrap interval
-    (``_low``/``_high``) over the instances of the pair's scope."""
+    ``objective``, ``scope``, ``n``, ``accuracy_templates`` (the pairing accuracy, averaged
+    over all templates, from ``pairs``), ``accuracy`` (Base, plain template) and the Brier score
+    of Margin (``brier_margin``) and Average/min (``brier_average``), the last three with a
+    bootstrap interval (``_low``/``_high``) over the instances of the pair's scope."""
     sc = scoped(estimates, domains, within)
     rows = []
     for p in pairs.itertuples(index=False):
-        for model, objective in ((p.clm, "clm"), (p.mlm, "mlm")):
+        for model, objective, acc in ((p.clm, "clm", p.clm_accuracy),
+                                      (p.mlm, "mlm", p.mlm_accuracy)):
             part = sc[(sc["model"] == model) & (sc["scope"] == p.scope)].drop(columns="scope")
             rows.append({"pair": p.pair, "model": model, "objective": objective,
-                         "scope": p.scope, **_metrics_row(part, n_boot, seed)})
+                         "scope": p.scope, "accuracy_templates": acc,
+                         **_metrics_row(part, n_boot, seed)})
     return pd.DataFrame(rows)
+
+
+#: the columns of the paper's Table 2 as ``calib/report/reported/kissling2026_table2.yaml``
+#: holds them
+PAPER_COLUMNS: tuple[str, ...] = ("pair", "model", "size", "accuracy", "brier_margin",
+                                  "brier_average")
+
+
+def paper_pairs(reported_table: pd.DataFrame, rows: pd.DataFrame,
+                accuracy: pd.DataFrame) -> pd.DataFrame:
+    """This build's values for the paper's pairs (Table 2), for the pairs whose *two* models
+    this build ran, in the paper's order, to be shown beside the reported table (never mixed
+    into it).
+
+    ``reported_table``: :func:`calib.report.reported.reported` of ``kissling2026_table2``
+    (columns :data:`PAPER_COLUMNS`; a model is matched on ``registry_name`` when that column is
+    there, else on ``model``). ``rows``: :func:`model_table` (whole probe); ``accuracy``:
+    :func:`template_accuracy` with ``within="probe"``. Returns ``pair``, ``model``,
+    ``accuracy`` (averaged over all templates, as Table 2), ``brier_margin``,
+    ``brier_average``; no row when no pair has both models here.
+    """
+    cols = ["pair", "model", "accuracy", "brier_margin", "brier_average"]
+    if reported_table.empty:
+        return pd.DataFrame(columns=cols)
+    missing = [c for c in PAPER_COLUMNS if c not in reported_table.columns]
+    if missing:
+        raise ValueError(f"the reported Table 2 lacks column(s) {missing}; expected "
+                         f"{list(PAPER_COLUMNS)}")
+    key = "registry_name" if "registry_name" in reported_table.columns else "model"
+    whole = accuracy[accuracy["scope"] == ALL].set_index("model")["accuracy"]
+    mine = rows.set_index("model")
+    name = reported_table[key]
+    ran = name.map(lambda m: m in mine.index and m in whole.index)
+    both = ran.groupby(reported_table["pair"]).transform("all")
+    kept = name[both]
+    return pd.DataFrame({"pair": reported_table.loc[both, "pair"].to_numpy(),
+                         "model": kept.to_numpy(),
+                         "accuracy": [whole[m] for m in kept],
+                         "brier_margin": [mine.loc[m, "brier_margin"] for m in kept],
+                         "brier_average": [mine.loc[m, "brier_average"] for m in kept]},
+                        columns=cols)
 
 
 #: interval columns of :func:`pair_table` / :func:`model_table`, for ``html_table``
@@ -165,7 +230,7 @@ def model_table(estimates: pd.DataFrame, objectives: dict[str, str], n_boot: int
 
 
 def pair_differences(estimates: pd.DataFrame, pairs: pd.DataFrame, domains: pd.DataFrame,
-                     within: str = "domain", n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
+                     within: str = "probe", n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
     """Paired bootstrap of ``Brier(CLM) - Brier(MLM)`` per pair and estimator on the pair's
     instances, with a generated sentence (:func:`calib.experiments.prose.compare_sentence`)."""
     sc = scoped(estimates, domains, within)
@@ -205,8 +270,8 @@ def pairing_note(within: str, min_instances: int, max_gap: float | None) -> str:
     """:data:`PAIRING_RULE` with the scope and gap settings of this run, in words."""
     if within not in SCOPES:
         raise ValueError(f"unknown within {within!r}; expected one of {list(SCOPES)}")
-    scope = (f"a BEAR domain with at least {min_instances} instances" if within == "domain"
-             else "the whole sample")
+    scope = (f"a BEAR domain with at least {min_instances} instances (the per-domain option)"
+             if within == "domain" else "the whole probe (this build's BEAR sample)")
     gap = "" if max_gap is None else f"; pairs with an accuracy gap above {max_gap} are left out"
     return f"{PAIRING_RULE} In this run the scope is {scope}{gap}."
 

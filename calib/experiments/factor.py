@@ -22,12 +22,19 @@ log-probabilities, the option softmax and the estimators are BEAR's: Base (Eq. 1
   between the options (every prefix token sees the completion). We keep the whole-statement
   PLL (the sum over all tokens, the masked analogue of the causal ``log p(prefix, completion)``)
   and do not score the completion alone. The cost is one forward pass per token of each of
-  the four statements, quadratic in the statement length, which is why the prefix is cut to
-  its last ``max_prefix_words`` words (:func:`calib.data.factor.truncate_prefix`) for every
-  model alike; masked models with 512 positions need that anyway.
+  the four statements, quadratic in the statement length.
 
-FACTOR's script cuts prefixes to the model's last 1,024 tokens; a word budget is used here so
-that every model reads the same text.
+**Long prefixes** are cut the way FACTOR's evaluation script (``eval_factuality.py``) cuts
+them: it tokenises each statement with ``truncation_side="left"`` and ``max_tokens`` (default
+1,024), so a statement keeps its *last* tokens. Here the budget is the smaller of
+``max_tokens`` (:data:`FACTOR_MAX_TOKENS` by default) and the model's context
+(:func:`calib.models.loading.context_length`), less the start or special tokens, and the prefix
+keeps its last tokens so that the longest of the four statements fits (:func:`fit_prefix`).
+Two small differences from FACTOR's script: the cut is made once per item, so the four options
+share one prefix (FACTOR cuts each statement alone, so with completions of different lengths
+its options can see slightly different prefixes), and the causal start token counts against
+the budget (FACTOR adds none). Nothing is cut from a completion; an item whose completion does
+not fit is an error that names it.
 """
 
 from __future__ import annotations
@@ -41,13 +48,18 @@ import pandas as pd
 
 from calib.confidence import (base, margin, paired_estimates_difference, sentence_scores, summary,
                               template_predictions)
-from calib.data.factor import OFFLINE_SUBSETS, Factor, load_factor, truncate_prefix
+from calib.data.factor import OFFLINE_SUBSETS, Factor, load_factor
 from calib.experiments.prose import compare_sentence
+from calib.experiments.scores import objectives
+from calib.models.loading import context_length, load_tokenizer
+from calib.experiments.verdicts import FAILS, HOLDS, universal_verdict
 from calib.scoring.run import score_queries
 from calib.scoring.statements import Query, continuation_statement
 
 #: the template name of a FACTOR query (one per item)
 TEMPLATE = "continuation"
+#: FACTOR's ``eval_factuality.py --max_tokens`` default: a statement keeps its last 1,024 tokens
+FACTOR_MAX_TOKENS = 1024
 #: the estimators of Table 4
 ESTIMATORS: tuple[str, ...] = ("Base", "Margin")
 #: the metrics of Table 4
@@ -70,16 +82,53 @@ def option_order(subset: str, item: str) -> np.ndarray:
     return np.random.default_rng([zlib.crc32(subset.encode()), int(item)]).permutation(4)
 
 
-def factor_queries(factor: Factor, max_prefix_words: int | None = None) -> list[Query]:
+def _length(tokenizer, text: str) -> int:
+    return len(tokenizer(text, add_special_tokens=False)["input_ids"])
+
+
+def fit_prefix(prefix: str, completions: Sequence[str], tokenizer, budget: int | None,
+               n_special: int = 1) -> str:
+    """The end of ``prefix`` that lets each ``prefix + completion`` fit ``budget`` tokens with
+    ``n_special`` start/special tokens: the prefix's first tokens are dropped (FACTOR's
+    ``truncation_side="left"``), cut at a token boundary of the prefix, as few as needed for the
+    longest statement (``None``: no budget). ``ValueError`` when no prefix token can stay."""
+    if budget is None:
+        return prefix
+    room = budget - n_special
+    longest = max(_length(tokenizer, prefix + c) for c in completions)
+    if longest <= room:
+        return prefix
+    starts = [a for a, _ in tokenizer(prefix, add_special_tokens=False,
+                                      return_offsets_mapping=True)["offset_mapping"]]
+    drop = longest - room
+    while drop < len(starts):
+        kept = prefix[starts[drop]:]
+        over = max(_length(tokenizer, kept + c) for c in completions) - room
+        if over <= 0:
+            return kept
+        drop += over
+    raise ValueError(f"no token of the prefix fits: the longest completion alone needs more "
+                     f"than {room} tokens")
+
+
+def factor_queries(factor: Factor, tokenizer=None, budget: int | None = None,
+                   n_special: int = 1) -> list[Query]:
     """One query per item: ``prefix + completion`` for each of the four completions (in
-    :func:`option_order`), the prefix cut to its last ``max_prefix_words`` words."""
+    :func:`option_order`), the prefix cut by :func:`fit_prefix` to ``budget`` tokens of
+    ``tokenizer`` (no cut without a tokenizer or budget)."""
     out = []
     for subset, item, prefix, completions in zip(factor.items["subset"], factor.items["item"],
                                                   factor.items["prefix"],
                                                   factor.items["completions"]):
         order = option_order(subset, item)
         answers = tuple(completions[i] for i in order)
-        kept = truncate_prefix(prefix, max_prefix_words)
+        try:
+            kept = prefix if tokenizer is None else fit_prefix(prefix, answers, tokenizer,
+                                                               budget, n_special)
+        except ValueError as exc:
+            raise ValueError(f"FACTOR {subset} item {item}: {exc} (budget {budget}); leave out "
+                             f"items with long completions (max_completion_words) or raise "
+                             f"max_tokens") from None
         out.append(Query(dataset_name(subset), subset, item, TEMPLATE, answers,
                          tuple(continuation_statement(kept, a) for a in answers),
                          int(np.flatnonzero(order == 0)[0])))
@@ -96,25 +145,18 @@ def factor_sample(subsets: Sequence[str] = OFFLINE_SUBSETS, per_subset: int | No
     return factor.sample(per_subset, seed)
 
 
-def factor_scores(models: Sequence[str], factor: Factor, max_prefix_words: int | None = None, *,
-                  cache_dir=None, device: str | None = "auto", progress: bool = True
-                  ) -> pd.DataFrame:
-    """One score table (:mod:`calib.scoring.schema`) for every model on the items of
-    ``factor``, through the score cache (stored items are not scored again)."""
-    queries = factor_queries(factor, max_prefix_words)
-    frames = []
-    for m in models:
-        try:
-            frames.append(score_queries(m, queries, cache_dir=cache_dir, device=device,
-                                        progress=progress))
-        except (IndexError, RuntimeError) as exc:
-            words = max(len(s.text.split()) for q in queries for s in q.statements)
-            raise ValueError(
-                f"scoring FACTOR with {m!r} failed ({type(exc).__name__}: {exc}). The longest "
-                f"statement has {words} words; if it is longer than the model's context, lower "
-                f"max_prefix_words (now {max_prefix_words}) or set max_completion_words"
-            ) from exc
-    return pd.concat(frames, ignore_index=True)
+def model_queries(model: str, factor: Factor, max_tokens: int | None = FACTOR_MAX_TOKENS, *,
+                  cache_dir=None) -> tuple[list[Query], int | None]:
+    """The queries of ``factor`` for ``model``, prefixes fitted to its budget: the smaller of
+    ``max_tokens`` and its context (:func:`calib.models.loading.context_length`), less one
+    start token (causal) or its tokenizer's special tokens (masked). Returns the queries and
+    the budget."""
+    tokenizer = load_tokenizer(model, cache_dir)
+    limits = [v for v in (max_tokens, context_length(model, cache_dir)) if v]
+    budget = min(limits) if limits else None
+    clm = objectives([model])[model] == "clm"
+    n_special = 1 if clm else tokenizer.num_special_tokens_to_add()
+    return factor_queries(factor, tokenizer, budget, n_special), budget
 
 
 def scoring_cost(queries: Sequence[Query]) -> dict:
@@ -123,6 +165,28 @@ def scoring_cost(queries: Sequence[Query]) -> dict:
     return {"items": len(queries), "statements": len(words),
             "mean_words": float(np.mean(words)) if words else 0.0,
             "max_words": int(max(words)) if words else 0}
+
+
+def factor_scores(models: Sequence[str], factor: Factor,
+                  max_tokens: int | None = FACTOR_MAX_TOKENS, *, cache_dir=None,
+                  device: str | None = "auto", progress: bool = True
+                  ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """One score table (:mod:`calib.scoring.schema`) for every model on the items of
+    ``factor`` (prefixes fitted to each model's budget, :func:`model_queries`), through the
+    score cache, and the cost per model: ``model``, ``budget`` (tokens), ``items``,
+    ``statements``, ``cut`` (items whose prefix was shortened), ``mean_words``,
+    ``max_words``."""
+    frames, costs = [], []
+    whole = factor_queries(factor)
+    for m in models:
+        queries, budget = model_queries(m, factor, max_tokens, cache_dir=cache_dir)
+        cut = sum(q.statements[0].text != w.statements[0].text for q, w in zip(queries, whole))
+        costs.append({"model": m, "budget": budget, **scoring_cost(queries), "cut": cut})
+        frames.append(score_queries(m, queries, cache_dir=cache_dir, device=device,
+                                    progress=progress))
+    cost = pd.DataFrame(costs, columns=["model", "budget", "items", "statements", "cut",
+                                        "mean_words", "max_words"])
+    return pd.concat(frames, ignore_index=True), cost
 
 
 def factor_estimates(scores: pd.DataFrame, reduction: str = "sum") -> pd.DataFrame:
@@ -184,25 +248,24 @@ def mean_over_models(table: pd.DataFrame, models: Sequence[str] | None = None) -
 
 
 def margin_claim(differences: pd.DataFrame, reported_base: float, reported_margin: float) -> str:
-    """A sentence setting the mean ACE of Base and Margin that the authors' repository prints
+    """A sentence setting the mean ACE of Base and Margin that the paper's Appendix F states
     for Wiki-FACTOR beside this run's paired comparisons (:func:`margin_vs_base`): it agrees
     only if Margin's ACE is lower with an interval below 0 in every model and subset, and
-    disagrees if it is lower in none and higher in some; otherwise it cannot decide."""
+    disagrees as soon as it is higher with an interval above 0 in one
+    (:func:`calib.experiments.verdicts.universal_verdict`); otherwise it cannot decide."""
     n = len(differences)
     lower = int((differences["high"] < 0).sum())
     higher = int((differences["low"] > 0).sum())
     evidence = (f"Margin's ACE is lower than Base's with a 95% paired interval below 0 in "
                 f"{lower} of {n} model-subset cell(s), higher in {higher}, and not "
                 f"distinguishable in {n - lower - higher}")
-    if n and lower == n:
-        verdict = "this run agrees"
-    elif lower == 0 and higher > 0:
-        verdict = "this run does not agree"
-    else:
-        verdict = "this run cannot decide it"
-    return (f"The authors' repository reports a lower mean ACE for Margin than for Base over the "
-            f"ten causal models on Wiki-FACTOR ({reported_margin:.3f} vs {reported_base:.3f}); "
-            f"{verdict} ({evidence}).")
+    verdict = {HOLDS: "this run agrees", FAILS: "this run does not agree"}.get(
+        universal_verdict(lower, higher, n), "this run cannot decide it")
+    return (f"Appendix F of the paper reports a lower mean ACE for Margin than for Base over its "
+            f"causal models on Wiki-FACTOR ({reported_margin:.3f} vs {reported_base:.3f}) and "
+            f"says Margin improves on Base for every model; {verdict} ({evidence}). This "
+            f"build's subsets and models differ from the paper's, so this compares tendencies, "
+            f"not values.")
 
 
 @dataclass(frozen=True)
@@ -210,7 +273,7 @@ class FactorRun:
     """Everything a chapter shows about one FACTOR run (:func:`run_factor`)."""
 
     factor: Factor  # the sampled items and the skipped ones
-    cost: dict  # :func:`scoring_cost` per model
+    cost: pd.DataFrame = field(repr=False)  # per model: budget, items, prefixes cut, lengths
     scores: pd.DataFrame = field(repr=False)
     estimates: pd.DataFrame = field(repr=False)  # Base and Margin per model and item
     summary: pd.DataFrame = field(repr=False)  # :func:`factor_summary`
@@ -218,7 +281,8 @@ class FactorRun:
 
 
 def run_factor(models: Sequence[str], subsets: Sequence[str] = OFFLINE_SUBSETS,
-               per_subset: int | None = 30, seed: int = 0, max_prefix_words: int | None = 200,
+               per_subset: int | None = 30, seed: int = 0,
+               max_tokens: int | None = FACTOR_MAX_TOKENS,
                max_completion_words: int | None = None, n_boot: int = 1000, *, data_dir=None,
                cache_dir=None, device: str | None = "auto", progress: bool = True) -> FactorRun:
     """Sample FACTOR, score it with every model (through the cache), and compute Table 4
@@ -226,9 +290,8 @@ def run_factor(models: Sequence[str], subsets: Sequence[str] = OFFLINE_SUBSETS,
     :func:`factor_summary`, :func:`table4`). The chapters on FACTOR and on the number of
     answer options call this with the same arguments and so share the stored scores."""
     factor = factor_sample(subsets, per_subset, seed, max_completion_words, data_dir=data_dir)
-    cost = scoring_cost(factor_queries(factor, max_prefix_words))
-    scores = factor_scores(models, factor, max_prefix_words, cache_dir=cache_dir, device=device,
-                           progress=progress)
+    scores, cost = factor_scores(models, factor, max_tokens, cache_dir=cache_dir, device=device,
+                                 progress=progress)
     estimates = factor_estimates(scores)
     summ = factor_summary(estimates, n_boot=n_boot, seed=seed)
     return FactorRun(factor, cost, scores, estimates, summ, table4(summ))

@@ -29,11 +29,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from calib.confidence.bootstrap import (
-    paired_estimates_difference,
-    percentile_interval,
-    resample_weights,
-)
+from calib.confidence.bootstrap import difference_interval, paired_estimates_difference
 from calib.confidence.estimators import linguistic
 from calib.confidence.metrics import N_BINS
 from calib.confidence.reductions import sentence_scores
@@ -81,8 +77,9 @@ def paired_confidence_difference(conf_a, conf_b, n_bootstrap: int = 1000, seed: 
     """Paired bootstrap of the difference of *mean confidence* ``mean(a) - mean(b)`` on the
     same instances (entry ``i`` of both is one instance), with the resamples of
     :func:`calib.confidence.bootstrap.resample_weights` (the same stream as every other
-    paired difference for this ``seed`` and number of instances). Returns the keys of
-    :func:`calib.confidence.bootstrap.paired_difference` with ``metric="confidence"``."""
+    paired difference for this ``seed`` and number of instances) and a BCa interval. Returns
+    the keys of :func:`calib.confidence.bootstrap.paired_difference` with
+    ``metric="confidence"``."""
     a, b = np.asarray(conf_a, dtype=float), np.asarray(conf_b, dtype=float)
     if a.shape != b.shape or a.ndim != 1 or len(a) == 0:
         raise ValueError(f"paired confidences must be two 1-D arrays of one non-zero length, "
@@ -90,11 +87,8 @@ def paired_confidence_difference(conf_a, conf_b, n_bootstrap: int = 1000, seed: 
     if not (np.isfinite(a).all() and np.isfinite(b).all()):
         raise ValueError("confidences must be finite")
     d = a - b
-    reps = np.concatenate([w @ d / len(d) for w in resample_weights(len(d), n_bootstrap, seed)])
-    lo, hi = percentile_interval(reps, level)
-    p = min(1.0, 2 * min(np.mean(reps <= 0), np.mean(reps >= 0)))
-    return {"metric": "confidence", "difference": float(d.mean()), "low": lo, "high": hi,
-            "p_value": float(p), "n": len(d), "n_boot": n_bootstrap}
+    return difference_interval(lambda w: w @ d / w.sum(axis=1), len(d), "bca", n_bootstrap,
+                               seed, level, metric="confidence")
 
 
 def _template(est: pd.DataFrame, model: str, template: str) -> pd.DataFrame:
@@ -147,7 +141,7 @@ def injection_effects(est: pd.DataFrame, n_bootstrap: int = 1000, seed: int = 0,
 
 
 def linguistic_curves(est: pd.DataFrame, templates: Sequence[str] = CURVE_TEMPLATES,
-                      n_bins: int = 10) -> pd.DataFrame:
+                      n_bins: int = N_BINS) -> pd.DataFrame:
     """Calibration curves of Base-Confidence per model under ``templates`` (Figure 6: plain,
     "possibly", "certainly"); the columns of
     :func:`calib.experiments.calibration.calibration_curves` with ``template`` in place of

@@ -401,6 +401,46 @@ def select_and_ensemble(train: pd.DataFrame, test: pd.DataFrame, prompts: pd.Dat
                      weights=pd.concat(weights, ignore_index=True))
 
 
+@dataclass(frozen=True)
+class LpaqaRun:
+    """Steps 1-4 of one LPAQA run (:func:`run_lpaqa`): the sample, every prompt scored (ours
+    and LPAQA's reference prompts), the sentence scores and the selection."""
+
+    sample: Sample
+    prompts: pd.DataFrame
+    sentences: pd.DataFrame
+    selection: Selection
+
+
+def run_lpaqa(models: Sequence[str], lama_relations: Sequence[str] | None = None,
+              n_relations: int | None = None, answer_space: str = "test",
+              train_per_relation: int | None = None, test_per_relation: int | None = None,
+              top_t: int = 4, max_sentences: int | None = None, pivots: Sequence[str] = (),
+              paraphrase_rounds: int = 1, ensemble_k: Sequence[int] = (3, 5),
+              adam_steps: int = 200, adam_lr: float = 0.1, reference_per_set: int = 1,
+              seed: int = 0, **_chapter_parameters) -> LpaqaRun:
+    """Steps 1-4 with the LPAQA chapter's parameters (the same calls the chapter makes, in the
+    same order, so the scores come from the cache when the chapter ran): :func:`load_sample`,
+    :func:`mining_corpus`, :func:`generate_prompts` (Apertium through :func:`apertium`),
+    :func:`reference_prompts`, :func:`score`, :func:`select_and_ensemble`. Parameters the
+    steps do not use (e.g. the chapter's ``bear_*`` and ``n_bootstrap``) are ignored."""
+    sample = load_sample(lama_relations, n_relations, train_per_relation, test_per_relation,
+                         seed, answer_space)
+    lama = sample.sample
+    corpus = mining_corpus(list(lama.relations), max_sentences, seed)
+    translator, usable, _missing = apertium(pivots)
+    prompts = generate_prompts(lama, corpus, top_t, translator, usable, paraphrase_rounds,
+                               exclude=sample.full.instances)
+    every = pd.concat([prompts, reference_prompts(prompts, reference_per_set)],
+                      ignore_index=True)
+    sent, _cost = score(models, lama_queries(lama, every), "LAMA", progress=False)
+    train, test = sent[sent["dataset"] == TRAIN], sent[sent["dataset"] == TEST]
+    selection = select_and_ensemble(train, test, every, lama.instances,
+                                    reference=sample.full.instances, ks=ensemble_k,
+                                    steps=adam_steps, lr=adam_lr)
+    return LpaqaRun(sample, every, sent, selection)
+
+
 def accuracy_table(hits: pd.DataFrame, prompt_set: str | None = MAIN_SET) -> pd.DataFrame:
     """Micro and macro accuracy (§5.1, averaged over relations) per ``model, prompt_set,
     method``; ``prompt_set`` given: that set plus the set-free rows (``manual``, ``majority``),

@@ -75,3 +75,21 @@ def correlation_sentence(x: str, y: str, result: Mapping, subject: str = "") -> 
         return f"Across models{where}, {y} is {sign} correlated with {x} ({numbers})."
     return (f"Across models{where}, the correlation of {y} with {x} cannot be told apart from "
             f"0 ({numbers}; the interval includes 0).")
+
+
+def sample_size_sentence(n: int, unit: str = "BEAR facts", per: str = "model",
+                         detail: str = "", n_bins: int | None = 20) -> str:
+    """How many facts stand behind each number of a chapter: "Each number on this page rests
+    on **180 BEAR facts** per model (detail); ACE's 20 equal-count bins hold about 9 each."
+    ``n_bins=None`` leaves out the bins (a chapter without ACE)."""
+    where = f" ({detail})" if detail else ""
+    text = f"Each number on this page rests on **{n:,} {unit}** per {per}{where}"
+    if n_bins:
+        per_bin = n / n_bins
+        if per_bin < 1:
+            text += (f"; that is fewer than ACE's {n_bins} equal-count bins, so some bins are "
+                     f"empty and dropped")
+        else:
+            shown = f"{per_bin:.0f}" if per_bin == int(per_bin) else f"about {per_bin:.1f}"
+            text += f"; the {n_bins} equal-count bins of ACE hold {shown} each"
+    return text + "."

@@ -210,6 +210,62 @@ def _source(name: str, spec: ModelSpec | None, cache_dir) -> str:
     return spec.hub_id if spec else name
 
 
+def _usable(tokenizer, name: str):
+    """``tokenizer`` checked to be fast (offsets) and given a pad token when it has none."""
+    if not getattr(tokenizer, "is_fast", False):
+        raise ModelLoadError(f"the tokenizer of {name!r} is not a fast tokenizer; calib needs "
+                             f"character offsets to tell subject, object and template tokens")
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token or tokenizer.unk_token
+    return tokenizer
+
+
+def load_tokenizer(name: str, cache_dir: str | os.PathLike | None = None):
+    """The (fast) tokenizer of ``name`` (registry name, local folder or hub id), without the
+    weights."""
+    from transformers import AutoTokenizer
+
+    return _usable(AutoTokenizer.from_pretrained(_source(name, get_spec(name), cache_dir)), name)
+
+
+#: model types whose position ids start after the padding index (RoBERTa's scheme)
+_PADDING_OFFSET_POSITIONS = ("roberta", "xlm-roberta", "xlm-roberta-xl", "camembert",
+                             "data2vec-text")
+
+
+def context_length(name: str, cache_dir: str | os.PathLike | None = None) -> int | None:
+    """How many tokens one input of ``name`` may hold, special tokens included: the
+    configuration's position embeddings (``max_position_embeddings`` or ``n_positions``; for
+    RoBERTa-like models less the padding offset), capped by the tokenizer's
+    ``model_max_length`` when that is set. ``None`` when neither says."""
+    from transformers import AutoConfig
+
+    source = _source(name, get_spec(name), cache_dir)
+    config = AutoConfig.from_pretrained(source)
+    config = getattr(config, "text_config", None) or config
+    positions = getattr(config, "max_position_embeddings", None) or \
+        getattr(config, "n_positions", None)
+    if positions and getattr(config, "model_type", "") in _PADDING_OFFSET_POSITIONS:
+        positions -= (getattr(config, "pad_token_id", None) or 0) + 1
+    limit = getattr(load_tokenizer(name, cache_dir), "model_max_length", None)
+    limits = [int(v) for v in (positions, limit) if v and v < 1_000_000_000]
+    return min(limits) if limits else None
+
+
+def start_token_id(name: str, tokenizer) -> int:
+    """The start token calib puts before a causal model's statements: the registry's
+    ``start_token_id``, else the tokenizer's BOS, else its EOS."""
+    spec = get_spec(name)
+    if spec is not None and spec.start_token_id is not None:
+        return spec.start_token_id
+    start = tokenizer.bos_token_id if tokenizer.bos_token_id is not None \
+        else tokenizer.eos_token_id
+    if start is None:
+        raise ModelLoadError(f"{name!r} has neither a BOS nor an EOS token to start with; "
+                             f"register it with start_token_id")
+    return start
+
+
 def load_model(name: str, objective: str | None = None, device: str | None = "auto",
                dtype: str | torch.dtype | None = None,
                cache_dir: str | os.PathLike | None = None) -> LoadedModel:
@@ -251,22 +307,12 @@ def load_model(name: str, objective: str | None = None, device: str | None = "au
         raise ModelLoadError(f"model {name!r} cannot be loaded as a "
                              f"{'causal' if wanted == 'clm' else 'masked'} LM: "
                              f"{str(exc).splitlines()[0][:300]}") from None
-    if not getattr(tokenizer, "is_fast", False):
-        raise ModelLoadError(f"the tokenizer of {name!r} is not a fast tokenizer; calib needs "
-                             f"character offsets to tell subject, object and template tokens")
-    if tokenizer.pad_token is None:
-        tokenizer.pad_token = tokenizer.eos_token or tokenizer.unk_token
+    _usable(tokenizer, name)
     model.eval().to(dev)
     model.requires_grad_(False)
     start = None
     if wanted == "clm":
-        start = spec.start_token_id if spec and spec.start_token_id is not None else None
-        if start is None:
-            start = tokenizer.bos_token_id if tokenizer.bos_token_id is not None \
-                else tokenizer.eos_token_id
-        if start is None:
-            raise ModelLoadError(f"{name!r} has neither a BOS nor an EOS token to start with; "
-                                 f"register it with start_token_id")
+        start = start_token_id(name, tokenizer)
     elif tokenizer.mask_token_id is None:
         raise ModelLoadError(f"masked LM {name!r} has no mask token")
     key = model_key(name, cache_dir)

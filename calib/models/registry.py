@@ -11,7 +11,11 @@ local folder or a Hugging Face hub id by :func:`calib.models.loading.load_model`
   gemma-3-270m is the instruction-tuned variant (``google/gemma-3-270m-it``).
 * ``tiny-*``: tiny randomly initialised models with tokenizers trained locally
   (:mod:`calib.models.tiny`); they know nothing and exist for tests and the ``quick`` profile.
-* the models of the paper's Table 3, read from ``paper_models.csv`` (hub ids; need the hub).
+* the 29 models of the paper's Table 3 (21 causal, 8 masked), read from ``paper_models.csv``
+  (hub ids; need the hub): per model the name the paper prints, the hub id and whether it was
+  read from the authors' code (``src/main.py``) or inferred (``hub_id_source`` = ``inferred``),
+  the size and BEAR accuracy as Table 3 prints them, and whether it is an instruction-tuned
+  variant (Table 3's "(IT)": the gemma-3, Llama and Qwen3.5 models).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import csv
 import difflib
 import importlib.util
 import os
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -42,6 +47,10 @@ class ModelSpec:
     gguf_package: str | None = None  # embedded: the PyPI package holding the GGUF
     gguf_file: str | None = None
     note: str = ""
+    paper_name: str = ""  # the name the paper's Table 3 prints (paper models only)
+    instruction_tuned: bool = False  # Table 3's "(IT)"
+    paper_accuracy: float | None = None  # BEAR accuracy (percent) as Table 3 prints it
+    hub_id_inferred: bool = False  # hub id inferred, not read from the authors' code
 
     def __post_init__(self):
         if self.objective not in OBJECTIVES:
@@ -74,21 +83,61 @@ TINY: tuple[ModelSpec, ...] = (
 )
 
 
+#: the columns of ``paper_models.csv``
+PAPER_COLUMNS: tuple[str, ...] = ("name", "paper_name", "hub_id", "hub_id_source", "objective",
+                                  "size", "instruction_tuned", "family", "bear_accuracy", "note")
+PAPER_MODELS_CSV = Path(__file__).with_name("paper_models.csv")
+
+
+def _paper_spec(row: dict[str, str], line: int, path: Path) -> ModelSpec:
+    """One row of ``paper_models.csv`` as a hub spec; ``ValueError`` naming file, line, field."""
+    def bad(field: str, expected: str) -> ValueError:
+        return ValueError(f"{path}, line {line}: field {field!r} is {row.get(field)!r}; "
+                          f"expected {expected}")
+
+    cells = {k: (row.get(k) or "").strip() for k in PAPER_COLUMNS}
+    for field in ("name", "hub_id", "objective", "size"):
+        if not cells[field]:
+            raise bad(field, "a value")
+    if cells["objective"] not in OBJECTIVES:
+        raise bad("objective", f"one of {OBJECTIVES}")
+    if cells["instruction_tuned"] not in ("yes", "no"):
+        raise bad("instruction_tuned", "'yes' or 'no'")
+    try:
+        accuracy = float(cells["bear_accuracy"]) if cells["bear_accuracy"] else None
+    except ValueError:
+        raise bad("bear_accuracy", "a number (percent) or nothing") from None
+    return ModelSpec(cells["name"], "hub", cells["objective"], hub_id=cells["hub_id"],
+                     size=cells["size"], family=cells["family"], note=cells["note"],
+                     paper_name=cells["paper_name"],
+                     instruction_tuned=cells["instruction_tuned"] == "yes",
+                     paper_accuracy=accuracy,
+                     hub_id_inferred=cells["hub_id_source"] == "inferred")
+
+
 @lru_cache(maxsize=1)
 def paper_models() -> tuple[ModelSpec, ...]:
-    """The models of the paper's Table 3 (``paper_models.csv``), as hub specs."""
-    path = Path(__file__).with_name("paper_models.csv")
+    """The 29 models of the paper's Table 3 (``paper_models.csv``), as hub specs, in the
+    table's order."""
+    path = PAPER_MODELS_CSV
     if not path.exists():
         return ()
-    specs = []
     with open(path, newline="", encoding="utf-8") as fh:
-        for row in csv.DictReader(fh):
-            if not row.get("name") or not row.get("hub_id"):
-                continue
-            specs.append(ModelSpec(row["name"].strip(), "hub", row["objective"].strip().lower(),
-                                   hub_id=row["hub_id"].strip(), size=row.get("size", "").strip(),
-                                   family=row.get("family", "").strip()))
-    return tuple(specs)
+        reader = csv.DictReader(fh)
+        missing = [c for c in PAPER_COLUMNS if c not in (reader.fieldnames or [])]
+        if missing:
+            raise ValueError(f"{path}: missing column(s) {missing}; expected {PAPER_COLUMNS}")
+        return tuple(_paper_spec(row, i, path) for i, row in enumerate(reader, start=2))
+
+
+def size_in_millions(size: str) -> float | None:
+    """A size as written in the registry (``"137M"``, ``"1.6B"``, ``"2.0b"``, ``"<1M"``) in
+    millions of parameters; ``None`` when it is not a size. ``"<1M"`` counts as 1."""
+    found = re.fullmatch(r"\s*<?\s*(\d+(?:\.\d+)?)\s*([MmBb])\s*", size or "")
+    if not found:
+        return None
+    value = float(found.group(1))
+    return value * 1000 if found.group(2) in "Bb" else value
 
 
 def registry() -> dict[str, ModelSpec]:
@@ -226,10 +275,21 @@ def _hub_problem(hub_id: str) -> str | None:
 
 
 def print_registry() -> None:
-    """Print the registry as a table (``calib models``)."""
-    rows = [(s.name, s.kind, s.objective, s.size, s.hub_id or s.gguf_file or "", availability(s))
+    """Print the registry as a table (``calib models``): the paper's models with the BEAR
+    accuracy their Table 3 prints (``IT`` marks an instruction-tuned variant, ``*`` a hub id
+    inferred rather than read from the authors' code)."""
+    def paper(s: ModelSpec) -> str:
+        if s.paper_accuracy is None:
+            return ""
+        return f"{s.paper_accuracy:.1f}" + (" IT" if s.instruction_tuned else "")
+
+    rows = [(s.name, s.kind, s.objective, s.size,
+             (s.hub_id or s.gguf_file or "") + ("*" if s.hub_id_inferred else ""), paper(s),
+             availability(s))
             for s in registry().values()]
-    head = ("name", "kind", "objective", "size", "source", "available here")
+    head = ("name", "kind", "objective", "size", "source", "paper acc. (%)", "available here")
     widths = [max(len(str(r[i])) for r in [head, *rows]) for i in range(len(head))]
     for r in [head, tuple("-" * w for w in widths), *rows]:
         print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip())
+    print("paper acc.: BEAR accuracy printed in the paper's Table 3 (IT: instruction-tuned); "
+          "*: hub id inferred, not read from the authors' code")

@@ -13,7 +13,17 @@ builder                        the paper's figure it serves
 :func:`accuracy_rejection`     accuracy of the kept instances against the threshold (Fig. 10)
 :func:`metric_band`            a metric against ``k`` with the spread of repeats (Fig. 3)
 :func:`grouped_bars`           per-group deltas, e.g. change in ACE per injection (Figs. 5, 11)
+:func:`interval_chart`         estimates with their intervals per model and estimator, beside
+                               the long tables of intervals
 =============================  =============================================================
+
+**Interaction.** Every point, line vertex and bar has a tooltip with its row's identifying
+columns, its values, their interval bounds (``<column>_low``/``_high`` or ``low``/``high``, where
+the frame has them) and the number of instances ``n`` (or a bin's ``count``). Clicking a legend
+entry highlights that series (a model, or an estimator where colour shows estimators) and fades
+the others; a second click, or a click on empty space, restores them. Calibration curves zoom
+and pan with the mouse wheel and drag (double-click resets). All of it runs in the offline
+Vega bundle; tooltips come from the vega-tooltip handler that Vega-Embed includes.
 
 **Offline rendering.** Importing this module registers and enables the Altair renderer
 ``"calib-offline"`` (:func:`enable_offline_rendering`). A displayed chart becomes a MIME bundle
@@ -42,6 +52,8 @@ RENDERER = "calib-offline"
 
 WIDTH = 320
 HEIGHT = 260
+#: the most width a row of small multiples takes (the rest of the text column: axes, legend)
+PANELS_WIDTH = 480
 _ids = itertools.count(1)
 
 
@@ -71,19 +83,62 @@ def _color(column: str | None):
     return alt.Color(field=column, type="nominal", title=column) if column else alt.Undefined
 
 
+#: columns a tooltip adds when the frame has them: who a row is about, and how many instances
+_IDENTITY = ("model", "estimator")
+_SIZE = ("n", "count")
+
+
+def _bounds(frame: pd.DataFrame, column: str) -> list[str]:
+    """The interval bound columns of ``column`` that ``frame`` has."""
+    for lo, hi in ((f"{column}_low", f"{column}_high"), (f"{column}_lo", f"{column}_hi")):
+        if lo in frame.columns and hi in frame.columns:
+            return [lo, hi]
+    return []
+
+
 def _tooltip(frame: pd.DataFrame, columns: Sequence[str | None]) -> list:
-    seen = dict.fromkeys(c for c in columns if c)
+    """Tooltip fields: ``model`` and ``estimator`` (where present), ``columns``, the interval
+    bounds of each of them (:func:`_bounds`), then ``n`` or ``count``."""
+    wanted = [c for c in _IDENTITY if c in frame.columns] + [c for c in columns if c]
+    for c in list(wanted):
+        wanted += _bounds(frame, c)
+    wanted += [c for c in _SIZE if c in frame.columns]
     return [alt.Tooltip(field=c, type=_type(frame, c),
                         format=".3f" if pd.api.types.is_float_dtype(frame[c]) else alt.Undefined)
-            for c in seen]
+            for c in dict.fromkeys(wanted)]
+
+
+def _legend_selection(column: str | None):
+    """A selection of the series ``column`` bound to the legend (``None`` without colour)."""
+    if not column:
+        return None
+    return alt.selection_point(fields=[column], bind="legend")
+
+
+def _highlight(selection, faded: float = 0.12):
+    """Opacity 1 for the selected series (all when nothing is selected), ``faded`` otherwise."""
+    if selection is None:
+        return alt.Undefined
+    return alt.when(selection).then(alt.value(1.0)).otherwise(alt.value(faded))
+
+
+def _with_params(chart: alt.Chart, *params) -> alt.Chart:
+    params = [p for p in params if p is not None]
+    return chart.add_params(*params) if params else chart
 
 
 def _finish(layers: list, frame: pd.DataFrame, facet: str | None, columns: int,
             title: str | None, width: float, height: float):
-    """Layer data-less charts over ``frame``, as small multiples when ``facet`` is given."""
+    """Layer data-less charts over ``frame``, as small multiples when ``facet`` is given; a row
+    of panels is kept within :data:`PANELS_WIDTH` (square panels stay square), so that a chart
+    fits the page's text column and its legend stays in view."""
     if facet is None:
         chart = alt.layer(*layers, data=frame).properties(width=width, height=height)
     else:
+        per_row = max(1, min(columns, frame[facet].nunique()))
+        if width * per_row > PANELS_WIDTH:
+            shrink = PANELS_WIDTH / (width * per_row)
+            width, height = width * shrink, (height * shrink if height == width else height)
         chart = alt.layer(*layers).properties(width=width, height=height).facet(
             facet=alt.Facet(field=facet, type="nominal", title=None), columns=columns,
             data=frame)
@@ -118,12 +173,14 @@ def calibration_curve(frame: pd.DataFrame, *, confidence: str = "confidence",
     """
     _require(frame, [confidence, accuracy, count, color, facet], "calibration_curve")
     unit = alt.Scale(domain=[0, 1])
-    line = alt.Chart().mark_line(point=True).encode(
+    legend = _legend_selection(color)
+    line = _with_params(alt.Chart().mark_line(point=True).encode(
         x=alt.X(**_q(confidence, "confidence", scale=unit)),
         y=alt.Y(**_q(accuracy, "accuracy", scale=unit)),
         color=_color(color),
+        opacity=_highlight(legend),
         tooltip=_tooltip(frame, [facet, color, confidence, accuracy, count]),
-    )
+    ), legend, alt.selection_interval(bind="scales"))
     side = WIDTH * 0.75
     return _finish([_diagonal(), line], frame, facet, columns, title, side, side)
 
@@ -134,13 +191,15 @@ def ace_accuracy_scatter(frame: pd.DataFrame, *, accuracy: str = "accuracy", ace
                          columns: int = 2, title: str | None = None) -> alt.TopLevelMixin:
     """ACE against accuracy (paper Figs. 4 and 9): one point per row (e.g. model x estimator)."""
     _require(frame, [accuracy, ace, color, shape, label, facet], "ace_accuracy_scatter")
-    points = alt.Chart().mark_point(filled=True, size=70).encode(
+    legend = _legend_selection(color)
+    points = _with_params(alt.Chart().mark_point(filled=True, size=70).encode(
         x=alt.X(**_q(accuracy, "accuracy", scale=alt.Scale(zero=False))),
         y=alt.Y(**_q(ace, "ACE", scale=alt.Scale(zero=True))),
         color=_color(color),
+        opacity=_highlight(legend),
         shape=alt.Shape(field=shape, type="nominal") if shape else alt.Undefined,
         tooltip=_tooltip(frame, [label, color, shape, facet, accuracy, ace]),
-    )
+    ), legend)
     return _finish([points], frame, facet, columns, title, WIDTH * 1.3, HEIGHT)
 
 
@@ -151,12 +210,16 @@ def accuracy_rejection(frame: pd.DataFrame, *, threshold: str = "threshold",
     """Accuracy-rejection curves (paper Fig. 10): accuracy of the instances whose confidence
     reaches each ``threshold``; the share ``rejected`` shows in the tooltip."""
     _require(frame, [threshold, accuracy, rejected, color, facet], "accuracy_rejection")
-    line = alt.Chart().mark_line(point=True).encode(
+    legend = _legend_selection(color)
+    line = _with_params(alt.Chart().mark_line(point=True).encode(
         x=alt.X(**_q(threshold, "confidence threshold")),
         y=alt.Y(**_q(accuracy, "accuracy of kept instances", scale=alt.Scale(domain=[0, 1]))),
         color=_color(color),
-        tooltip=_tooltip(frame, [facet, color, threshold, accuracy, rejected]),
-    )
+        opacity=_highlight(legend),
+        tooltip=_tooltip(frame, [facet, color, threshold, accuracy, rejected, "kept"]
+                         if "kept" in frame.columns else [facet, color, threshold, accuracy,
+                                                           rejected]),
+    ), legend)
     return _finish([line], frame, facet, columns, title, WIDTH * 0.8, HEIGHT * 0.8)
 
 
@@ -192,10 +255,16 @@ def metric_band(frame: pd.DataFrame, *, x: str = "k", y: str = "value",
         _require(frame, [x, y, lower, upper, color, facet], "metric_band")
         data = frame
     x_enc = alt.X(**_q(x, x_title or x))
-    band = alt.Chart().mark_area(opacity=0.25).encode(
-        x=x_enc, y=alt.Y(**_q(lower, y_label)), y2=alt.Y2(field=upper), color=_color(color))
+    legend = _legend_selection(color)
+    # the legend's selection lives in the first layer that has the colour (else the legend
+    # Vega-Lite draws for the layers is not the one bound to it)
+    band = _with_params(alt.Chart().mark_area().encode(
+        x=x_enc, y=alt.Y(**_q(lower, y_label)), y2=alt.Y2(field=upper), color=_color(color),
+        opacity=(alt.when(legend).then(alt.value(0.25)).otherwise(alt.value(0.04))
+                 if legend is not None else alt.value(0.25)),
+        tooltip=_tooltip(data, [facet, color, x, y, lower, upper])), legend)
     line = alt.Chart().mark_line(point=True).encode(
-        x=x_enc, y=alt.Y(**_q(y, y_label)), color=_color(color),
+        x=x_enc, y=alt.Y(**_q(y, y_label)), color=_color(color), opacity=_highlight(legend),
         tooltip=_tooltip(data, [facet, color, x, y, lower, upper]))
     return _finish([band, line], data, facet, columns, title, WIDTH, HEIGHT * 0.8)
 
@@ -215,16 +284,71 @@ def grouped_bars(frame: pd.DataFrame, *, category: str = "model", group: str = "
     sort = list(order) if order is not None else alt.Undefined
     offset = alt.XOffset(field=group, type="nominal", sort=sort)
     color = alt.Color(field=group, type="nominal", title=group, sort=sort)
-    layers = [alt.Chart().mark_bar().encode(
+    legend = _legend_selection(group)
+    tooltip = _tooltip(frame, [category, group, value, lower, upper])
+    layers = [_with_params(alt.Chart().mark_bar().encode(
         x=x, xOffset=offset, y=alt.Y(**_q(value, value_title or value)), color=color,
-        tooltip=_tooltip(frame, [category, group, value, lower, upper]))]
+        opacity=_highlight(legend), tooltip=tooltip), legend)]
     if lower is not None:
         layers.append(alt.Chart().mark_rule().encode(
             x=x, xOffset=offset, y=alt.Y(field=lower, type="quantitative"),
-            y2=alt.Y2(field=upper)))
+            y2=alt.Y2(field=upper), opacity=_highlight(legend), tooltip=tooltip))
     zero = alt.Chart(pd.DataFrame({"zero": [0.0]})).mark_rule(color="black").encode(
         y="zero:Q")
     return _finish([*layers, zero], frame, None, 1, title, WIDTH * 1.3, HEIGHT)
+
+
+def intervals_long(frame: pd.DataFrame, intervals: dict[str, tuple[str, str]],
+                   keep: Sequence[str] = (), names: dict[str, str] | None = None
+                   ) -> pd.DataFrame:
+    """A wide table of estimates with bounds (``{"ace": ("ace_low", "ace_high"), ...}``) as one
+    row per estimate: the ``keep`` columns, ``metric`` (renamed by ``names``), ``value``,
+    ``low``, ``high``, and ``n`` where the frame has it. Only reshapes, computes nothing."""
+    cols = [*keep, *[c for pair in intervals.items() for c in (pair[0], *pair[1])]]
+    _require(frame, cols, "intervals_long")
+    extra = [c for c in _SIZE if c in frame.columns and c not in keep][:1]
+    parts = []
+    for metric, (lo, hi) in intervals.items():
+        part = frame[[*keep, *extra, metric, lo, hi]].rename(
+            columns={metric: "value", lo: "low", hi: "high"})
+        part.insert(len(keep), "metric", (names or {}).get(metric, metric))
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True)
+
+
+def interval_chart(frame: pd.DataFrame, *, value: str = "value", lower: str = "low",
+                   upper: str = "high", category: str = "estimator", color: str | None = "model",
+                   facet: str | None = "metric", columns: int = 3, zero: bool = False,
+                   value_title: str | None = None, title: str | None = None
+                   ) -> alt.TopLevelMixin:
+    """Estimates with their intervals (a point and a rule from ``lower`` to ``upper``), one row
+    per ``category`` (in the frame's order), the ``color`` groups side by side within a row:
+    the chart beside a long table of intervals. ``facet`` (default ``metric``, see
+    :func:`intervals_long`) gives each metric its own panel and value scale; ``zero`` draws the
+    line at 0 (for differences)."""
+    _require(frame, [value, lower, upper, category, color, facet], "interval_chart")
+    order = list(dict.fromkeys(frame[category].astype(str)))
+    n_colors = frame[color].nunique() if color else 1
+    height = max(90, len(order) * (6 + 11 * n_colors))
+    y = alt.Y(field=category, type="nominal", sort=order, title=None)
+    offset = alt.YOffset(field=color, type="nominal") if color else alt.Undefined
+    legend = _legend_selection(color)
+    tooltip = _tooltip(frame, [category, color, facet, value, lower, upper])
+    axis_title = value_title or ("" if facet else value)
+    x = alt.X(**_q(value, axis_title, scale=alt.Scale(zero=zero)))
+    rules = _with_params(alt.Chart().mark_rule(strokeWidth=2).encode(
+        x=alt.X(**_q(lower, axis_title, scale=alt.Scale(zero=zero))), x2=alt.X2(field=upper),
+        y=y, yOffset=offset, color=_color(color), opacity=_highlight(legend), tooltip=tooltip),
+        legend)  # the first layer with the colour holds the legend's selection
+    points = alt.Chart().mark_point(filled=True, size=45).encode(
+        x=x, y=y, yOffset=offset, color=_color(color), opacity=_highlight(legend),
+        tooltip=tooltip)
+    layers = [rules, points]
+    if zero:
+        layers.append(alt.Chart().mark_rule(color="black", strokeDash=[3, 3]).encode(
+            x=alt.datum(0)))
+    chart = _finish(layers, frame, facet, columns, title, WIDTH * 0.8, height)
+    return chart.resolve_scale(x="independent") if facet else chart
 
 
 # ---------------------------------------------------------------------------------------------
@@ -333,14 +457,17 @@ def binned_histogram(frame: pd.DataFrame, *, lower: str = "lower", upper: str = 
     under each reduction): one bar per row from ``lower`` to ``upper`` with height ``value``,
     as small multiples by ``row`` and ``column``."""
     _require(frame, [lower, upper, value, color, row, column], "binned_histogram")
-    bars = alt.Chart(frame).mark_bar(opacity=0.85).encode(
+    legend = _legend_selection(color)
+    bars = _with_params(alt.Chart(frame).mark_bar().encode(
         x=alt.X(**_q(lower, x_title, scale=alt.Scale(domain=[0, 1]))),
         x2=alt.X2(field=upper),
         y=alt.Y(**_q(value, y_title or value)),
         y2=alt.Y2Datum(0),
         color=_color(color),
+        opacity=_highlight(legend, 0.1) if legend is not None else alt.value(0.85),
         tooltip=_tooltip(frame, [row, column, color, lower, upper, value]),
-    ).properties(width=WIDTH * 0.55, height=HEIGHT * 0.45)
+    ), legend).properties(width=min(WIDTH * 0.55, PANELS_WIDTH / max(
+        1, frame[column].nunique() if column else 1)), height=HEIGHT * 0.45)
     facets = {}
     if row:
         facets["row"] = alt.Row(field=row, type="nominal", title=None)

@@ -53,6 +53,7 @@ UNITS: dict[str, tuple[float, float] | None] = {
     "fraction": (0.0, 1.0),  # accuracy, ACE, Brier, confidence as a number in [0, 1]
     "percent": (0.0, 100.0),  # the same quantities printed in percent
     "count": None,  # a non-negative integer (e.g. number of answer options)
+    "number": None,  # any finite number (a value whose unit another column names)
     "label": None,  # text: a model name, an estimator, a prompt set
 }
 REQUIRED_KEYS = ("id", "status", "label", "paper", "table", "section", "source", "caption",
@@ -95,6 +96,8 @@ def _check_value(path: Path, row_no: int, column: dict, value: Any) -> None:
         if not isinstance(value, int) or value < 0:
             raise DataFormatError(path, f"row {row_no}: expected a non-negative integer, "
                                         f"got {value!r}", field=name)
+        return
+    if UNITS[unit] is None:
         return
     low, high = UNITS[unit]
     if not low <= value <= high:

@@ -6,22 +6,34 @@
   notebook displays and the book keeps as a real HTML table.
 * :func:`reported_table`: the same for the papers' printed values, labelled
   :data:`REPORTED_LABEL` with their source and never mixed into computed tables.
+* :func:`record_table`: in a chapter run by ``calib run`` every computed table that
+  :func:`html_table` shows is also written, unrounded, as a CSV file for the page's downloads
+  (:mod:`calib.book.downloads`), with its caption and interval columns in ``index.jsonl``.
 """
 
 from __future__ import annotations
 
 import html
+import json
 import math
 import numbers
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
 
+from calib.settings import export_dir
+
+#: where recorded tables go below the export folder, and their index
+TABLES_SUBDIR = "tables"
+TABLE_INDEX = "index.jsonl"
 #: the label every table of the papers' own numbers carries
 REPORTED_LABEL = "Reported in the paper"
 #: the CSS class of a table (the browser test looks for it)
 TABLE_CLASS = "calib-table"
+#: the CSS class of a table of the papers' (or the authors') values: not a result, not recorded
+REPORTED_CLASS = "calib-reported"
 #: how a missing value is shown
 MISSING = "–"
 
@@ -117,20 +129,51 @@ def _numeric(series: pd.Series) -> bool:
     return pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
 
 
+def record_table(frame: pd.DataFrame, name: str | None = None, caption: str | None = None,
+                 intervals: Mapping[str, tuple[str, str]] | None = None) -> str | None:
+    """Write ``frame`` as ``<export dir>/tables/<name>.csv`` (unrounded) and add a line with its
+    ``caption`` and ``intervals`` to ``index.jsonl``, when a chapter run asked for it
+    (:func:`calib.settings.export_dir`); returns the file name, or None outside a chapter run.
+    ``name`` defaults to ``table-<k>``, the k-th table of the chapter; a name used twice gets a
+    number."""
+    folder = export_dir()
+    if folder is None:
+        return None
+    folder = folder / TABLES_SUBDIR
+    folder.mkdir(parents=True, exist_ok=True)
+    taken = {p.stem for p in folder.glob("*.csv")}
+    base = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.") if name else ""
+    base = base or f"table-{len(taken) + 1:02d}"
+    stem, k = base, 2
+    while stem in taken:
+        stem, k = f"{base}-{k}", k + 1
+    frame.to_csv(folder / f"{stem}.csv", index=False)
+    entry = {"name": stem, "file": f"{stem}.csv", "caption": caption or "",
+             "intervals": {k: list(v) for k, v in (intervals or {}).items()}}
+    with open(folder / TABLE_INDEX, "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(entry) + "\n")
+    return f"{stem}.csv"
+
+
 def html_table(frame: pd.DataFrame, *, digits: int | None | Mapping[str, int | None] = 3,
                intervals: Mapping[str, tuple[str, str]] | None = None,
                caption: str | None = None, label: str | None = None, note: str | None = None,
-               index: bool = False, css_class: str = "") -> HtmlTable:
+               index: bool = False, css_class: str = "", name: str | None = None,
+               record: bool = True) -> HtmlTable:
     """``frame`` as a real HTML table, numbers rounded to ``digits`` decimals (an int, or a
     mapping column -> digits; ``None`` keeps values as given).
 
     ``intervals`` merges estimate and bound columns first (:func:`with_intervals`);
     ``caption`` goes into ``<caption>``, ``label`` into a line above the table and ``note``
-    below it. All text is HTML-escaped.
+    below it. All text is HTML-escaped. In a chapter run, the frame is also recorded for the
+    page's downloads under ``name`` (:func:`record_table`); ``record=False``, or the class
+    :data:`REPORTED_CLASS` of the papers' values, skips it.
     """
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"html_table: expected a pandas DataFrame, got {type(frame).__name__}")
     data = frame.reset_index() if index else frame
+    if record and REPORTED_CLASS not in css_class.split():
+        record_table(data, name, caption, intervals)
     numeric_cols = {c for c in data.columns if _numeric(data[c])}
     if intervals:
         data = with_intervals(data, intervals, digits if isinstance(digits, int) else 3)
@@ -200,4 +243,4 @@ def reported_table(frame: pd.DataFrame, *, columns: Sequence[str] | None = None,
         cap = caption if caption is not None else attrs.get("caption")
     shown = frame[list(columns)] if columns is not None else frame
     return html_table(shown, digits=digits, caption=cap, label=text, note=note,
-                      css_class="calib-reported")
+                      css_class=REPORTED_CLASS)

@@ -20,14 +20,16 @@ from calib.models.loading import LoadedModel, load_model, model_key
 from calib.models.registry import get_spec
 from calib.scoring.cache import ScoreStore, as_stored, empty_scores
 from calib.scoring.clm import clm_score
-from calib.scoring.encoding import encode_clm, encode_mlm
+from calib.scoring.encoding import START_TOKENS, encode_clm, encode_clm_lm_pub_quiz, encode_mlm
 from calib.scoring.mlm import mlm_score
 from calib.scoring.schema import SCORE_COLUMNS
 from calib.scoring.statements import Query, bear_queries
+from calib.scoring.usage import record_scores
 from calib.settings import CacheWriteError, cache_root
 
-#: bump when a change alters the scores the code produces
-SCORER_VERSION = "1"
+#: bump when a change alters the scores the code produces ("2": statements capitalised as
+#: lm-pub-quiz 0.3.3 builds them, :func:`calib.scoring.statements.fill_template`)
+SCORER_VERSION = "2"
 PLL_VARIANT = "within-word-l2r"
 
 
@@ -40,17 +42,32 @@ class ScoringInterrupted(KeyboardInterrupt):
         self.store = store
 
 
-def scoring_options(model: str, objective: str | None, dtype: str | None) -> dict:
-    """The settings that, with the model key, determine the scores (the cache key)."""
+def _check_start_token(start_token: str) -> None:
+    if start_token not in START_TOKENS:
+        raise ValueError(f"unknown start_token {start_token!r}; expected one of "
+                         f"{list(START_TOKENS)}")
+
+
+def scoring_options(model: str, objective: str | None, dtype: str | None,
+                    start_token: str = "single") -> dict:
+    """The settings that, with the model key, determine the scores (the cache key).
+    ``start_token`` (:data:`~calib.scoring.encoding.START_TOKENS`) enters the key only when it
+    is not calib's ``"single"``."""
+    _check_start_token(start_token)
     spec = get_spec(model)
-    return {"version": SCORER_VERSION,
-            "objective": objective or (spec.objective if spec else "auto"),
-            "dtype": str(dtype or (spec.dtype if spec else "float32")).replace("torch.", ""),
-            "pll": PLL_VARIANT}
+    out = {"version": SCORER_VERSION,
+           "objective": objective or (spec.objective if spec else "auto"),
+           "dtype": str(dtype or (spec.dtype if spec else "float32")).replace("torch.", ""),
+           "pll": PLL_VARIANT}
+    if start_token != "single" and out["objective"] != "mlm":
+        out["start"] = start_token
+    return out
 
 
-def _score_chunk(lm: LoadedModel, queries: Sequence[Query], max_logits: int | None,
-                 progress) -> pd.DataFrame:
+def _encode_groups(lm: LoadedModel, queries: Sequence[Query], start_token: str) -> list:
+    """The encoded statements of each query (CLM: with ``start_token``'s start tokens)."""
+    if lm.objective == "clm" and start_token == "lm-pub-quiz-0.3.3":
+        return [encode_clm_lm_pub_quiz(lm.tokenizer, q.statements) for q in queries]
     statements = [st for q in queries for st in q.statements]
     if lm.objective == "clm":
         flat = encode_clm(lm.tokenizer, statements, lm.start_token_id)
@@ -60,6 +77,12 @@ def _score_chunk(lm: LoadedModel, queries: Sequence[Query], max_logits: int | No
     for q in queries:
         groups.append(flat[pos:pos + len(q.statements)])
         pos += len(q.statements)
+    return groups
+
+
+def _score_chunk(lm: LoadedModel, queries: Sequence[Query], max_logits: int | None,
+                 progress, start_token: str = "single") -> pd.DataFrame:
+    groups = _encode_groups(lm, queries, start_token)
     kwargs = {} if max_logits is None else {"max_logits": max_logits}
     if lm.objective == "clm":
         scores = clm_score(lm.model, groups, device=lm.device, progress=progress, **kwargs)
@@ -88,7 +111,8 @@ def _statements(queries: Sequence[Query]) -> int:
 
 
 def _score_missing(store: ScoreStore, missing: list[Query], get_model, chunk_statements: int,
-                   max_logits: int | None, bar) -> list[pd.DataFrame]:
+                   max_logits: int | None, bar,
+                   start_token: str = "single") -> list[pd.DataFrame]:
     """Score ``missing`` into ``store`` one claimed chunk at a time; units another process
     claims meanwhile are waited for and read from the store (each unit is scored once). Returns
     the score frames of all of ``missing``."""
@@ -103,7 +127,8 @@ def _score_missing(store: ScoreStore, missing: list[Query], get_model, chunk_sta
             raise exc.needing(_STORED_BYTES * _statements(todo), "scores") from exc.__cause__
         with claim:
             if claim.queries:
-                frame = _score_chunk(get_model(), claim.queries, max_logits, bar.update)
+                frame = _score_chunk(get_model(), claim.queries, max_logits, bar.update,
+                                     start_token)
                 try:
                     store.write(frame, claim.queries, claim)
                 except CacheWriteError as exc:  # the space for all that is left
@@ -130,13 +155,15 @@ def _score_missing(store: ScoreStore, missing: list[Query], get_model, chunk_sta
 
 def score_store(model: str | LoadedModel, dataset: str, *,
                 cache_dir: str | os.PathLike | None = None, dtype: str | None = None,
-                objective: str | None = None) -> ScoreStore:
+                objective: str | None = None, start_token: str = "single") -> ScoreStore:
     """The store that holds ``model``'s scores of ``dataset`` under these scoring options
     (computed without loading the model)."""
     if isinstance(model, LoadedModel):
-        key, options = model.key, scoring_options(model.name, model.objective, str(model.dtype))
+        key = model.key
+        options = scoring_options(model.name, model.objective, str(model.dtype), start_token)
     else:
-        key, options = model_key(model, cache_dir), scoring_options(model, objective, dtype)
+        key = model_key(model, cache_dir)
+        options = scoring_options(model, objective, dtype, start_token)
     return ScoreStore.at(cache_root(cache_dir), key, options, dataset)
 
 
@@ -144,13 +171,17 @@ def score_queries(model: str | LoadedModel, queries: Sequence[Query], *,
                   cache_dir: str | os.PathLike | None = None, device: str | None = "auto",
                   dtype: str | None = None, objective: str | None = None,
                   chunk_statements: int = 2000, max_logits: int | None = None,
-                  progress: bool = True) -> pd.DataFrame:
+                  progress: bool = True, start_token: str = "single") -> pd.DataFrame:
     """The score table (:mod:`calib.scoring.schema`) of ``queries`` under ``model``.
 
     ``model`` is a registry name, local folder or hub id (or an already loaded model). Stored
     units are read from the cache; the rest are scored and stored. Rows come back in the order
-    of ``queries`` and their options.
+    of ``queries`` and their options. ``start_token``: calib's ``"single"`` start token, or
+    ``"lm-pub-quiz-0.3.3"`` to reproduce that library's start tokens (two with a tokenizer that
+    pads on the left; :func:`calib.scoring.encoding.encode_clm_lm_pub_quiz`), to measure
+    what they change; a causal model's scores are stored apart for each rule.
     """
+    _check_start_token(start_token)
     if not queries:
         return empty_scores()
     name = model.name if isinstance(model, LoadedModel) else model
@@ -167,7 +198,8 @@ def score_queries(model: str | LoadedModel, queries: Sequence[Query], *,
         return loaded[0]
 
     for dataset, qs in by_dataset.items():
-        store = score_store(model, dataset, cache_dir=cache_dir, dtype=dtype, objective=objective)
+        store = score_store(model, dataset, cache_dir=cache_dir, dtype=dtype, objective=objective,
+                            start_token=start_token)
         stored, missing = store.lookup(qs)
         frames.append(stored)
         if not missing:
@@ -176,7 +208,7 @@ def score_queries(model: str | LoadedModel, queries: Sequence[Query], *,
                    disable=not progress, file=sys.stderr, mininterval=2.0)
         try:
             frames += _score_missing(store, missing, get_model, chunk_statements, max_logits,
-                                     bar)
+                                     bar, start_token)
         except KeyboardInterrupt as exc:
             raise ScoringInterrupted(store) from exc
         finally:
@@ -187,7 +219,9 @@ def score_queries(model: str | LoadedModel, queries: Sequence[Query], *,
     out["_q"] = [order[k] for k in zip(out["dataset"], out["relation"], out["instance"],
                                        out["template"])]
     out = out.sort_values(["_q", "option"], kind="stable").drop(columns="_q")
-    return out.reset_index(drop=True)
+    out = out.reset_index(drop=True)
+    record_scores(out)  # for the chapter's downloads, when a chapter run asked for them
+    return out
 
 
 def score_bear(model: str | LoadedModel, templates="paraphrase-0..4",

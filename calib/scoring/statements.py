@@ -2,8 +2,13 @@
 
 This module holds the one template filler (:func:`fill_template`) and the *query*: the
 statements of one (dataset, relation, instance, template), one per answer option, over which a
-softmax later runs. It also maps tokens to roles (subject / object / template) from character
-offsets, so that reductions over answer tokens (paper Appendix C) need no rescoring.
+softmax later runs. Statements are built as the BEAR authors' library builds them
+(``lm-pub-quiz`` 0.3.3, ``Templater.replace_placeholders``, with which the paper's scores were
+computed): the placeholders are replaced verbatim (no spaces added or stripped) and then the
+first character of the statement is upper-cased, so "[X] is located in [Y]." with the subject
+"mountain states" gives "Mountain states is located in ...". It also maps tokens to roles
+(subject / object / template) from character offsets, so that reductions over answer tokens
+(paper Appendix C) need no rescoring.
 """
 
 from __future__ import annotations
@@ -26,11 +31,21 @@ class Statement:
     spans: tuple[tuple[str, int, int], ...]
 
 
+def capitalize_first(text: str) -> str:
+    """``text`` with its first character upper-cased (``str.upper``), the rest unchanged: the
+    rule of lm-pub-quiz 0.3.3's ``Templater.capitalize_text``."""
+    return text[:1].upper() + text[1:]
+
+
 def fill_template(template: str, subject: str, answer: str) -> Statement:
-    """Put ``subject`` at ``[X]`` and ``answer`` at ``[Y]`` (each exactly once, either order).
+    """Put ``subject`` at ``[X]`` and ``answer`` at ``[Y]`` (each exactly once, either order),
+    verbatim, then upper-case the statement's first character (:func:`capitalize_first`), as
+    lm-pub-quiz 0.3.3 does (see the module docstring).
 
     >>> fill_template("[X] was born in [Y].", "Marie Curie", "Warsaw").text
     'Marie Curie was born in Warsaw.'
+    >>> fill_template("[X] is located in [Y].", "mountain states", "Idaho").text
+    'Mountain states is located in Idaho.'
     """
     for slot in (SUBJECT, OBJECT):
         if template.count(slot) != 1:
@@ -44,7 +59,11 @@ def fill_template(template: str, subject: str, answer: str) -> Statement:
         text += value
         pos = idx + len(slot)
     text += template[pos:]
-    return Statement(text=text, spans=tuple(sorted(spans, key=lambda s: s[0] != "subject")))
+    capital = capitalize_first(text)
+    shift = len(capital) - len(text)  # non-zero only where upper() lengthens ("ß" -> "SS")
+    if shift:
+        spans = [(role, a + shift * (a > 0), b + shift) for role, a, b in spans]
+    return Statement(text=capital, spans=tuple(sorted(spans, key=lambda s: s[0] != "subject")))
 
 
 def continuation_statement(prefix: str, completion: str) -> Statement:

@@ -8,8 +8,10 @@ part listing the chapters. Tests never build into the repository's own ``_build/
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
+from urllib.parse import unquote
 
 import yaml
 
@@ -36,3 +38,15 @@ def stage_book(dest: Path, chapters: dict[str, Path], caption: str = "Experiment
             {"file": f"_build/chapters/{name}"} for name in chapters]})
     (dest / "_toc.yml").write_text(yaml.safe_dump(toc, sort_keys=False), encoding="utf-8")
     return dest
+
+
+def download_links(page: Path) -> list[Path]:
+    """The files a built page links as downloads (Sphinx's ``a.download``), as paths resolved
+    relative to the page; an absolute or remote link fails the test."""
+    text = page.read_text(encoding="utf-8")
+    out = []
+    for tag in re.findall(r"<a\b[^>]*\bclass=\"[^\"]*\bdownload\b[^>]*>", text):
+        href = re.search(r'href="([^"]+)"', tag).group(1)
+        assert "://" not in href and not href.startswith("/"), f"{page}: link {href} is not relative"
+        out.append((page.parent / unquote(href)).resolve())
+    return out

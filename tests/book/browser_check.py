@@ -59,6 +59,7 @@ class PageReport:
     reported_tables: int = 0
     math_errors: int = 0
     text: str = ""  # the page's visible text (for label checks)
+    tooltip: str | None = None  # the tooltip text shown on hovering a chart mark (hover=True)
 
 
 class Chromium:
@@ -175,8 +176,30 @@ class Chromium:
 
     # -- pages ------------------------------------------------------------------------------
 
-    def check_page(self, url: str, page: str = "", wait_s: float = 20.0) -> PageReport:
-        """Load ``url`` in a fresh tab and report console errors, requests, charts, tables."""
+    def hover_first_mark(self, session: str) -> str | None:
+        """Move the mouse onto the first point or bar of the first rendered chart and return
+        the text of the Vega tooltip that appears (``None``: no mark, or no tooltip)."""
+        found = self.send("Runtime.evaluate", {"expression": _MARK_JS, "returnByValue": True},
+                          session=session).get("result", {}).get("value")
+        if not found:
+            return None
+        for dx in (-1, 0):  # enter, then move: Vega reacts to pointer moves over an item
+            self.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": found["x"] + dx,
+                                                   "y": found["y"]}, session=session)
+        deadline = time.time() + 5
+        while time.time() < deadline:
+            text = self.send("Runtime.evaluate", {"expression": _TOOLTIP_JS,
+                                                  "returnByValue": True},
+                             session=session).get("result", {}).get("value")
+            if text:
+                return text
+            time.sleep(0.1)
+        return None
+
+    def check_page(self, url: str, page: str = "", wait_s: float = 20.0,
+                   hover: bool = False) -> PageReport:
+        """Load ``url`` in a fresh tab and report console errors, requests, charts, tables
+        (and, with ``hover``, the tooltip of the first chart mark)."""
         target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
         session = self.send("Target.attachToTarget",
                             {"targetId": target, "flatten": True})["sessionId"]
@@ -195,6 +218,8 @@ class Chromium:
             if "exceptionDetails" in result:
                 raise RuntimeError(f"{url}: page probe failed: {result['exceptionDetails']}")
             report = PageReport(page=page or url, **state)
+            if hover and report.charts_rendered:
+                report.tooltip = self.hover_first_mark(session)
             _collect(self._events[start:], session, report)
             return report
         finally:
@@ -223,6 +248,25 @@ _SETTLE_JS = """(async () => {
     math_errors: document.querySelectorAll("mjx-merror, .MathJax_Error").length,
     text: document.body ? document.body.innerText : "",
   };
+})()"""
+
+
+#: the centre of the first point or bar of the first rendered chart, scrolled into view
+_MARK_JS = """(() => {
+  const view = 'div.calib-chart[data-rendered="vega-embed"] .calib-chart-view svg ';
+  const marks = document.querySelectorAll(  // data marks only, not legend symbols
+    view + 'g.mark-symbol.role-mark path, ' + view + 'g.mark-rect.role-mark path');
+  for (const mark of marks) {
+    mark.scrollIntoView({block: "center", inline: "center"});
+    const r = mark.getBoundingClientRect();
+    if (r.width > 0 && r.height > 0) return {x: r.left + r.width / 2, y: r.top + r.height / 2};
+  }
+  return null;
+})()"""
+#: the text of the visible vega-tooltip element, if any
+_TOOLTIP_JS = """(() => {
+  const el = document.getElementById("vg-tooltip-element");
+  return el && el.classList.contains("visible") && el.innerText.trim() ? el.innerText : null;
 })()"""
 
 
@@ -275,8 +319,10 @@ def book_pages(html_dir: str | os.PathLike) -> list[str]:
 
 
 def check_book(html_dir: str | os.PathLike, pages: list[str] | None = None, *,
-               chromium: str | None = None, wait_s: float = 20.0) -> dict[str, PageReport]:
-    """Open each page (default: :func:`book_pages`) of a built book; reports by page."""
+               chromium: str | None = None, wait_s: float = 20.0,
+               hover: bool = False) -> dict[str, PageReport]:
+    """Open each page (default: :func:`book_pages`) of a built book; reports by page (with
+    ``hover``, each page with a chart also records the tooltip of its first mark)."""
     html_dir = Path(html_dir).resolve()
     pages = book_pages(html_dir) if pages is None else pages
     reports = {}
@@ -285,19 +331,20 @@ def check_book(html_dir: str | os.PathLike, pages: list[str] | None = None, *,
             path = html_dir / page
             if not path.is_file():
                 raise FileNotFoundError(f"{path}: no such page in the built book")
-            reports[page] = browser.check_page(path.as_uri(), page, wait_s=wait_s)
+            reports[page] = browser.check_page(path.as_uri(), page, wait_s=wait_s, hover=hover)
     return reports
 
 
 def problems(reports: dict[str, PageReport], *, charts: dict[str, int] | None = None,
-             tables: dict[str, int] | None = None, require_text: str | None = None
-             ) -> list[str]:
+             tables: dict[str, int] | None = None, require_text: str | None = None,
+             tooltips: dict[str, list[str]] | None = None) -> list[str]:
     """Every failed expectation, one line each (empty when all is well).
 
     Always: no console error, no request to another host, no failed request, no MathJax
     error, every chart container rendered. ``charts`` / ``tables``: the minimum number of
     charts / calib tables a page must hold. ``require_text``: text every page must show (e.g.
-    the quick profile's label).
+    the quick profile's label). ``tooltips``: pages whose first chart mark must show a tooltip
+    on hover, with texts the tooltip must contain (e.g. ``["model"]``).
     """
     out = []
     for page, r in reports.items():
@@ -316,6 +363,14 @@ def problems(reports: dict[str, PageReport], *, charts: dict[str, int] | None = 
             out.append(f"{page}: not checked (no such page)")
         elif reports[page].charts < n:
             out.append(f"{page}: {reports[page].charts} chart(s), expected at least {n}")
+    for page, texts in (tooltips or {}).items():
+        if page not in reports:
+            out.append(f"{page}: not checked (no such page)")
+        elif not reports[page].tooltip:
+            out.append(f"{page}: no tooltip appeared on hovering a chart mark")
+        else:
+            out += [f"{page}: the tooltip does not show {t!r}: {reports[page].tooltip!r}"
+                    for t in texts if t not in reports[page].tooltip]
     for page, n in (tables or {}).items():
         if page not in reports:
             out.append(f"{page}: not checked (no such page)")

@@ -10,8 +10,9 @@ import json
 import sys
 
 import nbformat
+import pandas as pd
 import pytest
-from book_staging import FIXTURES, stage_book
+from book_staging import FIXTURES, download_links, stage_book
 from browser_check import check_book, find_chromium, is_redirect, problems
 
 from calib.book import (BANNER_TAG, ChapterFailed, executed_path, offline_violations,
@@ -35,9 +36,55 @@ def test_the_executed_chapter_records_its_run(fixture_book):
     banner = [c for c in nb.cells if BANNER_TAG in c.metadata.get("tags", [])]
     assert len(banner) == 1 and nb.cells.index(banner[0]) == 1  # right after the title
     assert "```{warning}" in banner[0].source and "quick" in banner[0].source
-    injected = [c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", [])]
-    assert len(injected) == 1 and "tiny-gpt2" in injected[0].source
     assert nb.metadata["kernelspec"]["name"] == "python3"
+
+
+def test_the_chapter_shows_one_parameters_cell_with_the_values_it_ran_with(fixture_book):
+    root, _, _ = fixture_book
+    nb = nbformat.read(executed_path("fixture", root), as_version=4)
+    assert not [c for c in nb.cells if "injected-parameters" in c.metadata.get("tags", [])]
+    cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(cells) == 1
+    lines = cells[0].source.splitlines()
+    assert 'models: list[str] = ["tiny-gpt2", "tiny-llama", "tiny-bert", "tiny-roberta"]  ' \
+           '# names shown in the charts (notebook default: ["model-a", "model-b"])' in lines
+    assert "n: int = 400  # synthetic instances per model" in lines  # not set: unchanged
+    assert nb.metadata["papermill"]["parameters"]["models"][0] == "tiny-gpt2"
+
+
+def test_the_run_records_its_provenance(fixture_book):
+    root, _, _ = fixture_book
+    nb = nbformat.read(executed_path("fixture", root), as_version=4)
+    record = nb.metadata["calib"]["provenance"]
+    assert {"commit", "modified", "versions", "models", "data", "device", "seconds"} <= set(record)
+    assert set(record["versions"]) >= {"calib", "torch", "transformers", "python"}
+    assert record["versions"]["python"] == ".".join(map(str, sys.version_info[:3]))
+    models = {m["model"]: m for m in record["models"]}
+    assert models["tiny-gpt2"]["hash"].startswith("tiny:") and models["tiny-gpt2"]["dtype"]
+    assert record["data"]["manifest"].startswith("sha256:") and record["seconds"] > 0
+    note = next(c for c in nb.cells if BANNER_TAG in c.metadata.get("tags", []))
+    for text in ("**Code**", "**Models**", "`tiny-gpt2`: tiny `tiny:v1`", "**Data**",
+                 "wall time", "end of this page"):
+        assert text in note.source, text
+
+
+def test_the_downloads_are_on_the_page_and_work_offline(fixture_book):
+    root, html, _ = fixture_book
+    folder = root / "_build" / "downloads" / "fixture"
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert [t["caption"] for t in manifest["tables"]] == [
+        "Synthetic accuracy with a made-up interval"]  # the reported table is not a result
+    table = pd.read_csv(folder / manifest["tables"][0]["file"])
+    assert list(table.columns) == ["model", "accuracy", "confidence", "accuracy_lo",
+                                   "accuracy_hi"]
+    assert manifest["tables"][0]["intervals"] == {"accuracy": ["accuracy_lo", "accuracy_hi"]}
+    assert manifest["scores"] == []  # the fixture scores nothing
+    links = download_links(html / FIXTURE_PAGE)
+    assert {p.name for p in links} == {"fixture.ipynb", "table-01.csv"}
+    for path in links:
+        assert path.is_file() and path.resolve().is_relative_to(html.resolve()), path
+    assert nbformat.read(next(p for p in links if p.suffix == ".ipynb"),
+                         as_version=4).metadata["calib"]["chapter"] == "fixture"
 
 
 def test_the_chapter_ran_in_the_runners_python(fixture_book):
@@ -83,10 +130,11 @@ def test_every_page_says_the_numbers_are_placeholders(fixture_book):
 def test_the_book_renders_in_a_browser_without_errors(fixture_book):
     assert find_chromium(), "headless browser test needs Chromium (apt-get install chromium)"
     _, html, _ = fixture_book
-    reports = check_book(html)
+    reports = check_book(html, hover=True)
     assert FIXTURE_PAGE in reports and "book/methods.html" in reports
     found = problems(reports, charts={FIXTURE_PAGE: 2}, tables={FIXTURE_PAGE: 2},
-                     require_text=QUICK_LABEL)
+                     require_text=QUICK_LABEL,
+                     tooltips={FIXTURE_PAGE: ["model", "estimator", "accuracy", "count"]})
     assert not found, "\n".join(found)
     assert reports[FIXTURE_PAGE].reported_tables == 1
 
@@ -104,8 +152,9 @@ def test_the_browser_check_catches_broken_pages(fixture_book, tmp_path):
     page.write_text(source, encoding="utf-8")
     report = check_book(tmp_path, ["broken.html"])["broken.html"]
     assert report.external_requests == ["https://example.org/x.png"]
-    found = problems({"broken.html": report})
+    found = problems({"broken.html": report}, tooltips={"broken.html": []})
     assert any("not rendered" in line for line in found), found
+    assert any("no tooltip appeared" in line for line in found), found
     assert any("failed request" in line for line in found), found
 
 

@@ -114,6 +114,20 @@ def test_profile_defaults_reach_only_declared_parameters_and_given_values_win(ro
     assert "per_relation" not in values  # the fixture does not declare it
 
 
+def test_profile_parameters_are_a_chapters_full_settings_under_a_profile(root):
+    values = book.profile_parameters("fixture", "quick", root)
+    declared = chapter_parameters("fixture", root)
+    assert set(values) == set(declared)
+    assert values["models"] == PROFILES["quick"].shared["models"]
+    assert values["n"] == declared["n"].default  # the chapter's own default where not set
+
+
+def test_a_chapter_that_declares_profile_gets_the_profiles_name():
+    declared = {"profile": Parameter("profile", "str", "cpu")}
+    assert resolve_parameters("ledger", declared, "quick") == {"profile": "quick"}
+    assert resolve_parameters("ledger", declared, "paper") == {"profile": "paper"}
+
+
 def test_a_wrong_name_and_type_are_reported_together_with_the_parameter_list(root):
     declared = chapter_parameters("fixture", root)
     with pytest.raises(ParameterError) as info:
@@ -235,6 +249,15 @@ def test_quick_and_cpu_models_are_registry_names():
     for profile in ("quick", "cpu"):
         missing = set(PROFILES[profile].shared["models"]) - names
         assert not missing, f"profile {profile}: {missing} not in the model registry"
+
+
+def test_every_chapter_declares_the_cpu_profile_as_its_defaults():
+    """A chapter opened and run by hand (papermill, Jupyter) gives what `make book` gives."""
+    cpu = PROFILES["cpu"]
+    for name in chapters_in_toc(REPO):
+        declared = chapter_parameters(name, REPO)
+        for key, value in cpu.defaults_for(name, declared).items():
+            assert declared[key].default == value, (name, key, declared[key].default, value)
 
 
 def test_the_reproduction_page_states_the_profiles_as_defined():

@@ -7,23 +7,31 @@ BEAR, FACTOR and LAMA instances; every number is a placeholder and every page sa
 
 from __future__ import annotations
 
+import json
 import shutil
 import time
+from pathlib import Path
 
 import nbformat
+import pandas as pd
 import pytest
+from book_staging import download_links
 from browser_check import check_book, find_chromium, problems
 
 from calib.book import (build_book, chapters_in_toc, executed_path, offline_violations,
                         run_chapter)
+from calib.book.downloads import DOWNLOADS_DIR, interval_violations
 from calib.book.layout import book_root
 
 pytestmark = pytest.mark.slow
 
 QUICK_LABEL = "Placeholder numbers"
 #: charts and tables each chapter shows at least (the chapters' own content, any profile)
-EXPECTED = {"calibration": (3, 3), "linguistic": (3, 2), "answer_set": (2, 2),
-            "clm_vs_mlm": (1, 2), "lpaqa": (2, 3), "reductions": (2, 2), "factor": (1, 2)}
+EXPECTED = {"calibration": (4, 3), "linguistic": (4, 2), "answer_set": (2, 2),
+            "clm_vs_mlm": (1, 2), "lpaqa": (3, 3), "reductions": (3, 2), "factor": (2, 2),
+            "start_tokens": (1, 2), "ledger": (0, 3), "extending": (1, 3)}
+#: what a hover on the first chart mark of a chapter must show (every chapter: some tooltip)
+TOOLTIPS = {"calibration": ["model", "estimator", "value", "low", "high", "n"]}
 
 
 def _book_sources(root):
@@ -69,14 +77,44 @@ def test_the_quick_book_is_offline(quick_book):
     assert offline_violations(html) == []
 
 
+def test_every_reported_interval_contains_its_estimate(quick_book):
+    root, _ = quick_book
+    checked = 0
+    for name in EXPECTED:
+        manifest = json.loads((root / DOWNLOADS_DIR / name / "manifest.json").read_text())
+        checked += sum(1 for t in manifest["tables"] if t["intervals"])
+    assert checked >= 8  # the check below has tables with intervals to look at
+    found = interval_violations(root)
+    assert not found, "\n".join(found)
+
+
+def test_every_chapter_page_links_its_downloads(quick_book):
+    root, html = quick_book
+    for name in EXPECTED:
+        links = download_links(html / "_build" / "chapters" / f"{name}.html")
+        names = {p.name for p in links}
+        manifest = json.loads((root / DOWNLOADS_DIR / name / "manifest.json").read_text())
+        assert f"{name}.ipynb" in names, name
+        assert {Path(t["file"]).name for t in manifest["tables"]} <= names, name
+        assert manifest["tables"], name  # every chapter shows a computed table
+        for path in links:
+            assert path.is_file() and path.resolve().is_relative_to(html.resolve()), path
+        parquet = [p for p in links if p.suffix == ".parquet"]
+        assert parquet, f"{name}: no score table to download"
+        frame = pd.read_parquet(parquet[0])
+        assert {"model", "relation", "instance", "token_logprobs"} <= set(frame.columns)
+
+
 @pytest.mark.browser
 def test_every_chapter_renders_in_a_browser(quick_book):
     assert find_chromium(), "headless browser test needs Chromium (apt-get install chromium)"
     _, html = quick_book
-    reports = check_book(html)
+    reports = check_book(html, hover=True)
     pages = {f"_build/chapters/{name}.html": want for name, want in EXPECTED.items()}
     found = problems(reports, charts={p: w[0] for p, w in pages.items()},
-                     tables={p: w[1] for p, w in pages.items()}, require_text=QUICK_LABEL)
+                     tables={p: w[1] for p, w in pages.items()}, require_text=QUICK_LABEL,
+                     tooltips={f"_build/chapters/{name}.html": TOOLTIPS.get(name, [])
+                               for name in EXPECTED})
     assert not found, "\n".join(found)
 
 

@@ -14,7 +14,14 @@ from calib.confidence import (
     paired_difference,
     paired_estimates_difference,
 )
-from calib.confidence.bootstrap import resample_weights
+from calib.confidence.bootstrap import (
+    INTERVAL_METHODS,
+    interval,
+    interval_p_value,
+    jackknife,
+    replicates,
+    resample_weights,
+)
 from calib.confidence.metrics import WEIGHTED, sorted_inputs
 
 
@@ -57,8 +64,9 @@ def test_intervals_are_seeded_and_bracket_the_value():
     assert a["metric"].tolist() == ["ace", "brier", "accuracy"]
     assert (a["low"] <= a["high"]).all()
     for _, row in a.iterrows():
-        if row["metric"] != "ace":  # ACE is biased upward; its interval need not hold it
-            assert row["low"] <= row["value"] <= row["high"]
+        assert row["low"] <= row["value"] <= row["high"], row["metric"]
+    assert a.set_index("metric")["method"].to_dict() == {"ace": "centred", "brier": "bca",
+                                                         "accuracy": "bca"}
     assert a.set_index("metric").loc["brier", "value"] == pytest.approx(brier(conf, corr))
     value, low, high = bootstrap_interval(conf, corr, "accuracy", n_boot=300, seed=4)
     assert value == pytest.approx(corr.mean())
@@ -109,6 +117,7 @@ def test_correlation_interval():
     res = correlation_interval(x, y, n_boot=1000, seed=1)
     assert res["r"] == pytest.approx(np.corrcoef(x, y)[0, 1])
     assert -1 <= res["low"] <= res["r"] <= res["high"] <= 1
+    assert res["low"] < res["r"] < res["high"]
     assert res == correlation_interval(x, y, n_boot=1000, seed=1)
     sp = correlation_interval(x, x ** 3, method="spearman", n_boot=200)
     assert sp["r"] == pytest.approx(1.0) and sp["low"] == pytest.approx(1.0)
@@ -126,3 +135,94 @@ def test_bad_arguments():
         bootstrap_metrics(conf, corr, level=1.5)
     with pytest.raises(ValueError, match=r"unknown metric\(s\) \['auc'\]"):
         bootstrap_metrics(conf, corr, metrics=("auc",))
+
+
+def ace_with_ties(n=120, seed=0):
+    """A small ACE sample like a voting estimator's: 40% rejected (confidence 0, wrong), the
+    rest rounded to 0.01 (ties); on it most resamples have a larger ACE than the sample."""
+    rng = np.random.default_rng(seed)
+    conf = np.where(rng.random(n) < 0.4, 0.0, np.round(rng.beta(1, 2, n), 2))
+    return conf, (conf > 0) & (rng.random(n) < conf)
+
+
+def ace_statistic(conf, corr):
+    order, c, y = sorted_inputs(conf, corr)
+    return lambda w: WEIGHTED["ace"](c, y, w[:, order], 20)
+
+
+def test_percentile_and_bca_miss_the_ace_estimate_the_centred_interval_holds_it():
+    conf, corr = ace_with_ties()
+    stat = ace_statistic(conf, corr)
+    point = ace(conf, corr)
+    reps = replicates(stat, len(conf), 1000, seed=0)
+    assert np.mean(reps < point) < 0.025  # the upward bias of ACE on resamples
+    lo, hi = np.quantile(reps, [0.025, 0.975])
+    assert point < lo  # the plain percentile interval lies above its estimate
+    # BCa (before the widening every interval gets) lies beside the estimate too: its levels
+    from scipy import stats
+
+    from calib.confidence.bootstrap import _bca_levels, _share_below, acceleration
+    z0 = stats.norm.ppf(_share_below(reps, point))
+    levels = _bca_levels(z0, acceleration(jackknife(stat, len(conf))), 0.95)
+    bca_hi = np.quantile(reps, levels[1])
+    assert bca_hi < point
+    # the centred interval: the resamples' spread, centred on the estimate
+    value, low, high = bootstrap_interval(conf, corr, "ace", n_boot=1000, seed=0)
+    assert value == pytest.approx(point)
+    assert low < point < high
+    shift = reps.mean() - point
+    assert (low, high) == pytest.approx((lo - shift, hi - shift))
+    assert high - low == pytest.approx(hi - lo)
+
+
+def test_bca_agrees_with_scipy_on_a_skewed_mean():
+    from scipy import stats
+
+    x = np.random.default_rng(4).exponential(size=40)
+    n = len(x)
+
+    def mean(w):
+        return w @ x / w.sum(axis=1)
+
+    reps = replicates(mean, n, 20000, seed=1)
+    ours = interval(x.mean(), reps, 0.95, "bca", jackknife(mean, n))
+    ref = stats.bootstrap((x,), np.mean, n_resamples=20000, method="BCa", random_state=2,
+                          confidence_level=0.95).confidence_interval
+    assert ours == pytest.approx((ref.low, ref.high), rel=0.03)
+    pct = interval(x.mean(), reps, 0.95, "percentile")
+    assert ours[0] > pct[0] and ours[1] > pct[1]  # BCa moves right for a right-skewed mean
+
+
+def test_every_interval_holds_its_estimate_even_in_degenerate_cases():
+    # all resamples equal (every instance correct): the interval is that value
+    assert interval(1.0, np.ones(50), method="bca") == (1.0, 1.0)
+    # resamples all on one side of the estimate: the near bound moves to it
+    reps = np.linspace(0.2, 0.3, 200)
+    for method in ("bca", "centred", "percentile"):
+        lo, hi = interval(0.1, reps, method=method, jack=np.linspace(0, 1, 10))
+        assert lo <= 0.1 <= hi, method
+    assert interval(0.1, reps, method="percentile")[0] == 0.1
+    # the centred interval is clipped to the metric's range
+    lo, _ = interval(0.01, np.linspace(0.05, 0.3, 200), method="centred", bounds=(0, 1))
+    assert lo == 0.0
+    # where the acceleration breaks BCa's formula (1 - a z <= 0) there are no BCa levels
+    from calib.confidence.bootstrap import _bca_levels
+    assert _bca_levels(3.0, 0.3, 0.95) is None and _bca_levels(0.0, 0.0, 0.95) == \
+        pytest.approx((0.025, 0.975))
+    assert np.isnan(interval(0.5, np.full(10, np.nan))[0])
+    with pytest.raises(ValueError, match="interval method"):
+        interval(0.5, reps, method="student")
+
+
+def test_p_values_agree_with_the_intervals():
+    conf, corr = sample(300, seed=7)
+    for metric in ("ace", "brier", "accuracy"):
+        for other in (conf, np.sqrt(conf), np.clip(conf + 0.05, 0, 1)):
+            d = paired_difference(other, corr, conf, corr, metric, n_boot=400, seed=1)
+            assert d["method"] == INTERVAL_METHODS[metric]
+            assert d["low"] <= d["difference"] <= d["high"]
+            excludes = d["low"] > 0 or d["high"] < 0
+            if abs(d["p_value"] - 0.05) > 0.02:  # away from the edge, they must agree
+                assert excludes == (d["p_value"] < 0.05), (metric, d)
+    assert interval_p_value(0.3, np.linspace(0.2, 0.4, 101), "percentile", null=0.3) > 0.95
+    assert interval_p_value(0.3, np.linspace(0.2, 0.4, 101), "bca") < 0.01

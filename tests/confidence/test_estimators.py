@@ -13,6 +13,7 @@ from calib.confidence import (
     base,
     consistency,
     entropy,
+    entropy_normalised,
     linguistic,
     margin,
     rejection_rate,
@@ -79,10 +80,16 @@ EXPECTED = {
                "B": (-1, False, 2, True, 0.0, 0.0),
                "C": (0, True, 5, False, 3.5 / 5, 1.0)},
 }
-# entropy of the clusters (natural log), then 1 - SE / ln 5
+# Entropy as printed (Eqs. 5-7): s(c) = mean Base of the templates predicting c,
+# q = s / sum s, C = 1 - (-sum q ln q).
+# A: s = (0.6+0.7+0.4)/3 = 0.5667 (answer 1), 0.5 (answer 0), 0.8 (answer 3); sum 1.8667;
+#    q = 0.30357, 0.26786, 0.42857; H = 1.07788; C = -0.07788 (three clusters: below 0)
+# B: s = 0.55 (0), 0.675 (2), 0.45 (1); q = 0.32836, 0.40299, 0.26866; H = 1.08503; C = -0.08503
+# C: one cluster, q = 1, H = 0, C = 1
+ENTROPY = {"A": -0.0778754087, "B": -0.0850326045, "C": 1.0}
+# the normalised variant: shares of templates, 1 - SE / ln 5
 SE_A = -(0.6 * log(0.6) + 2 * 0.2 * log(0.2))  # clusters 3, 1, 1
 SE_B = -(2 * 0.4 * log(0.4) + 0.2 * log(0.2))  # clusters 2, 2, 1
-ENTROPY = {"A": 1 - SE_A / log(5), "B": 1 - SE_B / log(5), "C": 1.0}
 
 
 @pytest.mark.parametrize("aggregation", AGGREGATIONS)
@@ -102,17 +109,52 @@ def test_multi_template_hand_computed(make_table, aggregation):
         assert ent.loc[inst, "confidence"] == pytest.approx(want, abs=1e-9)
 
 
-def test_entropy_values_and_cluster_normalisation(make_table):
+def _five_templates(make_table, probs):
+    return sentence_scores(make_table([("P1", "X", t, np.log(p).tolist(), 0)
+                                       for t, p in zip(PARAPHRASES, probs)]))
+
+
+def test_entropy_as_printed_hand_example(make_table):
+    # answers a, a, b, b, c with C_Base 0.9, 0.8, 0.7, 0.6, 0.5:
+    # s(a) = (0.9 + 0.8) / 2 = 0.85, s(b) = (0.7 + 0.6) / 2 = 0.65, s(c) = 0.5   (Eq. 5)
+    # sum = 2.0, q = 0.425, 0.325, 0.25                                          (Eq. 6)
+    # H = -(0.425 ln 0.425 + 0.325 ln 0.325 + 0.25 ln 0.25)
+    #   = 0.36365 + 0.36529 + 0.34657 = 1.07551; C = 1 - H = -0.07551            (Eq. 7)
+    probs = [[0.9, 0.05, 0.05], [0.8, 0.1, 0.1], [0.15, 0.7, 0.15], [0.2, 0.6, 0.2],
+             [0.25, 0.25, 0.5]]
+    ent = entropy(_five_templates(make_table, probs)).iloc[0]
+    assert ent["confidence"] == pytest.approx(-0.0755089685, abs=1e-9)
+    assert ent["prediction"] == 2  # min aggregation: the template with the lowest Base (0.5)
+    # answers a, a, a, b, b with C_Base 0.9, 0.8, 0.7, 0.6, 0.4: s = 0.8, 0.5; q = 8/13, 5/13
+    # H = -(8/13 ln 8/13 + 5/13 ln 5/13) = 0.29877 + 0.36750 = 0.66628; C = 0.33372
+    probs = [[0.9, 0.05, 0.05], [0.8, 0.1, 0.1], [0.7, 0.2, 0.1], [0.2, 0.6, 0.2],
+             [0.3, 0.4, 0.3]]
+    two = entropy(_five_templates(make_table, probs)).iloc[0]
+    assert two["confidence"] == pytest.approx(0.3337215576, abs=1e-9)
+    # five different answers with equal C_Base: q uniform, C = 1 - ln 5, the lowest value
+    probs = [np.roll([0.6, 0.1, 0.1, 0.1, 0.1], k).tolist() for k in range(5)]
+    low = entropy(_five_templates(make_table, probs)).iloc[0]
+    assert low["confidence"] == pytest.approx(1 - log(5), abs=1e-9)
+
+
+def test_entropy_normalised_variant(make_table):
     sent = hand_table(make_table)
-    ent = by_instance(entropy(sent))
+    ent = by_instance(entropy_normalised(sent))
+    assert ent.loc["A", "confidence"] == pytest.approx(1 - SE_A / log(5))
     assert ent.loc["A", "confidence"] == pytest.approx(0.409564, abs=1e-6)
     assert ent.loc["B", "confidence"] == pytest.approx(0.344541, abs=1e-6)
-    clusters = by_instance(entropy(sent, normalize="clusters"))
+    assert ent.loc["C", "confidence"] == 1.0
+    clusters = by_instance(entropy_normalised(sent, normalize="clusters"))
     assert clusters.loc["A", "confidence"] == pytest.approx(1 - SE_A / log(3))
     assert clusters.loc["B", "confidence"] == pytest.approx(1 - SE_B / log(3))
     assert clusters.loc["C", "confidence"] == 1.0
     with pytest.raises(ValueError, match="unknown normalize"):
-        entropy(sent, normalize="bits")
+        entropy_normalised(sent, normalize="bits")
+    named = all_estimates(sent, variants=["Entropy (normalised)"])
+    part = by_instance(named[named["estimator"] == "Entropy (normalised)/min"])
+    assert part.loc["A", "confidence"] == pytest.approx(ent.loc["A", "confidence"])
+    with pytest.raises(ValueError, match="unknown estimator variant"):
+        all_estimates(sent, variants=["EntropyBits"])
 
 
 def test_rejection_rate(make_table):
@@ -154,7 +196,8 @@ def test_properties_on_random_table(random_table):
         fifths = con["confidence"] * 5
         np.testing.assert_allclose(fifths, np.round(fifths), atol=1e-12)
         ent = entropy(sent, agg)
-        assert ent["confidence"].between(0, 1).all()
+        assert ent["confidence"].between(1 - log(5) - 1e-12, 1).all()
+        assert entropy_normalised(sent, agg)["confidence"].between(0, 1).all()
         avg = average(sent, agg)
         assert (avg["confidence"] <= con["confidence"] + 1e-12).all()  # each B_t <= 1
         assert not (con["rejected"] & con["correct"]).any()

@@ -137,10 +137,20 @@ def test_accuracy_micro_and_per_relation():
     assert micro == pytest.approx(accuracy(est["correct"]))
 
 
+def test_confidences_below_zero_are_measured_as_they_are():
+    # the paper's Entropy-Confidence (Eq. 7) can be below 0; the metrics take it as it is
+    conf, corr = np.array([-0.5, -0.1, 0.4, 0.9]), np.array([0, 1, 0, 1])
+    assert brier(conf, corr) == pytest.approx((0.25 + 1.21 + 0.16 + 0.01) / 4)
+    assert ace(conf, corr, n_bins=1) == pytest.approx(abs(0.5 - 0.175))
+    assert ace(conf, corr, n_bins=2) == pytest.approx((abs(0.5 + 0.3) + abs(0.5 - 0.65)) / 2)
+    curve = calibration_curve(conf, corr, n_bins=2)
+    assert curve["mean_confidence"].tolist() == pytest.approx([-0.3, 0.65])
+
+
 @pytest.mark.parametrize("conf, corr, message", [
     ([0.5, np.nan], [1, 0], r"confidence\[1\] is nan"),
     ([0.5, np.inf], [1, 0], r"confidence\[1\] is inf"),
-    ([0.5, 1.2], [1, 0], r"confidence\[1\] is 1.2; expected values in \[0, 1\]"),
+    ([0.5, 1.2], [1, 0], r"confidence\[1\] is 1.2; expected values in \[0, 1\].*never above 1"),
     ([0.5, 0.2], [1, 2], r"correct\[1\] is 2"),
     ([0.5, 0.2], [1], "2 values but correct has 1"),
     ([], [], "empty"),

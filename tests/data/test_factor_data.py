@@ -1,4 +1,4 @@
-"""The FACTOR loader: the pinned files, skips and errors for bad items, sampling, prefix cuts."""
+"""The FACTOR loader: the pinned files, skips and errors for bad items, sampling."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import csv
 import pytest
 
 from calib.data.errors import DataFormatError
-from calib.data.factor import (COMPLETION_COLUMNS, load_factor, truncate_prefix)
+from calib.data.factor import COMPLETION_COLUMNS, load_factor
 from calib.data.root import DataNotFoundError
 
 HEADER = ["", "full_prefix", "doc_id", *COMPLETION_COLUMNS, "turncated_prefixes"]
@@ -121,13 +121,3 @@ def test_items_with_long_completions_can_be_left_out(factor):
     assert short.skip_counts()["too_long"].sum() == len(factor) - len(short)
     with pytest.raises(ValueError, match="before sample"):
         factor.sample(3).shorter_than(25)
-
-
-def test_truncate_prefix_keeps_the_last_words_and_the_whitespace():
-    text = "Alpha beta,  gamma\ndelta epsilon.\n"
-    assert truncate_prefix(text, 2) == "delta epsilon.\n"
-    assert truncate_prefix(text, 3) == "gamma\ndelta epsilon.\n"
-    assert truncate_prefix(text, 5) == text and truncate_prefix(text, 50) == text
-    assert truncate_prefix(text, None) == text
-    with pytest.raises(ValueError):
-        truncate_prefix(text, 0)

@@ -142,7 +142,9 @@ def test_claims_are_decided_by_the_intervals():
     assert "Margin" in checks.set_index(["claim", "model"]).loc[("average", "B"), "detail"]
     tally = cx.claim_tally(checks).set_index("claim")
     assert tally.loc["margin", ["agree", "disagree", "undecided"]].tolist() == [1, 1, 1]
-    assert tally.loc["margin", "holds"] is None
+    assert tally.loc["margin", "holds"] is False  # one model against a claim about all
+    assert cx.claim_tally(checks[checks["model"] != "B"]).set_index("claim") \
+        .loc["margin", "holds"] is None
     one = cx.claim_tally(checks[checks["model"] == "A"]).set_index("claim")
     assert one.loc["average", "holds"] is True
     with pytest.raises(ValueError, match="margin"):
@@ -164,3 +166,55 @@ def test_correlation_sentence_asserts_a_sign_only_when_the_interval_excludes_zer
                                                       "n": 5}, subject="Base")
     assert "cannot be told apart from 0" in unsure and "(Base)" in unsure
     assert "correlated with accuracy (" not in unsure
+
+
+def test_below_zero_sentence_counts_the_paper_entropy():
+    est = pd.DataFrame({"model": ["m"] * 4, "estimator": ["Entropy/min"] * 3 + ["Base"],
+                        "confidence": [-0.2, 0.5, -0.05, 0.9]})
+    text = cx.below_zero_sentence(est)
+    assert "Entropy/min for 2 of 3 instances of m (lowest -0.20)" in text
+    assert "Base" not in text.split("came from")[1]
+    assert cx.below_zero_sentence(est.assign(confidence=0.5)).startswith("No estimator")
+
+
+def _top_of_plain_template(sent):
+    """A reader's estimator: the plain template's prediction, its top probability."""
+    from calib.confidence.probabilities import template_predictions
+
+    per = template_predictions(sent)
+    plain = per[per["template"] == "paraphrase-0"]
+    return plain.drop(columns="template").rename(columns={"p_top": "confidence"})
+
+
+def test_an_estimator_of_ones_own_joins_the_table(scores, est):
+    mine = cx.estimates(scores, aggregations=("min", "vote-2"),
+                        extra_estimators={"Mine": _top_of_plain_template})
+    assert list(dict.fromkeys(mine["estimator"]))[-1] == "Mine"
+    pd.testing.assert_frame_equal(mine[mine["estimator"] != "Mine"].reset_index(drop=True),
+                                  est.reset_index(drop=True), check_categorical=False,
+                                  check_dtype=False)  # n_agree: float beside the new rows
+    assert mine["rejected"].dtype == bool and not mine.loc[mine["estimator"] == "Mine",
+                                                           "rejected"].any()
+    table = cx.calibration_table(mine, n_bootstrap=30, seed=1).set_index(["model", "estimator"])
+    # the same as Base, computed another way
+    for model in ("m1", "m2"):
+        for col in ("ace", "brier", "accuracy", "ace_low", "brier_high"):
+            assert table.loc[(model, "Mine"), col] == pytest.approx(table.loc[(model, "Base"),
+                                                                              col])
+
+
+def test_an_estimator_of_ones_own_is_checked(scores):
+    def bad_confidence(sent):
+        return _top_of_plain_template(sent).assign(confidence=2.0)
+
+    def no_prediction(sent):
+        return _top_of_plain_template(sent).drop(columns="prediction")
+
+    def some_instances(sent):
+        return _top_of_plain_template(sent).iloc[:3]
+
+    for fn, message in ((bad_confidence, r"'bad' returned confidences outside \[0, 1\]"),
+                        (no_prediction, r"lacks column\(s\) \['prediction'\]"),
+                        (some_instances, "returned 3 instances")):
+        with pytest.raises(ValueError, match=message):
+            cx.estimates(scores, extra_estimators={"bad": fn})

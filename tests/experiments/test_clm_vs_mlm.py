@@ -6,7 +6,8 @@ import pandas as pd
 import pytest
 from synthetic_scores import random_score_table
 
-from calib.confidence import brier, sentence_scores
+from calib.confidence import accuracy, base, brier, sentence_scores
+from calib.data.bear import PARAPHRASES
 from calib.experiments import clm_vs_mlm as cm
 
 KINDS = {"c1": "clm", "c2": "clm", "m1": "mlm"}
@@ -44,9 +45,14 @@ def test_no_pair_without_both_objectives():
 
 
 @pytest.fixture(scope="module")
-def est():
+def sent():
     scores = random_score_table(n_instances=10, sizes=(5, 8, 13), models=tuple(KINDS))
-    return cm.clm_mlm_estimates(sentence_scores(scores))
+    return sentence_scores(scores)
+
+
+@pytest.fixture(scope="module")
+def est(sent):
+    return cm.clm_mlm_estimates(sent)
 
 
 @pytest.fixture(scope="module")
@@ -55,27 +61,60 @@ def domains():
                          "domain": ["Arts", "Arts", "Movies", "Movies"]})
 
 
-def test_estimates_and_scopes(est, domains):
+def test_estimates_and_scopes(sent, est, domains):
     assert set(est["estimator"]) == {"Base", "Margin", "Average/min"}
     sc = cm.scoped(est, domains, "domain")
     assert len(sc) == len(est) + (est["relation"] == "R1").sum()  # R1 is in two domains
-    assert (cm.scoped(est, domains, "all")["scope"] == cm.ALL).all()
+    assert (cm.scoped(est, domains, "probe")["scope"] == cm.ALL).all()
     with pytest.raises(ValueError, match="within"):
         cm.scoped(est, domains, "relation")
-    acc = cm.scope_accuracy(est, KINDS, domains, "domain")
+    acc = cm.template_accuracy(sent, KINDS, domains, "domain")
     assert set(acc["scope"]) == {"Arts", "Movies"} and (acc["n"] == 20).all()
     with pytest.raises(ValueError, match="objective"):
-        cm.scope_accuracy(est, {"c1": "clm"}, domains)
+        cm.template_accuracy(sent, {"c1": "clm"}, domains)
 
 
-def test_the_pair_table_holds_the_brier_scores_of_the_pairs_instances(est, domains):
-    acc = cm.scope_accuracy(est, KINDS, domains, "domain")
+def test_pairing_accuracy_is_the_mean_over_all_templates(sent, domains):
+    # Table 2's caption: accuracy is the average over all templates (the five paraphrases)
+    acc = cm.template_accuracy(sent, KINDS, domains).set_index("model")
+    assert set(acc["scope"]) == {cm.ALL} and (acc["templates"] == 5).all()
+    for model in KINDS:
+        mine = sent[sent["model"] == model]
+        per = [accuracy(base(mine, t)["correct"]) for t in PARAPHRASES]
+        assert acc.loc[model, "accuracy"] == pytest.approx(sum(per) / 5)
+        assert acc.loc[model, "n"] == 30
+        plain = accuracy(base(mine)["correct"])
+        assert acc.loc[model, "accuracy"] != pytest.approx(plain)  # not the plain template's
+
+
+def test_the_paper_pairs_get_this_builds_values_only_where_both_models_ran(sent, est, domains):
+    reported = pd.DataFrame({"pair": [1, 1, 2, 2], "model": ["c1", "m1", "c2", "absent"],
+                             "size": ["1M"] * 4, "accuracy": [15.6, 16.0, 18.4, 18.1],
+                             "brier_margin": [0.186, 0.291, 0.179, 0.276],
+                             "brier_average": [0.130, 0.162, 0.110, 0.205]})
+    rows = cm.model_table(est, KINDS, n_boot=0)
+    acc = cm.template_accuracy(sent, KINDS, domains)
+    out = cm.paper_pairs(reported, rows, acc)
+    assert out["model"].tolist() == ["c1", "m1"]  # pair 2 lacks a model here
+    mine = out.set_index("model")
+    assert mine.loc["m1", "accuracy"] == pytest.approx(
+        acc.set_index("model").loc["m1", "accuracy"])
+    assert mine.loc["c1", "brier_margin"] == pytest.approx(
+        rows.set_index("model").loc["c1", "brier_margin"])
+    assert cm.paper_pairs(reported.iloc[:0], rows, acc).empty
+    with pytest.raises(ValueError, match="brier_average"):
+        cm.paper_pairs(reported.drop(columns="brier_average"), rows, acc)
+
+
+def test_the_pair_table_holds_the_brier_scores_of_the_pairs_instances(sent, est, domains):
+    acc = cm.template_accuracy(sent, KINDS, domains, "domain")
     pairs = cm.pair_models(acc)
     assert len(pairs) == 1
     table = cm.pair_table(est, pairs, domains, "domain", n_boot=50, seed=0)
     p = pairs.iloc[0]
     assert table["model"].tolist() == [p["clm"], p["mlm"]]
     assert table["objective"].tolist() == ["clm", "mlm"]
+    assert table["accuracy_templates"].tolist() == [p["clm_accuracy"], p["mlm_accuracy"]]
     rels = domains.loc[domains["domain"] == p["scope"], "relation"]
     for _, row in table.iterrows():
         part = est[(est["model"] == row["model"]) & est["relation"].isin(rels)]
@@ -110,8 +149,8 @@ def test_model_rows_without_pairs(est):
 
 def test_the_pairing_note_states_the_settings():
     assert "at least 10 instances" in cm.pairing_note("domain", 10, None)
-    text = cm.pairing_note("all", 10, 0.05)
-    assert "whole sample" in text and "above 0.05" in text
+    text = cm.pairing_note("probe", 10, 0.05)
+    assert "whole probe" in text and "above 0.05" in text
     assert text.startswith(cm.PAIRING_RULE)
 
 

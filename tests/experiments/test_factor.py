@@ -18,8 +18,9 @@ def sample():
     return load_factor().sample(4, seed=3)
 
 
-def test_one_query_per_item_with_the_true_completion_at_correct(sample):
-    queries = fx.factor_queries(sample, max_prefix_words=30)
+def test_one_query_per_item_with_the_true_completion_at_correct(sample, tiny_models):
+    tok = tiny_models["tiny-gpt2"].tokenizer
+    queries = fx.factor_queries(sample, tok, budget=200)
     assert len(queries) == len(sample.items)
     for q, (_, row) in zip(queries, sample.items.iterrows()):
         assert q.dataset == f"factor-{row['subset']}" and q.relation == row["subset"]
@@ -29,9 +30,37 @@ def test_one_query_per_item_with_the_true_completion_at_correct(sample):
         prefixes = {s.text[:s.spans[0][1]] for s in q.statements}
         assert len(prefixes) == 1  # one shared prefix
         prefix = prefixes.pop()
-        assert len(prefix.split()) <= 30 and row["prefix"].endswith(prefix)
+        assert row["prefix"].endswith(prefix)
         for s, a in zip(q.statements, q.answers):
             assert s.text == prefix + a and s.spans == (("object", len(prefix), len(s.text)),)
+            assert len(tok(s.text)["input_ids"]) + 1 <= 200  # with the start token
+
+
+def _tokens(tok, text):
+    return len(tok(text, add_special_tokens=False)["input_ids"])
+
+
+def test_fit_prefix_keeps_the_last_tokens_that_fit(tiny_models):
+    # FACTOR cuts from the left (truncation_side="left"): the prefix keeps its last tokens,
+    # as many as let the longest statement fit the budget -- not a number of words
+    tok = tiny_models["tiny-llama"].tokenizer
+    prefix = "The capital of France is Paris. Berlin is the capital of Germany. Rome is in "
+    comps = ["Italy.", "Spain and the river flows into the sea."]
+    full = max(_tokens(tok, prefix + c) for c in comps)
+    assert fx.fit_prefix(prefix, comps, tok, full + 1) == prefix  # fits with one start token
+    assert fx.fit_prefix(prefix, comps, tok, None) == prefix
+    for budget in (full, full - 5, 20):
+        kept = fx.fit_prefix(prefix, comps, tok, budget)
+        assert prefix.endswith(kept) and kept != prefix
+        assert max(_tokens(tok, kept + c) for c in comps) <= budget - 1
+        starts = [a for a, _ in tok(prefix, add_special_tokens=False,
+                                    return_offsets_mapping=True)["offset_mapping"]]
+        longer = prefix[max(a for a in starts if a < prefix.index(kept)):]
+        assert max(_tokens(tok, longer + c) for c in comps) > budget - 1  # one more would not
+    assert fx.fit_prefix(prefix, comps, tok, 20, n_special=3) != fx.fit_prefix(prefix, comps,
+                                                                                tok, 20)
+    with pytest.raises(ValueError, match="no token of the prefix fits"):
+        fx.fit_prefix(prefix, comps, tok, 5)
 
 
 def test_the_option_order_depends_on_the_item_only(sample):
@@ -115,6 +144,8 @@ def test_margin_vs_base_and_the_claim_sentence(scores):
     assert "this run agrees" in fx.margin_claim(fake, 0.48, 0.45)
     fake = pd.DataFrame({"low": [0.01, -0.1], "high": [0.2, 0.1]})
     assert "does not agree" in fx.margin_claim(fake, 0.48, 0.45)
+    fake = pd.DataFrame({"low": [0.01, -0.2], "high": [0.2, -0.05]})  # one model against
+    assert "does not agree" in fx.margin_claim(fake, 0.48, 0.45)
     fake = pd.DataFrame({"low": [-0.2, -0.1], "high": [-0.05, 0.1]})
     text = fx.margin_claim(fake, 0.48, 0.45)
     assert "cannot decide" in text and "1 of 2" in text and "0.450 vs 0.480" in text
@@ -122,9 +153,10 @@ def test_margin_vs_base_and_the_claim_sentence(scores):
 
 @pytest.mark.slow
 def test_a_tiny_run_end_to_end():
-    run = fx.run_factor(["tiny-gpt2", "tiny-bert"], per_subset=2, seed=0, max_prefix_words=12,
+    run = fx.run_factor(["tiny-gpt2", "tiny-bert"], per_subset=2, seed=0, max_tokens=160,
                         max_completion_words=25, n_boot=20, device="cpu", progress=False)
-    assert run.cost["items"] == 4 and run.cost["statements"] == 16
+    assert run.cost["items"].tolist() == [4, 4] and run.cost["statements"].tolist() == [16, 16]
+    assert run.cost["budget"].tolist() == [160, 160] and (run.cost["cut"] > 0).all()
     assert len(run.scores) == 2 * 16
     assert len(run.table) == 4
     clm = run.scores[run.scores["model"] == "tiny-gpt2"]
@@ -134,13 +166,16 @@ def test_a_tiny_run_end_to_end():
         assert (n_prefix == n_prefix[0]).all()
         prefix_lp = [np.asarray(lp[:n_prefix[0]]) for lp in item["token_logprobs"]]
         assert all(np.allclose(p, prefix_lp[0]) for p in prefix_lp)  # one prefix, run once
-    again = fx.run_factor(["tiny-gpt2", "tiny-bert"], per_subset=2, seed=0, max_prefix_words=12,
+    again = fx.run_factor(["tiny-gpt2", "tiny-bert"], per_subset=2, seed=0, max_tokens=160,
                           max_completion_words=25, n_boot=20, device="cpu", progress=False)
     pd.testing.assert_frame_equal(run.table, again.table)
 
 
 @pytest.mark.slow
-def test_statements_longer_than_the_context_give_a_hint():
+def test_prefixes_fit_the_models_context_and_long_completions_are_named():
     factor = load_factor("news").sample(1, seed=0)
-    with pytest.raises(ValueError, match="max_prefix_words"):
-        fx.factor_scores(["tiny-gpt2"], factor, None, device="cpu", progress=False)
+    scores, cost = fx.factor_scores(["tiny-gpt2"], factor, None, device="cpu", progress=False)
+    assert cost["budget"].tolist() == [256] and cost["cut"].tolist() == [1]
+    assert scores["token_logprobs"].map(len).max() <= 255  # plus the start token
+    with pytest.raises(ValueError, match=r"news item .*max_completion_words"):
+        fx.factor_scores(["tiny-gpt2"], factor, 4, device="cpu", progress=False)

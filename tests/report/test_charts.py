@@ -26,6 +26,12 @@ def _layers(spec: dict) -> list[dict]:
     return inner.get("layer", [inner])
 
 
+def _params(spec: dict) -> list[dict]:
+    """The chart's parameters, wherever Altair put them (top level or a layer)."""
+    return [*spec.get("params", []), *[p for layer in _layers(spec)
+                                       for p in layer.get("params", [])]]
+
+
 def _data_rows(spec: dict) -> list[list[dict]]:
     return list(spec.get("datasets", {}).values())
 
@@ -151,3 +157,61 @@ def test_charts_do_not_compute_metrics():
     before = frame.copy()
     charts.metric_band(frame)
     pd.testing.assert_frame_equal(frame, before)
+
+
+def _interval_table():
+    rows = [{"model": m, "estimator": e, "n": 180, "ace": 0.1 + 0.01 * i, "ace_low": 0.05,
+             "ace_high": 0.2, "brier": 0.2, "brier_low": 0.15, "brier_high": 0.25}
+            for i, (m, e) in enumerate((m, e) for m in ("a", "b") for e in ("Base", "Margin"))]
+    return pd.DataFrame(rows)
+
+
+def test_interval_chart_shows_each_estimate_with_its_interval():
+    long = charts.intervals_long(_interval_table(), {"ace": ("ace_low", "ace_high"),
+                                                     "brier": ("brier_low", "brier_high")},
+                                 keep=["model", "estimator"], names={"ace": "ACE"})
+    assert list(long.columns) == ["model", "estimator", "metric", "n", "value", "low", "high"]
+    assert long["metric"].tolist() == ["ACE"] * 4 + ["brier"] * 4
+    spec = charts.interval_chart(long).to_dict(validate=True)
+    assert spec["facet"]["field"] == "metric" and spec["resolve"]["scale"]["x"] == "independent"
+    rule, point = _layers(spec)
+    assert (rule["encoding"]["x"]["field"], rule["encoding"]["x2"]["field"]) == ("low", "high")
+    assert point["encoding"]["y"]["sort"] == ["Base", "Margin"]
+    assert [t["field"] for t in point["encoding"]["tooltip"]] == [
+        "model", "estimator", "metric", "value", "low", "high", "n"]
+    assert charts.static_svg(spec).lstrip().startswith("<svg")
+
+
+def test_every_mark_has_a_tooltip_with_the_interval_and_n_and_a_legend_selects_a_series(bins):
+    table = _interval_table().assign(accuracy=0.3, accuracy_low=0.2, accuracy_high=0.4)
+    specs = {
+        "curve": charts.calibration_curve(bins).to_dict(),
+        "scatter": charts.ace_accuracy_scatter(table).to_dict(),
+        "bars": charts.grouped_bars(table.assign(delta=0.1, lo=0.0, hi=0.2), lower="lo",
+                                    upper="hi").to_dict(),
+        "band": charts.metric_band(pd.DataFrame({"model": "a", "k": [5, 5, 10],
+                                                 "value": [0.1, 0.3, 0.2]})).to_dict(),
+    }
+    for name, spec in specs.items():
+        marks = [layer for layer in _layers(spec)
+                 if layer["mark"]["type"] in ("line", "point", "bar", "area")]
+        assert marks, name
+        for layer in marks:
+            assert layer["encoding"].get("tooltip"), (name, layer["mark"])
+        params = _params(spec)
+        assert any(p.get("bind") == "legend" for p in params), name
+    specs["intervals"] = charts.interval_chart(charts.intervals_long(
+        table, {"ace": ("ace_low", "ace_high")}, keep=["model", "estimator"])).to_dict()
+    import vl_convert as vlc
+
+    for name, spec in specs.items():  # the legend Vega draws is the one bound to the selection
+        vega = vlc.vegalite_to_vega(spec, vl_version=charts._vl_version())
+        legends = vega.get("legends") or [leg for mark in vega.get("marks", [])
+                                          for leg in mark.get("legends", [])]
+        assert legends and all(leg["encode"]["symbols"].get("interactive")
+                               for leg in legends), name
+    fields = [t["field"] for t in _layers(specs["scatter"])[0]["encoding"]["tooltip"]]
+    assert fields == ["model", "estimator", "accuracy", "ace", "accuracy_low", "accuracy_high",
+                      "ace_low", "ace_high", "n"]
+    zoom = [p for p in _params(specs["curve"]) if p.get("bind") == "scales"]
+    assert zoom and zoom[0]["select"]["type"] == "interval"

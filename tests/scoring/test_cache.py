@@ -131,3 +131,23 @@ def _assert_same_scores(a, b):
     pd.testing.assert_frame_equal(a[KEYS], b[KEYS])
     for x, y in zip(a["token_logprobs"], b["token_logprobs"]):
         np.testing.assert_allclose(x, y, atol=1e-5)
+
+
+def test_start_token_rule_and_version_are_part_of_the_key(tiny_models, qs, cache):
+    single = run.score_store("tiny-llama", qs[0].dataset, cache_dir=cache).folder
+    doubled = run.score_store("tiny-llama", qs[0].dataset, cache_dir=cache,
+                              start_token="lm-pub-quiz-0.3.3").folder
+    assert single != doubled
+    assert run.scoring_options("tiny-llama", None, None)["version"] == run.SCORER_VERSION != "1"
+    with pytest.raises(ValueError, match="unknown start_token"):
+        run.score_queries("tiny-llama", qs, cache_dir=cache, start_token="double")
+
+
+def test_lm_pub_quiz_start_tokens_with_right_padding_score_as_single(tiny_models, qs, cache):
+    """The tiny tokenizers pad on the right, so lm-pub-quiz's rule gives one BOS: same scores,
+    stored apart."""
+    lm = tiny_models["tiny-llama"]
+    a = run.score_queries(lm, qs[:4], cache_dir=cache, progress=False)
+    b = run.score_queries(lm, qs[:4], cache_dir=cache, progress=False,
+                          start_token="lm-pub-quiz-0.3.3")
+    _assert_same_scores(a, b)

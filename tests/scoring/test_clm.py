@@ -93,3 +93,29 @@ def test_gemma3_sliding_window_model(tiny_models, small_bear):
         for encs, values in zip(groups[::3], fast[::3]):
             for enc, got in zip(encs[:5], values[:5]):
                 np.testing.assert_allclose(got, clm_reference(model, enc), atol=1e-4)
+
+
+def test_lm_pub_quiz_rule_doubles_the_bos_of_a_left_padding_tokenizer(tiny_models, small_bear):
+    """lm-pub-quiz 0.3.3 looks for the BOS at position 0 of the padded batch: a tokenizer that
+    pads on the left has a pad there unless the instance's first statement is its longest, and
+    then every statement of the instance gets two BOS tokens. calib's rule: always one."""
+    import copy
+
+    from calib.scoring.encoding import encode_clm, encode_clm_lm_pub_quiz, start_token_count
+
+    lm = tiny_models["tiny-llama"]
+    left = copy.deepcopy(lm.tokenizer)
+    left.padding_side = "left"
+    bos = lm.tokenizer.bos_token_id
+    doubled = 0
+    for q in queries(small_bear)[:-1]:
+        single = encode_clm(left, q.statements, bos)
+        assert {start_token_count(e, bos) for e in single} == {1}
+        lengths = [len(e.ids) for e in single]
+        theirs = encode_clm_lm_pub_quiz(left, q.statements)
+        want = 2 if lengths[0] < max(lengths) else 1
+        assert {start_token_count(e, bos) for e in theirs} == {want}
+        doubled += want == 2
+        right = encode_clm_lm_pub_quiz(lm.tokenizer, q.statements)
+        assert [e.ids.tolist() for e in right] == [e.ids.tolist() for e in single]
+    assert doubled > 0

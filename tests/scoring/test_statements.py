@@ -18,6 +18,23 @@ def test_fill_template_object_first():
     assert spans == {"object": (0, 6), "subject": (16, 19)}
 
 
+def test_fill_template_capitalises_the_first_character_only():
+    # lm-pub-quiz 0.3.3: placeholders replaced verbatim, then text[0].upper() + text[1:]
+    st = fill_template("[X] is located in [Y].", "mountain states", "the United States")
+    assert st.text == "Mountain states is located in the United States."
+    spans = {role: st.text[a:b] for role, a, b in st.spans}
+    assert spans == {"subject": "Mountain states", "object": "the United States"}
+    assert fill_template("[Y] is the rank of [X].", "duiker", "species").text == \
+        "Species is the rank of duiker."
+    assert fill_template(" [X] [Y]", "a", "b").text == " a b"  # no strip, no space handling
+
+
+def test_fill_template_spans_follow_a_longer_capital():
+    st = fill_template("[X] und [Y]", "ßa", "b")  # "ß".upper() == "SS"
+    assert st.text == "SSa und b"
+    assert {role: st.text[a:b] for role, a, b in st.spans} == {"subject": "SSa", "object": "b"}
+
+
 @pytest.mark.parametrize("bad", ["[X] was born.", "[X] [Y] [Y]", "born in [Y]"])
 def test_fill_template_rejects_bad_templates(bad):
     with pytest.raises(ValueError, match="exactly once"):

@@ -1,0 +1,128 @@
+"""What the runner adds to an executed chapter before the book shows it.
+
+* :func:`run_note_cell`: the note under the title, saying how the chapter was run (profile,
+  parameters, the command that repeats it) and its provenance
+  (:mod:`calib.book.provenance`); for a synthetic profile, a warning that its numbers are
+  placeholders.
+* :func:`show_effective_parameters`: papermill injects the run's values as a second cell after
+  the declared ``parameters`` cell; the page shows one: the declared cell, its values replaced
+  by the ones the chapter ran with (a changed default is named in its comment), and the
+  injected cell removed (the values stay in ``metadata["papermill"]["parameters"]``).
+* :func:`downloads_cell`: the chapter's downloads section at the end of the page
+  (:mod:`calib.book.downloads`).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping
+from typing import Any
+
+from calib.book.downloads import LABEL, downloads_markdown
+from calib.book.layout import BANNER_TAG, PARAMETERS_TAG
+from calib.book.profiles import Profile
+from calib.book.provenance import provenance_lines
+
+#: papermill's tag of the cell it injects
+INJECTED_TAG = "injected-parameters"
+#: the tag of the downloads cell
+DOWNLOADS_TAG = "calib-downloads"
+
+
+def literal(value: Any) -> str:
+    """``value`` as a Python literal (strings in double quotes, as the chapters write them)."""
+    import json
+
+    if value is None or isinstance(value, (bool, int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, (list, tuple)):
+        inner = ", ".join(literal(v) for v in value)
+        return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{literal(k)}: {literal(v)}" for k, v in value.items()) + "}"
+    return repr(value)
+
+
+def show_effective_parameters(source: str, values: Mapping[str, Any]) -> str:
+    """The parameters cell ``source`` with each declared value that ``values`` sets replaced by
+    it; where it differs from the declared default, the line's comment says so."""
+    tree = ast.parse(source)
+    lines = source.splitlines()
+    edits = []
+    for node in tree.body:
+        target = node.target if isinstance(node, ast.AnnAssign) else (
+            node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None)
+        if not isinstance(target, ast.Name) or target.id not in values or node.value is None:
+            continue
+        value = values[target.id]
+        default = ast.literal_eval(node.value)
+        if value == default and type(value) is type(default):
+            continue
+        edits.append((node.value, literal(value), literal(default)))
+    for value_node, text, default in sorted(edits, key=lambda e: (e[0].lineno, e[0].col_offset),
+                                            reverse=True):
+        first, last = value_node.lineno - 1, value_node.end_lineno - 1
+        head = lines[first][:value_node.col_offset]
+        tail = lines[last][value_node.end_col_offset:]
+        note = f"(notebook default: {default})"
+        tail = f"{tail}  # {note}" if "#" not in tail else f"{tail.rstrip()} {note}"
+        lines[first:last + 1] = [head + text + tail]
+    return "\n".join(lines)
+
+
+def show_one_parameters_cell(nb, values: Mapping[str, Any]) -> None:
+    """Rewrite the declared parameters cell with ``values`` and drop papermill's injected
+    cell (in place)."""
+    for cell in nb.cells:
+        if PARAMETERS_TAG in cell.get("metadata", {}).get("tags", []):
+            cell.source = show_effective_parameters(cell.source, values)
+    nb.cells = [c for c in nb.cells if INJECTED_TAG not in c.get("metadata", {}).get("tags", [])]
+
+
+def run_note_cell(prof: Profile, command: str, values: Mapping[str, Any], when: str,
+                  record: dict, chapter: str, downloads: bool):
+    """The note under a chapter's title (see the module docstring)."""
+    import nbformat
+
+    lines = []
+    if prof.synthetic:
+        lines += ["```{warning}",
+                  f"**Placeholder numbers: `{prof.name}` profile.** This chapter ran on "
+                  f"{prof.description}. Nothing on this page is a result about language "
+                  "models or the papers.",
+                  "```", ""]
+    lines += ["```{admonition} How this chapter was run",
+              ":class: note",
+              f"Profile `{prof.name}` ({prof.description}); executed {when}. The values it ran "
+              f"with are shown in its parameters cell below.",
+              "",
+              f"Re-run: `{command}` (see {{doc}}`/book/reproduction`).",
+              "",
+              *provenance_lines(record)]
+    if downloads:
+        lines += ["", f"Downloads: the executed notebook, its result tables and the scores it "
+                      f"used, at the {{ref}}`end of this page <{LABEL.format(chapter=chapter)}>`."]
+    lines.append("```")
+    cell = nbformat.v4.new_markdown_cell("\n".join(lines))
+    cell.metadata["tags"] = [BANNER_TAG]
+    return cell
+
+
+def insert_after_title(nb, cell) -> None:
+    """Put ``cell`` right after the notebook's first ``# `` heading (else first)."""
+    for i, existing in enumerate(nb.cells):
+        if existing.cell_type == "markdown" and existing.source.lstrip().startswith("# "):
+            nb.cells.insert(i + 1, cell)
+            return
+    nb.cells.insert(0, cell)
+
+
+def downloads_cell(chapter: str, manifest: dict):
+    """The downloads section as a markdown cell."""
+    import nbformat
+
+    cell = nbformat.v4.new_markdown_cell(downloads_markdown(chapter, manifest))
+    cell.metadata["tags"] = [DOWNLOADS_TAG]
+    return cell

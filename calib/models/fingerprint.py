@@ -1,0 +1,61 @@
+"""What identifies a model's weights, for the provenance of a chapter (without loading it).
+
+:func:`model_fingerprint` says where a model's weights come from and how to recognise them
+again: the sha256 of an embedded model's GGUF file, the revision (commit) of a hub model's
+cached snapshot, a content fingerprint of a local folder, or the builder version of a tiny model.
+It reuses the hashing behind the score store's keys (:func:`calib.models.loading.model_key`).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from calib.models.loading import (ModelLoadError, _file_sha256, _folder_fingerprint,
+                                  hub_snapshot, model_key)
+from calib.models.registry import get_spec, gguf_path
+from calib.models.tiny import TINY_VERSION
+
+
+def model_fingerprint(name: str, cache_dir: str | os.PathLike | None = None) -> dict:
+    """A record of ``name``'s weights: ``model``, ``kind`` (``embedded``, ``tiny``, ``folder``,
+    ``hub``), ``source`` (file, folder or hub id), ``hash`` (``sha256:<hex>`` of a GGUF file,
+    ``folder:<hex>`` of a local folder, ``revision:<commit>`` of a hub snapshot, ``tiny:<version>``;
+    ``None`` when it cannot be told here, with ``note`` saying why), ``objective`` and ``dtype``
+    (the registry's defaults; ``None`` for an unregistered model: inferred when it loads, and
+    float32), and ``key``, the score store's key of the weights."""
+    spec = get_spec(name)
+    out = {"model": name, "kind": spec.kind if spec else None, "source": None, "hash": None,
+           "objective": spec.objective if spec else None,
+           "dtype": spec.dtype if spec else "float32", "key": None, "note": ""}
+    try:
+        out["key"] = model_key(name, cache_dir)
+    except ModelLoadError as exc:
+        out["note"] = str(exc)
+        return out
+    if spec is not None and spec.kind == "embedded":
+        path = gguf_path(spec)
+        out.update(source=str(path), hash=f"sha256:{_file_sha256(path)}")
+    elif spec is not None and spec.kind == "tiny":
+        out.update(source="built locally (calib.models.tiny)", hash=f"tiny:{TINY_VERSION}")
+    elif Path(name).expanduser().is_dir():
+        folder = Path(name).expanduser().resolve()
+        out.update(kind="folder", source=str(folder), hash=f"folder:{_folder_fingerprint(folder)}")
+    else:
+        hub_id = spec.hub_id if spec else name
+        snap = hub_snapshot(hub_id)
+        out.update(kind="hub", source=hub_id)
+        if snap is not None:
+            out["hash"] = f"revision:{snap.name}"
+        else:
+            out["note"] = "not in the local Hugging Face cache: the revision is resolved at load"
+    return out
+
+
+def short_hash(fingerprint: dict, length: int = 12) -> str:
+    """``sha256:1a2b3c4d5e6f`` style: the kind of hash and its first ``length`` characters."""
+    value = fingerprint.get("hash")
+    if not value:
+        return "unknown"
+    kind, _, digest = value.partition(":")
+    return f"{kind}:{digest[:length]}"
