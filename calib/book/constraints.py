@@ -141,6 +141,9 @@ _POSITIVE = at_least(1)
 CONSTRAINTS: dict[str, Check] = {
     "models": _MODELS,
     "relations": all_of(non_empty, distinct, each(bear_relation)),
+    "example_relations": all_of(non_empty, distinct, each(bear_relation)),
+    "template": _choices("calib.data.bear", "TEMPLATE_NAMES"),
+    "profile": _choices("calib.book.profiles", "PROFILES"),
     "per_relation": _POSITIVE,
     "seed": at_least(0),
     "n_bootstrap": _POSITIVE,
@@ -154,7 +157,7 @@ CONSTRAINTS: dict[str, Check] = {
     "repeats": _POSITIVE,
     "factor_subsets": all_of(non_empty, distinct, each(factor_subset)),
     "factor_items": _POSITIVE,
-    "factor_prefix_words": _POSITIVE,
+    "factor_max_tokens": _POSITIVE,
     "factor_completion_words": _POSITIVE,
     "pair_within": _choices("calib.experiments.clm_vs_mlm", "SCOPES"),
     "min_instances": _POSITIVE,

@@ -324,7 +324,9 @@ def test_values_out_of_range_and_unloadable_models_fail_before_any_kernel(root, 
     ("lpaqa", {"adam_lr": 0.0}, "'adam_lr' = 0.0: must be greater than 0"),
     ("lpaqa", {"pivots": ["es", "xx"]}, "element 1 ('xx') must be one of"),
     ("factor", {"factor_subsets": ["news", "news"]}, "lists ['news'] more than once"),
-    ("clm_vs_mlm", {"pair_within": "family"}, "must be one of ['domain', 'all']"),
+    ("clm_vs_mlm", {"pair_within": "family"}, "must be one of ['probe', 'domain']"),
+    ("start_tokens", {"template": "paraphrase-9"}, "'template' = 'paraphrase-9': must be one of"),
+    ("ledger", {"profile": "gpu"}, "'profile' = 'gpu': must be one of ['quick', 'cpu', 'paper']"),
 ])
 def test_the_real_chapters_check_ranges_and_choices(chapter, given, message):
     declared = chapter_parameters(chapter)
