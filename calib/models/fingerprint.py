@@ -2,7 +2,8 @@
 
 :func:`model_fingerprint` says where a model's weights come from and how to recognise them
 again: the sha256 of an embedded model's GGUF file, the revision (commit) of a hub model's
-cached snapshot, a content fingerprint of a local folder, or the builder version of a tiny model.
+cached snapshot, the content hash of a local folder, or the builder version and content hash of
+a tiny model.
 It reuses the hashing behind the score store's keys (:func:`calib.models.loading.model_key`).
 """
 
@@ -11,16 +12,18 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from calib.models.loading import (ModelLoadError, _file_sha256, _folder_fingerprint,
-                                  hub_snapshot, model_key)
+from calib.models.loading import (ModelLoadError, file_sha256, folder_hash, hub_snapshot,
+                                  model_key)
 from calib.models.registry import get_spec, gguf_path
-from calib.models.tiny import TINY_VERSION
+from calib.models.tiny import TINY_VERSION, tiny_folder
+from calib.settings import cache_root
 
 
 def model_fingerprint(name: str, cache_dir: str | os.PathLike | None = None) -> dict:
     """A record of ``name``'s weights: ``model``, ``kind`` (``embedded``, ``tiny``, ``folder``,
     ``hub``), ``source`` (file, folder or hub id), ``hash`` (``sha256:<hex>`` of a GGUF file,
-    ``folder:<hex>`` of a local folder, ``revision:<commit>`` of a hub snapshot, ``tiny:<version>``;
+    ``folder:<hex>`` of a local folder's files, ``revision:<commit>`` of a hub snapshot,
+    ``tiny:<version>-<hex>`` of a tiny model's builder version and files;
     ``None`` when it cannot be told here, with ``note`` saying why), ``objective`` and ``dtype``
     (the registry's defaults; ``None`` for an unregistered model: inferred when it loads, and
     float32), and ``key``, the score store's key of the weights."""
@@ -35,12 +38,15 @@ def model_fingerprint(name: str, cache_dir: str | os.PathLike | None = None) -> 
         return out
     if spec is not None and spec.kind == "embedded":
         path = gguf_path(spec)
-        out.update(source=str(path), hash=f"sha256:{_file_sha256(path)}")
+        out.update(source=str(path), hash=f"sha256:{file_sha256(path, cache_dir)}")
     elif spec is not None and spec.kind == "tiny":
-        out.update(source="built locally (calib.models.tiny)", hash=f"tiny:{TINY_VERSION}")
+        folder = tiny_folder(spec.name, cache_root(cache_dir))
+        out.update(source="built locally (calib.models.tiny)",
+                   hash=f"tiny:{TINY_VERSION}-{folder_hash(folder, cache_dir)}")
     elif Path(name).expanduser().is_dir():
         folder = Path(name).expanduser().resolve()
-        out.update(kind="folder", source=str(folder), hash=f"folder:{_folder_fingerprint(folder)}")
+        out.update(kind="folder", source=str(folder),
+                   hash=f"folder:{folder_hash(folder, cache_dir)}")
     else:
         hub_id = spec.hub_id if spec else name
         snap = hub_snapshot(hub_id)

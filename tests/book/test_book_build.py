@@ -17,6 +17,7 @@ from browser_check import check_book, find_chromium, is_redirect, problems
 
 from calib.book import (BANNER_TAG, ChapterFailed, executed_path, offline_violations,
                         run_chapter)
+from calib.models.tiny import TINY_VERSION
 
 pytestmark = pytest.mark.slow
 
@@ -63,7 +64,7 @@ def test_the_run_records_its_provenance(fixture_book):
     assert models["tiny-gpt2"]["hash"].startswith("tiny:") and models["tiny-gpt2"]["dtype"]
     assert record["data"]["manifest"].startswith("sha256:") and record["seconds"] > 0
     note = next(c for c in nb.cells if BANNER_TAG in c.metadata.get("tags", []))
-    for text in ("**Code**", "**Models**", "`tiny-gpt2`: tiny `tiny:v1`", "**Data**",
+    for text in ("**Code**", "**Models**", f"`tiny-gpt2`: tiny `tiny:{TINY_VERSION}-", "**Data**",
                  "wall time", "end of this page"):
         assert text in note.source, text
 

@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from calib.book import downloads, provenance, render
+from calib.models.tiny import TINY_VERSION
 from calib.report.tables import html_table, reported_table
 from calib.scoring.usage import record_scores
 from calib.settings import EXPORT_ENV
@@ -121,7 +122,7 @@ def test_the_provenance_record(tmp_path):
     record = provenance.provenance(["tiny-gpt2", str(tmp_path)], tmp_path, seconds=3.21)
     assert record["seconds"] == 3.2 and record["device"].startswith(("cpu", "cuda"))
     tiny, folder = record["models"]
-    assert tiny["hash"] == "tiny:v1" and tiny["objective"] == "clm"
+    assert tiny["hash"].startswith(f"tiny:{TINY_VERSION}-") and tiny["objective"] == "clm"
     assert folder["kind"] == "folder" and folder["hash"].startswith("folder:")
     # the commit named is the one of the code that ran: this checkout of calib
     assert record["commit"] == provenance.git_state(provenance.code_checkout(tmp_path))["commit"]
@@ -130,7 +131,7 @@ def test_the_provenance_record(tmp_path):
     record["commit"], record["modified"] = "0123456789abcdef", True
     assert provenance.provenance_lines(record)[0].startswith(
         "- **Code**: commit `0123456789ab` (with local modifications); calib ")
-    assert "`tiny-gpt2`: tiny `tiny:v1`, float32" in lines[1]
+    assert f"`tiny-gpt2`: tiny `tiny:{TINY_VERSION}-" in lines[1] and ", float32" in lines[1]
     assert lines[-1] == f"- **Run**: device {record['device']}; wall time 3 s."
 
 
