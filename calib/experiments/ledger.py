@@ -440,9 +440,10 @@ def answer_set_verdicts(p: Mapping) -> dict[str, dict]:
 def clm_vs_mlm_verdicts(p: Mapping) -> dict[str, dict]:
     """``clm_better`` with the CLM-vs-MLM chapter's parameters (its pairing rule)."""
     kinds = objectives(p["models"])
-    est = cm.clm_mlm_estimates(sentence_scores(_bear(p, "paraphrase-0..4")))
+    sent = sentence_scores(_bear(p, "paraphrase-0..4"))
+    est = cm.clm_mlm_estimates(sent)
     domains = cm.relation_domains(p["relations"])
-    acc = cm.scope_accuracy(est, kinds, domains, p["pair_within"])
+    acc = cm.template_accuracy(sent, kinds, domains, p["pair_within"])
     pairs = cm.pair_models(acc, max_gap=p["max_gap"], min_instances=p["min_instances"])
     diffs = (cm.pair_differences(est, pairs, domains, p["pair_within"], p["n_bootstrap"],
                                  p["seed"]) if len(pairs) else pd.DataFrame())

@@ -2,7 +2,7 @@
 
 ``stage_book(dest, {"name": source.md})`` copies the real ``_config.yml`` and ``book/`` (prose
 pages, bibliography, static files, Sphinx extension) into ``dest``, puts the chapter sources in
-``dest/notebooks/`` and writes a ``_toc.yml`` = the real toc's prose parts plus an "Experiments"
+``dest/notebooks/`` and writes a ``_toc.yml`` = the real toc's prose pages plus an "Experiments"
 part listing the chapters. Tests never build into the repository's own ``_build/``.
 """
 
@@ -29,10 +29,14 @@ def stage_book(dest: Path, chapters: dict[str, Path], caption: str = "Experiment
     for name, source in chapters.items():
         shutil.copy2(source, dest / "notebooks" / f"{name}.md")
     toc = yaml.safe_load((REPO / "_toc.yml").read_text(encoding="utf-8"))
-    # keep the prose parts only: the real chapters are not executed in a staged book
-    toc["parts"] = [part for part in toc.get("parts", [])
-                    if not any(str(c.get("file", "")).startswith("_build/")
-                               for c in part.get("chapters", []))]
+    # keep the prose pages only: the real chapters are not executed in a staged book
+    parts = []
+    for part in toc.get("parts", []):
+        prose = [c for c in part.get("chapters", [])
+                 if not str(c.get("file", "")).startswith("_build/")]
+        if prose:
+            parts.append({**part, "chapters": prose})
+    toc["parts"] = parts
     if chapters:
         toc.setdefault("parts", []).insert(1, {"caption": caption, "chapters": [
             {"file": f"_build/chapters/{name}"} for name in chapters]})
