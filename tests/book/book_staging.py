@@ -3,7 +3,7 @@
 ``stage_book(dest, {"name": source.md})`` copies the real ``_config.yml`` and ``book/`` (prose
 pages, bibliography, static files, Sphinx extension) into ``dest``, puts the chapter sources in
 ``dest/notebooks/`` and writes a ``_toc.yml`` = the real toc's prose pages plus an "Experiments"
-part listing the chapters. Tests never build into the repository's own ``_build/``.
+part listing the chapters (a prose link to a chapter not staged becomes its name). Tests never build into the repository's own ``_build/``.
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+#: a prose page's link to a chapter: {doc}`/_build/chapters/<name>`
+_CHAPTER_LINK = re.compile(r"\{doc\}`/?_build/chapters/([\w-]+)`")
 
 
 def stage_book(dest: Path, chapters: dict[str, Path], caption: str = "Experiments") -> Path:
@@ -29,7 +31,8 @@ def stage_book(dest: Path, chapters: dict[str, Path], caption: str = "Experiment
     for name, source in chapters.items():
         shutil.copy2(source, dest / "notebooks" / f"{name}.md")
     toc = yaml.safe_load((REPO / "_toc.yml").read_text(encoding="utf-8"))
-    # keep the prose pages only: the real chapters are not executed in a staged book
+    # keep the prose pages only: the real chapters are not executed in a staged book, so a
+    # prose page's link to one becomes its name in code (a strict build fails on the link)
     parts = []
     for part in toc.get("parts", []):
         prose = [c for c in part.get("chapters", [])
@@ -37,6 +40,12 @@ def stage_book(dest: Path, chapters: dict[str, Path], caption: str = "Experiment
         if prose:
             parts.append({**part, "chapters": prose})
     toc["parts"] = parts
+    for page in (dest / "book").glob("*.md"):
+        text = page.read_text(encoding="utf-8")
+        unlinked = _CHAPTER_LINK.sub(
+            lambda m: m.group(0) if m.group(1) in chapters else f"`{m.group(1)}`", text)
+        if unlinked != text:
+            page.write_text(unlinked, encoding="utf-8")
     if chapters:
         toc.setdefault("parts", []).insert(1, {"caption": caption, "chapters": [
             {"file": f"_build/chapters/{name}"} for name in chapters]})
