@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+pytestmark = pytest.mark.cluster
 ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'calib[cluster]'; "
                                         "make setup installs it)")
 
