@@ -26,6 +26,7 @@ Ray is imported only here, and only when asked for.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import socket
 from collections import deque
@@ -70,6 +71,8 @@ def connect(address: str | None):
     cluster -- ``$RAY_ADDRESS`` or ``ray start --head`` -- else a new local one), once."""
     ray = import_ray()
     if not ray.is_initialized():
+        # in a chapter's kernel Ray would note on the page that ipywidgets is not installed
+        logging.getLogger("ray.widgets.util").setLevel(logging.WARNING)
         ray.init(address=None if (address or "").lower() in _LOCAL else address,
                  logging_level="WARNING")
     return ray
