@@ -58,6 +58,8 @@ def ray_address(value: str | None = None) -> str | None:
 
 def import_ray():
     """The ``ray`` module, or :class:`ClusterError` saying how to install it."""
+    # imported in a chapter's kernel, Ray would note on the page that ipywidgets is missing
+    logging.getLogger("ray.widgets.util").setLevel(logging.WARNING)
     try:
         import ray
     except ImportError as exc:
@@ -71,8 +73,6 @@ def connect(address: str | None):
     cluster -- ``$RAY_ADDRESS`` or ``ray start --head`` -- else a new local one), once."""
     ray = import_ray()
     if not ray.is_initialized():
-        # in a chapter's kernel Ray would note on the page that ipywidgets is not installed
-        logging.getLogger("ray.widgets.util").setLevel(logging.WARNING)
         ray.init(address=None if (address or "").lower() in _LOCAL else address,
                  logging_level="WARNING")
     return ray
