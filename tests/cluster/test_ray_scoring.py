@@ -144,6 +144,54 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(local_cluster):
     assert not list(claims.glob("*.json")) and not list(store.folder.glob(".tmp-*"))
 
 
+def test_an_actor_that_cannot_restart_hands_its_unit_to_the_others(local_cluster):
+    """``ray.kill(no_restart=True)`` on an actor that holds a unit: the driver drops it and
+    another actor scores the unit; nothing is lost or stored twice."""
+    from calib.settings import cache_root
+
+    caches, model = local_cluster, "tiny-gpt2"
+    cluster.shutdown_pool()
+    key = (model, None, "cpu", None, str(cache_root(caches["ray"])))
+    actors = cluster._pool(ray, key)
+    by_pid = {ray.get(a.pid.remote()): a for a in actors}
+    assert len(by_pid) == 2
+    store = score_store(model, "bear", cache_dir=caches["ray"])
+    claims = store.folder / "claims"
+    killed: list[int] = []
+    stop = threading.Event()
+
+    def killer():
+        while not stop.is_set() and not killed:
+            for record in sorted(claims.glob("*.json")) if claims.is_dir() else []:
+                try:
+                    pid = json.loads(record.read_text())["pid"]
+                except (OSError, ValueError, KeyError):
+                    continue
+                if pid in by_pid:
+                    ray.kill(by_pid[pid], no_restart=True)
+                    killed.append(pid)
+                    break
+            time.sleep(0.002)
+
+    thread = threading.Thread(target=killer, daemon=True)
+    thread.start()
+    try:
+        got = score_bear(model, "paraphrase-2..3", cache_dir=caches["ray"], device="cpu",
+                         ray="auto", **SAMPLE)
+    finally:
+        stop.set()
+        thread.join()
+    assert killed, "no actor was caught holding a claim"
+    assert len(cluster._POOL["actors"]) == 1  # the dead one was dropped
+    want = score_bear(model, "paraphrase-2..3", cache_dir=caches["local"], device="cpu",
+                      **SAMPLE)
+    assert_bit_equal(got, want)
+    units = {k: n for k, n in stored_units(store).items()
+             if k[1] in ("paraphrase-2", "paraphrase-3")}
+    assert set(units.values()) == {1}
+    assert len(units) == got.groupby(["relation", "template", "instance"]).ngroups
+
+
 def _gone(pid: int) -> bool:
     """Whether process ``pid`` has ended (a zombie not yet reaped counts as ended)."""
     stat = Path(f"/proc/{pid}/stat")
