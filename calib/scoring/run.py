@@ -20,6 +20,7 @@ from calib.models.loading import LoadedModel, load_model, model_key
 from calib.models.registry import get_spec
 from calib.scoring.cache import ScoreStore, as_stored, empty_scores
 from calib.scoring.clm import clm_score
+from calib.scoring.cluster import ray_address
 from calib.scoring.encoding import START_TOKENS, encode_clm, encode_clm_lm_pub_quiz, encode_mlm
 from calib.scoring.mlm import mlm_score
 from calib.scoring.schema import SCORE_COLUMNS
@@ -171,7 +172,8 @@ def score_queries(model: str | LoadedModel, queries: Sequence[Query], *,
                   cache_dir: str | os.PathLike | None = None, device: str | None = "auto",
                   dtype: str | None = None, objective: str | None = None,
                   chunk_statements: int = 2000, max_logits: int | None = None,
-                  progress: bool = True, start_token: str = "single") -> pd.DataFrame:
+                  progress: bool = True, start_token: str = "single",
+                  ray: str | None = None) -> pd.DataFrame:
     """The score table (:mod:`calib.scoring.schema`) of ``queries`` under ``model``.
 
     ``model`` is a registry name, local folder or hub id (or an already loaded model). Stored
@@ -179,9 +181,12 @@ def score_queries(model: str | LoadedModel, queries: Sequence[Query], *,
     of ``queries`` and their options. ``start_token``: calib's ``"single"`` start token, or
     ``"lm-pub-quiz-0.3.3"`` to reproduce that library's start tokens (two with a tokenizer that
     pads on the left; :func:`calib.scoring.encoding.encode_clm_lm_pub_quiz`), to measure
-    what they change; a causal model's scores are stored apart for each rule.
+    what they change; a causal model's scores are stored apart for each rule. ``ray``: score
+    the missing units on that Ray cluster (``"auto"``: the local one; default ``$CALIB_RAY``,
+    else no Ray; :mod:`calib.scoring.cluster`); a model given already loaded is scored here.
     """
     _check_start_token(start_token)
+    cluster = None if isinstance(model, LoadedModel) else ray_address(ray)
     if not queries:
         return empty_scores()
     name = model.name if isinstance(model, LoadedModel) else model
@@ -207,6 +212,14 @@ def score_queries(model: str | LoadedModel, queries: Sequence[Query], *,
         bar = tqdm(total=_statements(missing), desc=f"scoring {name} on {dataset}", unit="stmt",
                    disable=not progress, file=sys.stderr, mininterval=2.0)
         try:
+            if cluster is not None:
+                from calib.scoring.cluster import score_on_ray
+
+                frames.append(score_on_ray(
+                    cluster, store, missing, model=name, objective=objective, device=device,
+                    dtype=dtype, cache_dir=cache_dir, chunk_statements=chunk_statements,
+                    max_logits=max_logits, start_token=start_token, bar=bar))
+                continue
             frames += _score_missing(store, missing, get_model, chunk_statements, max_logits,
                                      bar, start_token)
         except KeyboardInterrupt as exc:

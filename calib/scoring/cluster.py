@@ -1,0 +1,263 @@
+"""Scoring on a Ray cluster (``calib score --ray``, ``calib book --ray``; the optional extra
+``pip install calib[cluster]``).
+
+:func:`calib.scoring.run.score_queries` hands the units it finds missing from the score store to
+:func:`score_on_ray` when Ray is asked for (its ``ray`` argument, or ``$CALIB_RAY``). The missing
+queries of one model are cut into *work units*: consecutive queries, in the order a local run
+scores them (relation by relation, template by template), of about ``chunk_statements``
+statements each -- exactly the chunks a local run would write, so that every unit is scored on
+the same batch as locally and the table is the local run's, bit for bit, on a CPU. A pool of
+Ray actors (one per GPU of the cluster; without GPUs one per ``$CALIB_RAY_CPUS_PER_WORKER``
+CPUs, at most ``$CALIB_RAY_WORKERS``) each loads the model once, on its first unit, and takes
+units from the driver's queue; a unit is claimed, scored and written to the store atomically by
+the actor (:func:`calib.scoring.run._score_missing`, the local code path), so the store must be
+on a file system all nodes share (``CALIB_CACHE_DIR``). The driver only reads the store back.
+
+Faults: an actor whose process (or node) dies is restarted by Ray and its unfinished unit is
+retried (``max_restarts``, ``max_task_retries``); an actor that cannot be restarted is dropped
+and its unit goes back to the queue for the others. A unit a dead actor had claimed is found
+stale by the next claim (:class:`calib.scoring.cache.Claims`: the OS released its lock), its
+partial file is removed and it is scored again; a unit whose chunk was written before the
+actor died is found stored and not scored again. So no unit is missing or stored twice.
+
+Ray is imported only here, and only when asked for.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import socket
+from collections import deque
+from dataclasses import dataclass
+from typing import Sequence
+
+#: names a Ray cluster to score on (``auto``: join the running local cluster or start one);
+#: set by ``calib score --ray`` / ``calib book --ray``, read by ``score_queries``
+RAY_ENV = "CALIB_RAY"
+#: at most this many scoring actors (default: one per GPU, else one per CPU worker)
+WORKERS_ENV = "CALIB_RAY_WORKERS"
+#: CPUs (torch threads) of each actor on a cluster without GPUs (default 1)
+CPUS_ENV = "CALIB_RAY_CPUS_PER_WORKER"
+#: how often Ray restarts a dead actor and retries its unit before the unit goes elsewhere
+MAX_RESTARTS = 3
+_LOCAL = ("", "auto", "local")
+
+
+class ClusterError(RuntimeError):
+    """Ray is missing, or the cluster cannot score (no worker left)."""
+
+
+def ray_address(value: str | None = None) -> str | None:
+    """The cluster asked for: ``value`` (``--ray``), else ``$CALIB_RAY``; None: no Ray."""
+    if value is None:
+        value = os.environ.get(RAY_ENV)
+    return None if value is None else value.strip()
+
+
+def import_ray():
+    """The ``ray`` module, or :class:`ClusterError` saying how to install it."""
+    # imported in a chapter's kernel, Ray would note on the page that ipywidgets is missing
+    logging.getLogger("ray.widgets.util").setLevel(logging.WARNING)
+    try:
+        import ray
+    except ImportError as exc:
+        raise ClusterError("scoring on a Ray cluster (--ray, $CALIB_RAY) needs Ray: "
+                           "pip install 'calib[cluster]'") from exc
+    return ray
+
+
+def connect(address: str | None):
+    """Connect this process to the cluster at ``address`` (``auto``/empty: the running local
+    cluster -- ``$RAY_ADDRESS`` or ``ray start --head`` -- else a new local one), once."""
+    ray = import_ray()
+    if not ray.is_initialized():
+        ray.init(address=None if (address or "").lower() in _LOCAL else address,
+                 logging_level="WARNING")
+    return ray
+
+
+@dataclass
+class RayTotals:
+    """What the cluster did in this process (summed over calls; :func:`totals`)."""
+
+    units: int = 0  # work units sent to actors (each completed once)
+    statements: int = 0
+    loads: int = 0  # models loaded by actors (restarts included)
+    workers: int = 0  # actors started
+
+
+_TOTALS = RayTotals()
+_POOL: dict = {}
+
+
+def totals() -> RayTotals:
+    """The running totals of this process (a copy)."""
+    return RayTotals(**vars(_TOTALS))
+
+
+def work_units(queries: Sequence, max_statements: int) -> list[list]:
+    """``queries`` cut into consecutive units of about ``max_statements`` statements (the last
+    query may pass it): the chunks :meth:`calib.scoring.cache.Claims.claim` forms locally."""
+    units, current, size = [], [], 0
+    for q in queries:
+        if current and size >= max_statements:
+            units.append(current)
+            current, size = [], 0
+        current.append(q)
+        size += len(q.statements)
+    if current:
+        units.append(current)
+    return units
+
+
+class Scorer:
+    """A Ray actor that loads one model once (on its first unit) and scores units into stores."""
+
+    def __init__(self, name, objective, device, dtype, cache_dir, threads):
+        import torch
+
+        if threads:
+            torch.set_num_threads(threads)
+        self.load_args = dict(name=name, objective=objective, device=device, dtype=dtype,
+                              cache_dir=cache_dir)
+        self.lm = None
+
+    def pid(self) -> int:
+        return os.getpid()
+
+    def score(self, store, queries, max_logits, start_token) -> dict:
+        """Claim, score and write ``queries`` into ``store`` (units stored meanwhile are
+        skipped, units another process holds are waited for)."""
+        import ray
+        from tqdm import tqdm
+
+        from calib.models.loading import load_model
+        from calib.scoring.run import _score_missing, _statements
+
+        loads = []
+
+        def get_model():
+            if self.lm is None:
+                args = dict(self.load_args)
+                if ray.get_gpu_ids():
+                    args["device"] = "cuda"  # Ray set CUDA_VISIBLE_DEVICES to this actor's GPU
+                self.lm = load_model(args.pop("name"), **args)
+                loads.append(1)
+            return self.lm
+
+        with tqdm(disable=True) as bar:
+            _score_missing(store, list(queries), get_model, _statements(queries), max_logits,
+                           bar, start_token)
+        return {"statements": _statements(queries), "loads": len(loads), "pid": os.getpid(),
+                "host": socket.gethostname()}
+
+
+def _resources(ray) -> tuple[int, dict, int]:
+    """How many actors, the resources of each, and their torch threads (0: Ray's default)."""
+    cluster = ray.cluster_resources()
+    limit = int(os.environ.get(WORKERS_ENV) or 0)
+    gpus = int(cluster.get("GPU", 0))
+    if gpus:
+        n, each, threads = gpus, {"num_cpus": 1, "num_gpus": 1}, 0
+    else:
+        threads = max(1, int(os.environ.get(CPUS_ENV) or 1))
+        n, each = max(1, int(cluster.get("CPU", 1)) // threads), {"num_cpus": threads}
+    return (min(n, limit) if limit > 0 else n), each, threads
+
+
+def _pool(ray, key: tuple) -> list:
+    """The actors for ``key`` (model and loading options), kept for later calls of this
+    process; the actors of another model are ended first (to free their memory)."""
+    if _POOL.get("key") == key:
+        return _POOL["actors"]
+    for actor in _POOL.get("actors", []):
+        ray.kill(actor)
+    n, each, threads = _resources(ray)
+    remote = ray.remote(Scorer).options(max_restarts=MAX_RESTARTS,
+                                        max_task_retries=MAX_RESTARTS, **each)
+    actors = [remote.remote(*key, threads) for _ in range(n)]
+    _POOL.update(key=key, actors=actors)
+    _TOTALS.workers += n
+    return actors
+
+
+def shutdown_pool() -> None:
+    """End this process's scoring actors (if any)."""
+    if _POOL.get("actors"):
+        ray = import_ray()
+        for actor in _POOL["actors"]:
+            ray.kill(actor)
+    _POOL.clear()
+
+
+@contextlib.contextmanager
+def cluster_for_chapters(address: str | None):
+    """For ``calib book --ray`` / ``calib run --ray``: connect to the cluster (starting a
+    local one if need be) and set ``$CALIB_RAY`` to its address for the chapters' kernels,
+    whose ``score_queries`` calls then score their missing units on it; on exit the variable
+    is restored and this process disconnects (stopping a cluster it started). ``None``: no
+    Ray, nothing changes."""
+    if address is None:
+        yield None
+        return
+    started = not import_ray().is_initialized()
+    ray = connect(address)
+    old = os.environ.get(RAY_ENV)
+    os.environ[RAY_ENV] = ray.get_runtime_context().gcs_address
+    try:
+        yield os.environ[RAY_ENV]
+    finally:
+        if old is None:
+            os.environ.pop(RAY_ENV, None)
+        else:
+            os.environ[RAY_ENV] = old
+        if started:  # else the caller connected and disconnects
+            shutdown_pool()
+            ray.shutdown()
+
+
+def score_on_ray(address: str | None, store, missing: Sequence, *, model: str,
+                 objective: str | None, device: str | None, dtype: str | None, cache_dir,
+                 chunk_statements: int, max_logits: int | None, start_token: str,
+                 bar=None):
+    """Score the ``missing`` queries of ``model`` into ``store`` on the cluster at ``address``
+    (see the module docstring) and return their rows, read back from the store."""
+    from calib.settings import cache_root
+
+    ray = connect(address)
+    units = deque(work_units(missing, chunk_statements))
+    actors = list(_pool(ray, (model, objective, device, dtype, str(cache_root(cache_dir)))))
+    idle, running = list(actors), {}
+    while units or running:
+        while units and idle:
+            actor, unit = idle.pop(), units.popleft()
+            ref = actor.score.remote(store, unit, max_logits, start_token)
+            running[ref] = (actor, unit)
+        (ref,), _ = ray.wait(list(running), num_returns=1)
+        actor, unit = running.pop(ref)
+        try:
+            done = ray.get(ref)
+        except ray.exceptions.RayActorError:  # restarted MAX_RESTARTS times: give up on it
+            actors.remove(actor)
+            units.appendleft(unit)
+            if not actors:
+                _POOL.clear()
+                raise ClusterError(f"every scoring actor of {model} died; the units stored "
+                                   f"so far are in {store.folder} (run again to resume)")
+            continue
+        idle.append(actor)
+        _TOTALS.units += 1
+        _TOTALS.statements += done["statements"]
+        _TOTALS.loads += done["loads"]
+        if bar is not None:
+            bar.update(done["statements"])
+    if len(actors) < len(_POOL.get("actors", [])):
+        _POOL["actors"] = actors
+    rows, lost = store.lookup(list(missing))
+    if lost:
+        raise ClusterError(f"{len(lost)} unit(s) scored on the cluster cannot be read from "
+                           f"{store.folder} (e.g. {lost[0].key}): is that folder on a file "
+                           f"system the driver and every node share ($CALIB_CACHE_DIR)?")
+    return rows

@@ -1,0 +1,255 @@
+"""Scoring on a local Ray cluster (loopback, 2 CPU workers, tiny models, a few BEAR relations):
+the table equals a local run's bit for bit, a worker killed mid-run loses and duplicates
+nothing, and a second invocation that finds everything stored loads no model.
+
+One cluster for the module. Skipped only where Ray is not installed (``make setup`` installs the
+``cluster`` extra, so CI runs these).
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytestmark = pytest.mark.cluster
+ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'calib[cluster]'; "
+                                        "make setup installs it)")
+
+from calib.scoring import cluster  # noqa: E402
+from calib.scoring.run import score_bear, score_store  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+RELATIONS = ["P19", "P30", "P105"]  # 25, 6 and 5 options
+SAMPLE = dict(per_relation=2, seed=0, relations=RELATIONS, chunk_statements=40,
+              progress=False)
+
+
+@pytest.fixture(scope="module")
+def local_cluster(tmp_path_factory):
+    """A Ray cluster on this machine (loopback, 2 CPUs) whose workers import this checkout;
+    the caches of the local and the Ray runs."""
+    old = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join([str(REPO), *([old] if old else [])])
+    ray.init(num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1",
+             object_store_memory=80 * 2**20, logging_level="WARNING")
+    try:
+        yield {"local": tmp_path_factory.mktemp("local-cache"),
+               "ray": tmp_path_factory.mktemp("ray-cache")}
+    finally:
+        cluster.shutdown_pool()
+        ray.shutdown()
+        if old is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = old
+
+
+def assert_bit_equal(got: pd.DataFrame, want: pd.DataFrame) -> None:
+    assert len(got) == len(want) > 0
+    plain = [c for c in want.columns if c not in ("token_logprobs", "token_roles")]
+    pd.testing.assert_frame_equal(got[plain], want[plain])
+    assert [list(r) for r in got["token_roles"]] == [list(r) for r in want["token_roles"]]
+    for a, b in zip(got["token_logprobs"], want["token_logprobs"]):
+        assert np.asarray(a).dtype == np.asarray(b).dtype == np.float32
+        assert np.asarray(a).tobytes() == np.asarray(b).tobytes()
+
+
+def stored_units(store) -> collections.Counter:
+    """How many chunks of ``store`` hold each unit (from the chunks' footers)."""
+    import pyarrow.parquet as pq
+
+    counts = collections.Counter()
+    for path in store.chunks():
+        for rel, tpl, inst, _digest, _n in json.loads(pq.read_schema(path).metadata[b"calib"])[
+                "units"]:
+            counts[(rel, tpl, inst)] += 1
+    return counts
+
+
+def test_same_table_as_a_local_run(local_cluster):
+    """A causal model (the masked path is checked by the next test)."""
+    caches, model = local_cluster, "tiny-gpt2"
+    want = score_bear(model, "paraphrase-0..1", cache_dir=caches["local"], device="cpu",
+                      **SAMPLE)
+    before = cluster.totals()
+    got = score_bear(model, "paraphrase-0..1", cache_dir=caches["ray"], device="cpu",
+                     ray="auto", **SAMPLE)
+    assert_bit_equal(got, want)
+    after = cluster.totals()
+    # the work went through the actors, each loading the model at most once
+    assert after.units - before.units > 2
+    assert 1 <= after.loads - before.loads <= 2
+    store = score_store(model, "bear", cache_dir=caches["ray"])
+    local = score_store(model, "bear", cache_dir=caches["local"])
+    assert set(stored_units(store).values()) == {1}
+    # the same chunks as the local run (so the same batches)
+    assert sorted(map(sorted, _chunk_units(store))) == sorted(map(sorted, _chunk_units(local)))
+
+
+def _chunk_units(store) -> list[list[tuple]]:
+    import pyarrow.parquet as pq
+
+    return [[tuple(u[:3]) for u in json.loads(pq.read_schema(p).metadata[b"calib"])["units"]]
+            for p in store.chunks()]
+
+
+def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(local_cluster):
+    """SIGKILL one actor while it holds a claim (its first unit, loading or scoring): Ray
+    restarts it and retries the unit; the table is the local run's (a masked LM here) and each
+    unit is stored once, with no claim or partial file left."""
+    caches, model = local_cluster, "tiny-bert"
+    store = score_store(model, "bear", cache_dir=caches["ray"])
+    claims = store.folder / "claims"
+    killed: list[int] = []
+    stop = threading.Event()
+
+    def killer():
+        while not stop.is_set() and not killed:
+            for record in sorted(claims.glob("*.json")) if claims.is_dir() else []:
+                try:
+                    pid = json.loads(record.read_text())["pid"]
+                except (OSError, ValueError, KeyError):
+                    continue  # released meanwhile
+                if pid != os.getpid():
+                    os.kill(pid, signal.SIGKILL)
+                    killed.append(pid)
+                    break
+            time.sleep(0.002)
+
+    thread = threading.Thread(target=killer, daemon=True)
+    thread.start()
+    try:
+        got = score_bear(model, "paraphrase-2..3", cache_dir=caches["ray"], device="cpu",
+                         ray="auto", **SAMPLE)
+    finally:
+        stop.set()
+        thread.join()
+    assert killed, "no actor was caught holding a claim"
+    assert _gone(killed[0])
+    want = score_bear(model, "paraphrase-2..3", cache_dir=caches["local"], device="cpu",
+                      **SAMPLE)
+    assert_bit_equal(got, want)
+    counts = stored_units(store)
+    assert len(counts) == got.groupby(["relation", "template", "instance"]).ngroups
+    assert set(counts.values()) == {1}
+    assert not list(claims.glob("*.json")) and not list(store.folder.glob(".tmp-*"))
+
+
+def test_an_actor_that_cannot_restart_hands_its_unit_to_the_others(local_cluster):
+    """``ray.kill(no_restart=True)`` on an actor that holds a unit: the driver drops it and
+    another actor scores the unit; nothing is lost or stored twice."""
+    from calib.settings import cache_root
+
+    caches, model = local_cluster, "tiny-gpt2"
+    cluster.shutdown_pool()
+    key = (model, None, "cpu", None, str(cache_root(caches["ray"])))
+    actors = cluster._pool(ray, key)
+    by_pid = {ray.get(a.pid.remote()): a for a in actors}
+    assert len(by_pid) == 2
+    store = score_store(model, "bear", cache_dir=caches["ray"])
+    claims = store.folder / "claims"
+    killed: list[int] = []
+    stop = threading.Event()
+
+    def killer():
+        while not stop.is_set() and not killed:
+            for record in sorted(claims.glob("*.json")) if claims.is_dir() else []:
+                try:
+                    pid = json.loads(record.read_text())["pid"]
+                except (OSError, ValueError, KeyError):
+                    continue
+                if pid in by_pid:
+                    ray.kill(by_pid[pid], no_restart=True)
+                    killed.append(pid)
+                    break
+            time.sleep(0.002)
+
+    thread = threading.Thread(target=killer, daemon=True)
+    thread.start()
+    try:
+        got = score_bear(model, "paraphrase-2..3", cache_dir=caches["ray"], device="cpu",
+                         ray="auto", **SAMPLE)
+    finally:
+        stop.set()
+        thread.join()
+    assert killed, "no actor was caught holding a claim"
+    assert len(cluster._POOL["actors"]) == 1  # the dead one was dropped
+    want = score_bear(model, "paraphrase-2..3", cache_dir=caches["local"], device="cpu",
+                      **SAMPLE)
+    assert_bit_equal(got, want)
+    units = {k: n for k, n in stored_units(store).items()
+             if k[1] in ("paraphrase-2", "paraphrase-3")}
+    assert set(units.values()) == {1}
+    assert len(units) == got.groupby(["relation", "template", "instance"]).ngroups
+
+
+def _gone(pid: int) -> bool:
+    """Whether process ``pid`` has ended (a zombie not yet reaped counts as ended)."""
+    stat = Path(f"/proc/{pid}/stat")
+    if not Path("/proc/self/stat").exists():  # no procfs: ask the OS
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        return False
+    try:
+        return stat.read_text().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    except (FileNotFoundError, ProcessLookupError):
+        return True
+
+
+def test_a_second_invocation_finds_everything_stored_and_loads_no_model(local_cluster,
+                                                                           monkeypatch, capsys):
+    """``calib score --ray`` over the units of the previous test: nothing goes to the cluster,
+    no actor is started, no model is loaded (here or on a worker)."""
+    import calib.scoring.run as run
+    from calib.cli import main
+
+    def no_model(*args, **kwargs):
+        raise AssertionError("the driver loaded a model")
+
+    monkeypatch.setattr(run, "load_model", no_model)
+    before = cluster.totals()
+    rc = main(["score", "--model", "tiny-bert", "--templates", "paraphrase-2..3",
+               "--relations", ",".join(RELATIONS), "--per-relation", "2", "--device", "cpu",
+               "--cache-dir", str(local_cluster["ray"]), "--ray"])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    assert "ray: 0 unit(s), 0 statement(s) on the cluster; 0 worker(s) started, " \
+           "0 model load(s)" in out
+    assert cluster.totals() == before
+
+
+def test_the_chapters_kernels_join_the_cluster(local_cluster, tmp_path):
+    """``calib book --ray``: the book's process sets ``$CALIB_RAY`` to the cluster's address;
+    a kernel (here a subprocess) joins it and scores its missing units there."""
+    import subprocess
+    import sys
+
+    cluster.shutdown_pool()  # free the 2 CPUs for the kernel's actors
+    script = tmp_path / "kernel.py"
+    script.write_text(
+        "from calib.scoring import cluster\n"
+        "from calib.scoring.run import score_bear\n"
+        f"score_bear('tiny-gpt2', 'paraphrase-4', cache_dir={str(local_cluster['ray'])!r},\n"
+        f"           device='cpu', **{SAMPLE!r})\n"
+        "t = cluster.totals()\n"
+        "print('units', t.units, 'loads', t.loads)\n")
+    with cluster.cluster_for_chapters("auto") as address:
+        assert os.environ[cluster.RAY_ENV] == address
+        proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                              timeout=300, env=dict(os.environ))
+    assert cluster.RAY_ENV not in os.environ
+    assert ray.is_initialized()  # the module's connection was not closed by the context
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    units, loads = proc.stdout.split()[1::2]
+    assert int(units) > 0 and 1 <= int(loads) <= 2
