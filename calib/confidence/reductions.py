@@ -113,7 +113,7 @@ def sentence_scores(scores: pd.DataFrame, reduction: str = "sum") -> pd.DataFram
     ``reduction`` is one of :data:`REDUCTIONS`: ``"sum"`` (the paper's choice) or ``"mean"``
     of all scored token log-probabilities, or ``"sum-answer"`` / ``"mean-answer"`` over the
     answer tokens (role ``"object"``) only. Returns the columns ``model, dataset, relation,
-    instance, template, option, correct, score`` (see :mod:`calib.confidence.tables`), one row
+    instance, template, option, answer_idx, score`` (see :mod:`calib.confidence.tables`), one row
     per input row, in the input order. Raises ``ValueError`` naming the row for missing or
     mismatched token lists, unknown roles, NaN/infinite log-probabilities, and (for the answer
     reductions) statements without answer tokens.
@@ -121,7 +121,7 @@ def sentence_scores(scores: pd.DataFrame, reduction: str = "sum") -> pd.DataFram
     if reduction not in REDUCTIONS:
         raise ValueError(f"unknown reduction {reduction!r}; expected one of {list(REDUCTIONS)}")
     name = "score table"
-    require_columns(scores, (*GROUP, "option", "correct", "token_logprobs", "token_roles"), name)
+    require_columns(scores, (*GROUP, "option", "answer_idx", "token_logprobs", "token_roles"), name)
     row, logprob, is_answer = token_arrays(scores, name)
     n = len(scores)
     if reduction.endswith("-answer"):
@@ -140,7 +140,7 @@ def sentence_scores(scores: pd.DataFrame, reduction: str = "sum") -> pd.DataFram
     score = total / count if reduction.startswith("mean") else total
     out = scores.loc[:, [*GROUP, "option"]].copy()
     out["option"] = integer_column(scores, "option", name)
-    out["correct"] = integer_column(scores, "correct", name)
+    out["answer_idx"] = integer_column(scores, "answer_idx", name)
     out["score"] = score
     check_finite(score, out, "score", name)
     return out.reset_index(drop=True)

@@ -5,7 +5,7 @@ relation = the subset, instance = the item, template :data:`TEMPLATE`, and four 
 ``prefix + completion`` (:func:`calib.scoring.statements.continuation_statement`; the prefix's
 tokens have the role ``template``, the completion's ``object``). The four options are put in a
 fixed random order per item (seeded by the subset and item only, so every sample and every
-model sees the same order and stored scores stay valid); ``correct`` is where the true
+model sees the same order and stored scores stay valid); ``answer_idx`` is where the true
 completion landed.
 
 Scoring and reduction (Appendix F): the sentence score is the ``sum`` of the token

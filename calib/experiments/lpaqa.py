@@ -292,7 +292,7 @@ def _templates(prompts: pd.DataFrame) -> dict[str, dict[str, str]]:
 
 
 def _facts(frame: pd.DataFrame) -> pd.DataFrame:
-    return frame.rename(columns={"sub_label": "subject", "answer_idx": "correct"})
+    return frame.rename(columns={"sub_label": "subject"})
 
 
 def lama_queries(lama: Lama, prompts: pd.DataFrame) -> list[Query]:
@@ -341,7 +341,7 @@ def _in_set(sent: pd.DataFrame, prompts: pd.DataFrame, sources: Sequence[str]) -
 class Selection:
     """What :func:`select_and_ensemble` returns.
 
-    ``hits``: per fact ``model, prompt_set, method, relation, instance, correct, hit``;
+    ``hits``: per fact ``model, prompt_set, method, relation, instance, answer_idx, hit``;
     ``ensembles``: the ensemble tables (:mod:`calib.prompts.ensemble`) of every method but the
     oracle, with ``prompt_set`` and ``method`` (``template`` = method); ``rankings``:
     :func:`~calib.prompts.ensemble.rank_prompts` per prompt set; ``weights``: the learned
@@ -394,7 +394,7 @@ def select_and_ensemble(train: pd.DataFrame, test: pd.DataFrame, prompts: pd.Dat
             ensembles.append(table.assign(prompt_set=name, method=table["template"]))
             hits.append(predictions(table).assign(prompt_set=name, method=table["template"]))
         hits.append(oracle(te).assign(prompt_set=name, method="oracle"))
-    cols = ["model", "prompt_set", "method", "relation", "instance", "correct", "hit"]
+    cols = ["model", "prompt_set", "method", "relation", "instance", "answer_idx", "hit"]
     return Selection(hits=pd.concat(hits, ignore_index=True)[cols],
                      ensembles=pd.concat(ensembles, ignore_index=True),
                      rankings=pd.concat(rankings, ignore_index=True),
@@ -550,7 +550,7 @@ def _estimates_of(tables: pd.DataFrame, names: Sequence[str]) -> pd.DataFrame:
         t = tables[tables["template"] == name]
         if len(t):
             parts.append(base(t[["model", "dataset", "relation", "instance", "template",
-                                 "option", "correct", "score"]], name).assign(method=name))
+                                 "option", "answer_idx", "score"]], name).assign(method=name))
     return pd.concat(parts, ignore_index=True)
 
 

@@ -96,7 +96,7 @@ def _score_chunk(lm: LoadedModel, queries: Sequence[Query], max_logits: int | No
             for col, val in (("model", lm.name), ("dataset", q.dataset),
                              ("relation", q.relation), ("instance", q.instance),
                              ("template", q.template), ("option", o), ("answer", q.answers[o]),
-                             ("correct", q.correct), ("token_logprobs", lp.astype(np.float32)),
+                             ("answer_idx", q.answer_idx), ("token_logprobs", lp.astype(np.float32)),
                              ("token_roles", list(enc.roles))):
                 rows[col].append(val)
     return pd.DataFrame(rows)

@@ -13,7 +13,7 @@ from calib.scoring.schema import SCORE_COLUMNS
 
 def two_options():
     base = {"model": "m", "dataset": "bear", "relation": "P1", "instance": "Q1",
-            "template": "paraphrase-0", "answer": "x", "correct": 1}
+            "template": "paraphrase-0", "answer": "x", "answer_idx": 1}
     return pd.DataFrame([
         {**base, "option": 0, "token_logprobs": [-1.0, -2.0, -3.0],
          "token_roles": ["subject", "template", "object"]},
@@ -31,9 +31,9 @@ def two_options():
 def test_hand_computed_reductions(reduction, expected):
     out = sentence_scores(two_options(), reduction)
     assert list(out.columns) == ["model", "dataset", "relation", "instance", "template",
-                                 "option", "correct", "score"]
+                                 "option", "answer_idx", "score"]
     np.testing.assert_allclose(out["score"], expected)
-    assert out["correct"].tolist() == [1, 1]
+    assert out["answer_idx"].tolist() == [1, 1]
 
 
 def test_default_is_sum_and_names_are_the_papers():
