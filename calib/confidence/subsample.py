@@ -18,10 +18,7 @@ import numpy as np
 import pandas as pd
 
 from calib.confidence.tables import check_sentence_scores, group_codes
-from calib.scoring.schema import GROUP
-
-#: the keys of one fact independent of the model: the unit a subset is drawn for
-FACT: tuple[str, ...] = ("dataset", "relation", "instance")
+from calib.scoring.schema import FACT, GROUP
 #: what to do with instances whose answer space is not larger than ``k``
 TOO_SMALL: tuple[str, ...] = ("error", "keep", "drop")
 

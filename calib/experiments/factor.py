@@ -64,8 +64,6 @@ FACTOR_MAX_TOKENS = 1024
 ESTIMATORS: tuple[str, ...] = ("Base", "Margin")
 #: the metrics of Table 4
 METRICS: tuple[str, ...] = ("accuracy", "ace", "brier")
-#: the keys of one item across models (for paired comparisons)
-ITEM_KEYS: tuple[str, ...] = ("dataset", "relation", "instance")
 #: interval columns of :func:`table4`, for :func:`calib.report.tables.html_table`
 TABLE4_INTERVALS = {c: (f"{c}_low", f"{c}_high") for c in
                     ("accuracy", "ace_base", "ace_margin", "brier_base", "brier_margin")}

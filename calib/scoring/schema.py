@@ -39,6 +39,9 @@ SCORE_COLUMNS: tuple[str, ...] = (*KEYS, "answer", "answer_idx", "token_logprobs
 ROLES: tuple[str, ...] = ("subject", "object", "template")
 #: the rows that together form one softmax
 GROUP: tuple[str, ...] = ("model", "dataset", "relation", "instance", "template")
+#: the keys of one fact (instance), the same for every model and template: the unit that
+#: paired comparisons of two models and answer-set subsets are drawn over
+FACT: tuple[str, ...] = ("dataset", "relation", "instance")
 
 
 def check_score_table(frame: pd.DataFrame, name: str = "score table") -> pd.DataFrame:
