@@ -22,16 +22,16 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import zlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from calib.data.errors import DataFormatError
 from calib.data.jsonl import check_unique, check_value, read_json, read_jsonl
 from calib.data.root import data_file, data_files
+from calib.data.sampling import sample_groups
+from calib.data.templates import check_template
 
 PARAPHRASES: tuple[str, ...] = tuple(f"paraphrase-{i}" for i in range(5))
 NUMERIC: tuple[str, ...] = tuple(f"numeric-{p}" for p in (0, 25, 50, 75, 100))
@@ -131,12 +131,8 @@ class Bear:
             return self
         if per_relation < 1:
             raise ValueError(f"per_relation must be at least 1, got {per_relation}")
-        parts = []
-        for rel, grp in self.instances.groupby("relation", sort=False):
-            rng = np.random.default_rng([seed, zlib.crc32(str(rel).encode())])
-            order = rng.permutation(len(grp))[:per_relation]
-            parts.append(grp.iloc[np.sort(order)])
-        return replace(self, instances=pd.concat(parts, ignore_index=True))
+        return replace(self, instances=sample_groups(self.instances, "relation", per_relation,
+                                                     seed))
 
     def select(self, relations: list[str] | None) -> "Bear":
         """Only the given relations (``None``: all)."""
@@ -153,17 +149,6 @@ class Bear:
         return len(self.instances)
 
 
-def _check_template(path, rel: str, idx: int, text) -> None:
-    name = TEMPLATE_NAMES[idx] if idx < len(TEMPLATE_NAMES) else str(idx)
-    where = f"{rel}.templates[{idx}]"
-    if not isinstance(text, str):
-        raise DataFormatError(path, f"template {name!r} must be a string", field=where)
-    for slot in ("[X]", "[Y]"):
-        if text.count(slot) != 1:
-            raise DataFormatError(
-                path, f"template {name!r} = {text!r} must hold {slot} exactly once", field=where)
-
-
 def parse_relation_metadata(path: Path, rel: str, meta: dict, domains=()) -> dict:
     """Validate one relation's metadata entry and return its parts."""
     if not isinstance(meta, dict):
@@ -177,7 +162,8 @@ def parse_relation_metadata(path: Path, rel: str, meta: dict, domains=()) -> dic
                               f"{len(templates) if isinstance(templates, list) else templates!r}",
                               field=f"{rel}.templates")
     for i, t in enumerate(templates):
-        _check_template(path, rel, i, t)
+        check_template(path, t, field=f"{rel}.templates[{i}]",
+                       name=TEMPLATE_NAMES[i] if i < len(TEMPLATE_NAMES) else str(i))
     labels, ids = meta["answer_space_labels"], meta["answer_space_ids"]
     for key, values in (("answer_space_labels", labels), ("answer_space_ids", ids)):
         check_value(path, values, "list", field=f"{rel}.{key}")

@@ -28,25 +28,24 @@ and the index ``answer_idx`` of its object in the answer space.
 from __future__ import annotations
 
 import hashlib
-import zlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import ClassVar, Iterable
 
-import numpy as np
 import pandas as pd
 
 from calib.data.bear import Bear, Relation
 from calib.data.errors import DataFormatError
 from calib.data.jsonl import check_unique, read_jsonl, read_text
 from calib.data.root import data_file, data_files
+from calib.data.sampling import seeded_positions
+from calib.data.templates import check_template
 
 #: name of the manual LAMA template in ``Relation.templates``
 MANUAL = "manual"
 #: LPAQA's released prompt sets (folders under ``lpaqa/prompt``)
 LPAQA_SETS: tuple[str, ...] = ("mine", "paraphrase", "manual_paraphrase")
 SPLITS: tuple[str, ...] = ("train", "dev")
-SLOTS: tuple[str, ...] = ("[X]", "[Y]")
 MASK = "[MASK]"
 
 _RELATIONS = "lama/relations.jsonl"
@@ -63,21 +62,6 @@ _SENTENCE_TYPES = {"sub_label": "text", "obj_label": "text", "evidences": "list"
 _PROMPT_TYPES = {"weight": "number"}
 _INSTANCE_COLUMNS = ("relation", "instance", "split", "sub_id", "sub_label", "sub_aliases",
                      "obj_id", "obj_label", "answer_idx")
-
-
-def check_template(path, text, line: int | None = None, field: str | None = None) -> str:
-    """Return ``text`` if it is a string holding ``[X]`` and ``[Y]`` exactly once each.
-
-    Otherwise raise :class:`DataFormatError` naming ``path``, ``line`` and ``field``.
-    """
-    if not isinstance(text, str):
-        raise DataFormatError(path, f"a template must be a string, got {text!r}",
-                              line=line, field=field)
-    for slot in SLOTS:
-        if text.count(slot) != 1:
-            raise DataFormatError(path, f"template {text!r} must hold {slot} exactly once",
-                                  line=line, field=field)
-    return text
 
 
 @dataclass(frozen=True)
@@ -113,9 +97,8 @@ class Lama(Bear):
             if n_relations < 1:
                 raise ValueError(f"n_relations must be at least 1, got {n_relations}")
             ids = sorted(self.relations)
-            rng = np.random.default_rng([seed, zlib.crc32(b"relations")])
-            keep = rng.permutation(len(ids))[:n_relations]
-            out = out.select([ids[i] for i in sorted(keep)])
+            out = out.select([ids[i] for i in seeded_positions(len(ids), n_relations, seed,
+                                                               "relations")])
         test = Bear.sample(out, per_relation, seed).instances
         train = Bear.sample(replace(out, instances=out.train), train_per_relation,
                             seed).instances

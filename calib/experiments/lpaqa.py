@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import re
 import time
-import zlib
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -42,6 +41,7 @@ from calib.confidence.reductions import sentence_scores
 from calib.confidence.summary import summary
 from calib.data.bear import PARAPHRASES, PLAIN, Bear
 from calib.data.lama import MANUAL, Lama, load_lama, load_lpaqa_prompts, load_sentences
+from calib.data.sampling import sample_groups
 from calib.prompts.accuracy import majority_baseline, mean_accuracy, predictions
 from calib.prompts.ensemble import (fit_ensemble_weights, oracle, rank_prompts, top_k_ensemble,
                                     weighted_ensemble)
@@ -163,12 +163,7 @@ def mining_corpus(relations: Sequence[str], max_sentences: int | None = None, se
                                     ignore_index=True)
     if max_sentences is None:
         return corpus
-    parts = []
-    for rel, grp in corpus.groupby("relation", sort=True):
-        rng = np.random.default_rng([seed, zlib.crc32(f"sentences-{rel}".encode())])
-        keep = np.sort(rng.permutation(len(grp))[:max_sentences])
-        parts.append(grp.iloc[keep])
-    return pd.concat(parts, ignore_index=True) if parts else corpus
+    return sample_groups(corpus, "relation", max_sentences, seed, label="sentences-{}", sort=True)
 
 
 def _dedup(frame: pd.DataFrame, seen: dict[str, set], top: int) -> pd.DataFrame:

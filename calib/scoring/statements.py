@@ -19,7 +19,8 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-SUBJECT, OBJECT = "[X]", "[Y]"
+from calib.data.templates import OBJECT, SUBJECT, missing_slot
+
 
 
 @dataclass(frozen=True)
@@ -47,9 +48,9 @@ def fill_template(template: str, subject: str, answer: str) -> Statement:
     >>> fill_template("[X] is located in [Y].", "mountain states", "Idaho").text
     'Mountain states is located in Idaho.'
     """
-    for slot in (SUBJECT, OBJECT):
-        if template.count(slot) != 1:
-            raise ValueError(f"template {template!r} must hold {slot} exactly once")
+    slot = missing_slot(template)
+    if slot is not None:
+        raise ValueError(f"template {template!r} must hold {slot} exactly once")
     slots = sorted(((template.index(SUBJECT), SUBJECT, "subject", subject),
                     (template.index(OBJECT), OBJECT, "object", answer)))
     text, spans, pos = "", [], 0
