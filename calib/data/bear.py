@@ -22,15 +22,16 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 import pandas as pd
 
 from calib.data.errors import DataFormatError
 from calib.data.jsonl import check_unique, check_value, read_json, read_jsonl
+from calib.data.probe import Probe, Relation
 from calib.data.root import data_file, data_files
-from calib.data.sampling import sample_groups
 from calib.data.templates import check_template
 
 PARAPHRASES: tuple[str, ...] = tuple(f"paraphrase-{i}" for i in range(5))
@@ -88,65 +89,16 @@ def template_names(spec: str | list[str] | tuple[str, ...]) -> list[str]:
 
 
 @dataclass(frozen=True)
-class Relation:
-    """One BEAR relation: its templates (by name), answer space and knowledge domains."""
-
-    id: str
-    templates: dict[str, str]
-    answer_labels: tuple[str, ...]
-    answer_ids: tuple[str, ...]
-    domains: tuple[str, ...] = ()
-    version: str = ""  # sha256 of this relation's metadata and instance file
-
-    @property
-    def n_options(self) -> int:
-        return len(self.answer_labels)
-
-
-@dataclass(frozen=True)
-class Bear:
+class Bear(Probe):
     """BEAR loaded and validated: relations by id and one row per instance.
 
     ``instances`` columns: ``relation, instance`` (the subject's Wikidata id), ``sub_label,
     sub_aliases, obj_id, obj_label, answer_idx`` (index of the object in the answer space).
     """
 
-    relations: dict[str, Relation]
-    instances: pd.DataFrame = field(repr=False)
-
-    @property
-    def version(self) -> str:
-        """A digest of every relation's version: changes when any data file changes."""
-        joined = "".join(f"{r}:{self.relations[r].version};" for r in sorted(self.relations))
-        return hashlib.sha256(joined.encode()).hexdigest()[:16]
-
-    def sample(self, per_relation: int | None, seed: int = 0) -> "Bear":
-        """A seeded sample of ``per_relation`` instances from every relation (all if fewer).
-
-        Each relation is shuffled by its own generator (seeded by ``seed`` and the relation id)
-        and the first ``per_relation`` are kept, so a larger sample contains a smaller one with
-        the same seed. ``None`` keeps everything.
-        """
-        if per_relation is None:
-            return self
-        if per_relation < 1:
-            raise ValueError(f"per_relation must be at least 1, got {per_relation}")
-        return replace(self, instances=sample_groups(self.instances, "relation", per_relation,
-                                                     seed))
-
-    def select(self, relations: list[str] | None) -> "Bear":
-        """Only the given relations (``None``: all)."""
-        if relations is None:
-            return self
-        missing = sorted(set(relations) - set(self.relations))
-        if missing:
-            raise ValueError(f"unknown BEAR relation(s) {missing}")
-        keep = {r: self.relations[r] for r in relations}
-        inst = self.instances[self.instances["relation"].isin(relations)].reset_index(drop=True)
-        return replace(self, relations=keep, instances=inst)
-
-    def __len__(self) -> int:
-        return len(self.instances)
+    #: the ``dataset`` value of this probe's rows in a score table
+    dataset: ClassVar[str] = "bear"
+    name: ClassVar[str] = "BEAR"
 
 
 def parse_relation_metadata(path: Path, rel: str, meta: dict, domains=()) -> dict:
