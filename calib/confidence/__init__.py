@@ -62,7 +62,7 @@ from calib.confidence.probabilities import (
 from calib.confidence.reductions import REDUCTIONS, harmonic_mean, sentence_scores
 from calib.confidence.subsample import subsample_options, subsample_repeats
 from calib.confidence.summary import compare_reductions, summary
-from calib.confidence.tables import check_sentence_scores
+from calib.confidence.schema import check_sentence_scores
 
 __all__ = [
     "AGGREGATIONS", "REDUCTIONS",

@@ -2,7 +2,7 @@
 
 All take a sentence-score table (:func:`calib.confidence.reductions.sentence_scores`), or
 the :func:`~calib.confidence.probabilities.template_predictions` of one, and return an
-estimate table (:mod:`calib.confidence.tables`): per instance a ``prediction`` (option
+estimate table (:mod:`calib.confidence.schema`): per instance a ``prediction`` (option
 index, ``-1`` when rejected), ``correct`` (bool) and ``confidence`` in ``[0, 1]`` (the paper's
 Entropy-Confidence, Eq. 7, can also be below 0; see :func:`entropy`).
 Option probabilities are the softmax over an instance's answer options
@@ -65,7 +65,7 @@ import numpy as np
 import pandas as pd
 
 from calib.confidence.probabilities import template_predictions
-from calib.confidence.tables import INSTANCE, group_codes, require_columns
+from calib.confidence.schema import INSTANCE, group_codes, require_columns
 from calib.data.bear import NUMERIC, PARAPHRASES, PLAIN
 
 #: the aggregation strategies for the multi-template estimators, the paper's choice first

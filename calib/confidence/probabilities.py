@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from calib.confidence.tables import check_sentence_scores, group_codes
+from calib.confidence.schema import check_sentence_scores, group_codes
 from calib.scoring.schema import GROUP
 
 

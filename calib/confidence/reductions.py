@@ -23,7 +23,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from calib.confidence.tables import check_finite, describe_row, integer_column, require_columns
+from calib.confidence.schema import check_finite, describe_row, integer_column, require_columns
 from calib.scoring.schema import GROUP, ROLES, SCORE_COLUMNS
 
 #: the reductions of Appendix C, the paper's choice first
@@ -113,7 +113,7 @@ def sentence_scores(scores: pd.DataFrame, reduction: str = "sum") -> pd.DataFram
     ``reduction`` is one of :data:`REDUCTIONS`: ``"sum"`` (the paper's choice) or ``"mean"``
     of all scored token log-probabilities, or ``"sum-answer"`` / ``"mean-answer"`` over the
     answer tokens (role ``"object"``) only. Returns the columns ``model, dataset, relation,
-    instance, template, option, answer_idx, score`` (see :mod:`calib.confidence.tables`), one row
+    instance, template, option, answer_idx, score`` (see :mod:`calib.confidence.schema`), one row
     per input row, in the input order. Raises ``ValueError`` naming the row for missing or
     mismatched token lists, unknown roles, NaN/infinite log-probabilities, and (for the answer
     reductions) statements without answer tokens.

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 import numpy as np
 import pandas as pd
 
-from calib.confidence.tables import check_sentence_scores, group_codes
+from calib.confidence.schema import check_sentence_scores, group_codes
 from calib.scoring.schema import FACT, GROUP
 #: what to do with instances whose answer space is not larger than ``k``
 TOO_SMALL: tuple[str, ...] = ("error", "keep", "drop")
