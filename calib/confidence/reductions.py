@@ -97,12 +97,7 @@ def token_arrays(scores: pd.DataFrame, name: str = "score table"
         t = int(np.flatnonzero(~known)[0])
         raise ValueError(f"{name}: row {row[t]} ({describe_row(scores, int(row[t]))}) has token "
                          f"role {flat_roles[t].as_py()!r}; expected one of {list(ROLES)}")
-    bad = ~np.isfinite(logprob)
-    if bad.any():
-        t = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{name}: row {row[t]} ({describe_row(scores, int(row[t]))}) has "
-                         f"token log-probability {float(logprob[t])!r}; expected finite numbers "
-                         f"({int(bad.sum())} such token(s) in all)")
+    check_finite(logprob, scores, "token_logprobs", name, rows=row)
     is_answer = pc.equal(flat_roles, ANSWER_ROLE).to_numpy(zero_copy_only=False)
     return row, logprob, is_answer
 

@@ -82,14 +82,17 @@ def require_columns(frame: pd.DataFrame, columns: Sequence[str], name: str, hint
 
 
 def check_finite(values: np.ndarray, frame: pd.DataFrame, column: str, name: str,
-                 keys: Sequence[str] = GROUP) -> None:
-    """Raise ``ValueError`` naming the first row whose ``column`` is NaN or infinite."""
+                 keys: Sequence[str] = GROUP, rows: np.ndarray | None = None) -> None:
+    """Raise ``ValueError`` naming the first row whose ``column`` is NaN or infinite. For a
+    column of lists, ``values`` are the lists' items one after another and ``rows`` the row of
+    each."""
     bad = ~np.isfinite(values)
     if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{name}: column {column!r} is {float(values[i])!r} (expected a "
+        t = int(np.flatnonzero(bad)[0])
+        i = t if rows is None else int(rows[t])
+        raise ValueError(f"{name}: column {column!r} is {float(values[t])!r} (expected a "
                          f"finite number) at row {i} ({describe_row(frame, i, keys)}); "
-                         f"{int(bad.sum())} such row(s) in all")
+                         f"{int(bad.sum())} such {'row' if rows is None else 'value'}(s) in all")
 
 
 def integer_column(frame: pd.DataFrame, column: str, name: str) -> np.ndarray:

@@ -77,8 +77,10 @@ def test_row_order_is_kept_and_irrelevant(random_table):
 
 
 @pytest.mark.parametrize("change, message", [
-    (lambda f: f.at[1, "token_logprobs"].__setitem__(0, float("nan")), "log-probability nan"),
-    (lambda f: f.at[0, "token_logprobs"].__setitem__(2, float("-inf")), "log-probability -inf"),
+    (lambda f: f.at[1, "token_logprobs"].__setitem__(0, float("nan")),
+     "'token_logprobs' is nan .* at row 1"),
+    (lambda f: f.at[0, "token_logprobs"].__setitem__(2, float("-inf")),
+     "'token_logprobs' is -inf .* at row 0"),
     (lambda f: f.at[1, "token_roles"].pop(), "4 token_logprobs but 3 token_roles"),
     (lambda f: f.at[0, "token_roles"].__setitem__(0, "verb"), "token role 'verb'"),
 ])
