@@ -7,7 +7,7 @@ The stage after scoring, pure functions over pandas/numpy::
 =====================  =====================================================================
 module                 holds
 =====================  =====================================================================
-``tables``             the sentence-score and estimate tables: keys, columns, checks
+``schema``             the sentence-score and estimate tables: keys, columns, checks
 ``reductions``         token scores -> sentence score (App. C), ``harmonic_mean`` H
 ``probabilities``      softmax over an instance's options, per-template predictions
 ``estimators``         Base, Margin (Eqs. 1-2), Average, Consistency, Entropy (Eqs. 3-7),
