@@ -10,7 +10,7 @@ import sys
 
 
 def _models(args: argparse.Namespace) -> int:
-    from calib.models.registry import print_registry
+    from calib.models.listing import print_registry
 
     print_registry()
     return 0
@@ -24,7 +24,7 @@ def _score(args: argparse.Namespace) -> int:
     from calib.confidence.metrics import accuracy
     from calib.confidence.reductions import sentence_scores
     from calib.models.loading import ModelLoadError
-    from calib.models.registry import model_problem
+    from calib.models.locate import model_problem
     from calib.scoring.cluster import ClusterError, totals
     from calib.scoring.run import score_bear, score_store
     from calib.settings import CacheWriteError

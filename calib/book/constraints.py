@@ -70,8 +70,8 @@ def all_of(*checks: Check) -> Check:
 
 
 def model(name) -> str | None:
-    """A model that can be loaded here (:func:`calib.models.registry.model_problem`)."""
-    from calib.models.registry import model_problem
+    """A model that can be loaded here (:func:`calib.models.locate.model_problem`)."""
+    from calib.models.locate import model_problem
 
     return model_problem(name)
 

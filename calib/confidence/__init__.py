@@ -7,7 +7,7 @@ The stage after scoring, pure functions over pandas/numpy::
 =====================  =====================================================================
 module                 holds
 =====================  =====================================================================
-``tables``             the sentence-score and estimate tables: keys, columns, checks
+``schema``             the sentence-score and estimate tables: keys, columns, checks
 ``reductions``         token scores -> sentence score (App. C), ``harmonic_mean`` H
 ``probabilities``      softmax over an instance's options, per-template predictions
 ``estimators``         Base, Margin (Eqs. 1-2), Average, Consistency, Entropy (Eqs. 3-7),
@@ -62,7 +62,7 @@ from calib.confidence.probabilities import (
 from calib.confidence.reductions import REDUCTIONS, harmonic_mean, sentence_scores
 from calib.confidence.subsample import subsample_options, subsample_repeats
 from calib.confidence.summary import compare_reductions, summary
-from calib.confidence.tables import check_sentence_scores
+from calib.confidence.schema import check_sentence_scores
 
 __all__ = [
     "AGGREGATIONS", "REDUCTIONS",

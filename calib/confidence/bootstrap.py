@@ -49,7 +49,7 @@ import pandas as pd
 from scipy import stats
 
 from calib.confidence.metrics import N_BINS, WEIGHTED, check_inputs
-from calib.confidence.tables import INSTANCE, require_columns
+from calib.confidence.schema import INSTANCE, require_columns
 
 #: the metrics with intervals by default
 METRICS: tuple[str, ...] = ("ace", "brier", "accuracy")

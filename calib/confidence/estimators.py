@@ -2,7 +2,7 @@
 
 All take a sentence-score table (:func:`calib.confidence.reductions.sentence_scores`), or
 the :func:`~calib.confidence.probabilities.template_predictions` of one, and return an
-estimate table (:mod:`calib.confidence.tables`): per instance a ``prediction`` (option
+estimate table (:mod:`calib.confidence.schema`): per instance a ``prediction`` (option
 index, ``-1`` when rejected), ``correct`` (bool) and ``confidence`` in ``[0, 1]`` (the paper's
 Entropy-Confidence, Eq. 7, can also be below 0; see :func:`entropy`).
 Option probabilities are the softmax over an instance's answer options
@@ -65,7 +65,7 @@ import numpy as np
 import pandas as pd
 
 from calib.confidence.probabilities import template_predictions
-from calib.confidence.tables import INSTANCE, group_codes, require_columns
+from calib.confidence.schema import INSTANCE, group_codes, require_columns
 from calib.data.bear import NUMERIC, PARAPHRASES, PLAIN
 
 #: the aggregation strategies for the multi-template estimators, the paper's choice first
@@ -86,7 +86,7 @@ def _template_list(templates: str | Sequence[str] | None, available: Sequence[st
 
 
 #: the columns of :func:`calib.confidence.probabilities.template_predictions`
-PER_TEMPLATE = (*INSTANCE, "template", "n_options", "target", "prediction", "correct", "p_top",
+PER_TEMPLATE = (*INSTANCE, "template", "n_options", "answer_idx", "prediction", "correct", "p_top",
                 "p_second")
 
 
@@ -146,8 +146,8 @@ def _parse_aggregation(aggregation: str, n_templates: int) -> tuple[str, int]:
 
 def template_matrix(sent: pd.DataFrame, templates: Sequence[str] = PARAPHRASES):
     """The per-template predictions of every instance as arrays, for the multi-template
-    estimators: ``(keys, target, prediction, base)`` where ``keys`` is a frame of the
-    instance keys (one row per instance, sorted), ``target`` the correct option per instance,
+    estimators: ``(keys, answer_idx, prediction, base)`` where ``keys`` is a frame of the
+    instance keys (one row per instance, sorted), ``answer_idx`` the correct option per instance,
     and ``prediction`` / ``base`` are ``(instances, templates)`` arrays of the arg-max and the
     Base-Confidence, columns in the order of ``templates``.
 
@@ -182,8 +182,8 @@ def template_matrix(sent: pd.DataFrame, templates: Sequence[str] = PARAPHRASES):
     first = np.empty(n_inst, dtype=np.int64)
     first[inst[::-1]] = np.arange(len(per))[::-1]
     keys = per.loc[first, list(INSTANCE)].reset_index(drop=True)
-    target = per["target"].to_numpy()[first]
-    return keys, target, pred, b
+    answer_idx = per["answer_idx"].to_numpy()[first]
+    return keys, answer_idx, pred, b
 
 
 def _aggregate(pred: np.ndarray, b: np.ndarray, aggregation: str):
@@ -209,12 +209,12 @@ def _aggregate(pred: np.ndarray, b: np.ndarray, aggregation: str):
 
 
 def _multi(sent, templates, aggregation, confidence_of, lowest: float = 0.0) -> pd.DataFrame:
-    keys, target, pred, b = template_matrix(sent, templates)
+    keys, answer_idx, pred, b = template_matrix(sent, templates)
     winner, rejected, n_agree, agree = _aggregate(pred, b, aggregation)
     conf = np.where(rejected, 0.0, confidence_of(pred, b, winner, agree))
     out = keys
     out["prediction"] = winner.astype(np.int64)
-    out["correct"] = (~rejected) & (winner == target)
+    out["correct"] = (~rejected) & (winner == answer_idx)
     out["confidence"] = np.clip(conf, lowest, 1.0)
     out["n_agree"] = n_agree.astype(np.int64)
     out["rejected"] = rejected

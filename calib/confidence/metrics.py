@@ -35,7 +35,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from calib.confidence.tables import INSTANCE, require_columns
+from calib.confidence.schema import INSTANCE, require_columns
 
 #: binning strategies: equal-count (ACE) and equal-width (ECE)
 STRATEGIES: tuple[str, ...] = ("quantile", "uniform")

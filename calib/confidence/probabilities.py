@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from calib.confidence.tables import check_sentence_scores, group_codes
+from calib.confidence.schema import check_sentence_scores, group_codes
 from calib.scoring.schema import GROUP
 
 
@@ -65,7 +65,7 @@ def template_predictions(sent: pd.DataFrame) -> pd.DataFrame:
     """One row per (model, dataset, relation, instance, template) with the quantities every
     estimator is built from:
 
-    ``n_options``; ``target`` (the correct option's index); ``prediction`` (arg-max option);
+    ``n_options``; ``answer_idx`` (the correct option's index); ``prediction`` (arg-max option);
     ``correct`` (bool); ``p_top`` (the highest option probability, Base-Confidence, Eq. 1);
     ``p_second`` (the second highest). Rows are sorted by the group keys.
     """
@@ -86,11 +86,11 @@ def template_predictions(sent: pd.DataFrame) -> pd.DataFrame:
     p_second = np.maximum.reduceat(others, starts)
     first = order[starts]
     out = sent.iloc[first][list(GROUP)].reset_index(drop=True)
-    target = sent["correct"].to_numpy(dtype=np.int64)[first]
+    answer_idx = sent["answer_idx"].to_numpy(dtype=np.int64)[first]
     out["n_options"] = sizes
-    out["target"] = target
+    out["answer_idx"] = answer_idx
     out["prediction"] = prediction.astype(np.int64)
-    out["correct"] = prediction == target
+    out["correct"] = prediction == answer_idx
     out["p_top"] = p_top
     out["p_second"] = p_second
     return out

@@ -23,7 +23,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from calib.confidence.tables import check_finite, describe_row, integer_column, require_columns
+from calib.confidence.schema import check_finite, describe_row, integer_column, require_columns
 from calib.scoring.schema import GROUP, ROLES, SCORE_COLUMNS
 
 #: the reductions of Appendix C, the paper's choice first
@@ -97,12 +97,7 @@ def token_arrays(scores: pd.DataFrame, name: str = "score table"
         t = int(np.flatnonzero(~known)[0])
         raise ValueError(f"{name}: row {row[t]} ({describe_row(scores, int(row[t]))}) has token "
                          f"role {flat_roles[t].as_py()!r}; expected one of {list(ROLES)}")
-    bad = ~np.isfinite(logprob)
-    if bad.any():
-        t = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{name}: row {row[t]} ({describe_row(scores, int(row[t]))}) has "
-                         f"token log-probability {float(logprob[t])!r}; expected finite numbers "
-                         f"({int(bad.sum())} such token(s) in all)")
+    check_finite(logprob, scores, "token_logprobs", name, rows=row)
     is_answer = pc.equal(flat_roles, ANSWER_ROLE).to_numpy(zero_copy_only=False)
     return row, logprob, is_answer
 
@@ -113,7 +108,7 @@ def sentence_scores(scores: pd.DataFrame, reduction: str = "sum") -> pd.DataFram
     ``reduction`` is one of :data:`REDUCTIONS`: ``"sum"`` (the paper's choice) or ``"mean"``
     of all scored token log-probabilities, or ``"sum-answer"`` / ``"mean-answer"`` over the
     answer tokens (role ``"object"``) only. Returns the columns ``model, dataset, relation,
-    instance, template, option, correct, score`` (see :mod:`calib.confidence.tables`), one row
+    instance, template, option, answer_idx, score`` (see :mod:`calib.confidence.schema`), one row
     per input row, in the input order. Raises ``ValueError`` naming the row for missing or
     mismatched token lists, unknown roles, NaN/infinite log-probabilities, and (for the answer
     reductions) statements without answer tokens.
@@ -121,7 +116,7 @@ def sentence_scores(scores: pd.DataFrame, reduction: str = "sum") -> pd.DataFram
     if reduction not in REDUCTIONS:
         raise ValueError(f"unknown reduction {reduction!r}; expected one of {list(REDUCTIONS)}")
     name = "score table"
-    require_columns(scores, (*GROUP, "option", "correct", "token_logprobs", "token_roles"), name)
+    require_columns(scores, (*GROUP, "option", "answer_idx", "token_logprobs", "token_roles"), name)
     row, logprob, is_answer = token_arrays(scores, name)
     n = len(scores)
     if reduction.endswith("-answer"):
@@ -140,7 +135,7 @@ def sentence_scores(scores: pd.DataFrame, reduction: str = "sum") -> pd.DataFram
     score = total / count if reduction.startswith("mean") else total
     out = scores.loc[:, [*GROUP, "option"]].copy()
     out["option"] = integer_column(scores, "option", name)
-    out["correct"] = integer_column(scores, "correct", name)
+    out["answer_idx"] = integer_column(scores, "answer_idx", name)
     out["score"] = score
     check_finite(score, out, "score", name)
     return out.reset_index(drop=True)

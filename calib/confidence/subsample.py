@@ -17,11 +17,8 @@ from collections.abc import Iterator
 import numpy as np
 import pandas as pd
 
-from calib.confidence.tables import check_sentence_scores, group_codes
-from calib.scoring.schema import GROUP
-
-#: the keys of one fact independent of the model: the unit a subset is drawn for
-FACT: tuple[str, ...] = ("dataset", "relation", "instance")
+from calib.confidence.schema import check_sentence_scores, group_codes
+from calib.scoring.schema import FACT, GROUP
 #: what to do with instances whose answer space is not larger than ``k``
 TOO_SMALL: tuple[str, ...] = ("error", "keep", "drop")
 
@@ -30,7 +27,7 @@ def subsample_options(sent: pd.DataFrame, k: int, seed: int = 0, repeat: int = 0
                       too_small: str = "error") -> pd.DataFrame:
     """A sentence-score table restricted to ``k`` options per instance (paper §5.2).
 
-    The kept options are renumbered ``0 .. k-1`` in their original order and ``correct`` is
+    The kept options are renumbered ``0 .. k-1`` in their original order and ``answer_idx`` is
     remapped; the original index is kept in ``source_option``. Instances with fewer than ``k``
     options: ``too_small="error"`` (default) raises a ``ValueError`` naming their relations,
     ``"keep"`` keeps them whole, ``"drop"`` leaves them out. ``repeat`` selects an independent
@@ -44,14 +41,14 @@ def subsample_options(sent: pd.DataFrame, k: int, seed: int = 0, repeat: int = 0
     check_sentence_scores(sent)
     fact, n_fact = group_codes(sent, FACT)
     option = sent["option"].to_numpy(dtype=np.int64)
-    correct = sent["correct"].to_numpy(dtype=np.int64)
+    answer_idx = sent["answer_idx"].to_numpy(dtype=np.int64)
     # one answer space and one correct option per fact, across models and templates
     n_opt = np.zeros(n_fact, np.int64)
     np.maximum.at(n_opt, fact, option + 1)
     lo = np.full(n_fact, np.iinfo(np.int64).max)
     hi = np.full(n_fact, np.iinfo(np.int64).min)
-    np.minimum.at(lo, fact, correct)
-    np.maximum.at(hi, fact, correct)
+    np.minimum.at(lo, fact, answer_idx)
+    np.maximum.at(hi, fact, answer_idx)
     if (lo != hi).any():
         f = int(np.flatnonzero(lo != hi)[0])
         i = int(np.flatnonzero(fact == f)[0])
@@ -94,7 +91,7 @@ def subsample_options(sent: pd.DataFrame, k: int, seed: int = 0, repeat: int = 0
     out = sent.loc[rows].copy()
     out["source_option"] = option[rows]
     out["option"] = new_index[cell[rows]]
-    out["correct"] = new_index[offsets[fact[rows]] + correct[rows]]
+    out["answer_idx"] = new_index[offsets[fact[rows]] + answer_idx[rows]]
     return out.reset_index(drop=True)
 
 

@@ -17,7 +17,7 @@ from calib.confidence.bootstrap import METRICS, check_bootstrap_args, metric_int
 from calib.confidence.estimators import base
 from calib.confidence.metrics import N_BINS, check_inputs
 from calib.confidence.reductions import REDUCTIONS, harmonic_mean, sentence_scores
-from calib.confidence.tables import INSTANCE, require_columns
+from calib.confidence.schema import INSTANCE, require_columns
 from calib.data.bear import PLAIN
 
 #: the grouping columns :func:`summary` uses by default, where present

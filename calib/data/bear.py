@@ -22,16 +22,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import zlib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
-import numpy as np
 import pandas as pd
 
 from calib.data.errors import DataFormatError
 from calib.data.jsonl import check_unique, check_value, read_json, read_jsonl
+from calib.data.probe import Probe, Relation
 from calib.data.root import data_file, data_files
+from calib.data.templates import check_template
 
 PARAPHRASES: tuple[str, ...] = tuple(f"paraphrase-{i}" for i in range(5))
 NUMERIC: tuple[str, ...] = tuple(f"numeric-{p}" for p in (0, 25, 50, 75, 100))
@@ -88,80 +89,16 @@ def template_names(spec: str | list[str] | tuple[str, ...]) -> list[str]:
 
 
 @dataclass(frozen=True)
-class Relation:
-    """One BEAR relation: its templates (by name), answer space and knowledge domains."""
-
-    id: str
-    templates: dict[str, str]
-    answer_labels: tuple[str, ...]
-    answer_ids: tuple[str, ...]
-    domains: tuple[str, ...] = ()
-    version: str = ""  # sha256 of this relation's metadata and instance file
-
-    @property
-    def n_options(self) -> int:
-        return len(self.answer_labels)
-
-
-@dataclass(frozen=True)
-class Bear:
+class Bear(Probe):
     """BEAR loaded and validated: relations by id and one row per instance.
 
     ``instances`` columns: ``relation, instance`` (the subject's Wikidata id), ``sub_label,
     sub_aliases, obj_id, obj_label, answer_idx`` (index of the object in the answer space).
     """
 
-    relations: dict[str, Relation]
-    instances: pd.DataFrame = field(repr=False)
-
-    @property
-    def version(self) -> str:
-        """A digest of every relation's version: changes when any data file changes."""
-        joined = "".join(f"{r}:{self.relations[r].version};" for r in sorted(self.relations))
-        return hashlib.sha256(joined.encode()).hexdigest()[:16]
-
-    def sample(self, per_relation: int | None, seed: int = 0) -> "Bear":
-        """A seeded sample of ``per_relation`` instances from every relation (all if fewer).
-
-        Each relation is shuffled by its own generator (seeded by ``seed`` and the relation id)
-        and the first ``per_relation`` are kept, so a larger sample contains a smaller one with
-        the same seed. ``None`` keeps everything.
-        """
-        if per_relation is None:
-            return self
-        if per_relation < 1:
-            raise ValueError(f"per_relation must be at least 1, got {per_relation}")
-        parts = []
-        for rel, grp in self.instances.groupby("relation", sort=False):
-            rng = np.random.default_rng([seed, zlib.crc32(str(rel).encode())])
-            order = rng.permutation(len(grp))[:per_relation]
-            parts.append(grp.iloc[np.sort(order)])
-        return replace(self, instances=pd.concat(parts, ignore_index=True))
-
-    def select(self, relations: list[str] | None) -> "Bear":
-        """Only the given relations (``None``: all)."""
-        if relations is None:
-            return self
-        missing = sorted(set(relations) - set(self.relations))
-        if missing:
-            raise ValueError(f"unknown BEAR relation(s) {missing}")
-        keep = {r: self.relations[r] for r in relations}
-        inst = self.instances[self.instances["relation"].isin(relations)].reset_index(drop=True)
-        return replace(self, relations=keep, instances=inst)
-
-    def __len__(self) -> int:
-        return len(self.instances)
-
-
-def _check_template(path, rel: str, idx: int, text) -> None:
-    name = TEMPLATE_NAMES[idx] if idx < len(TEMPLATE_NAMES) else str(idx)
-    where = f"{rel}.templates[{idx}]"
-    if not isinstance(text, str):
-        raise DataFormatError(path, f"template {name!r} must be a string", field=where)
-    for slot in ("[X]", "[Y]"):
-        if text.count(slot) != 1:
-            raise DataFormatError(
-                path, f"template {name!r} = {text!r} must hold {slot} exactly once", field=where)
+    #: the ``dataset`` value of this probe's rows in a score table
+    dataset: ClassVar[str] = "bear"
+    name: ClassVar[str] = "BEAR"
 
 
 def parse_relation_metadata(path: Path, rel: str, meta: dict, domains=()) -> dict:
@@ -177,7 +114,8 @@ def parse_relation_metadata(path: Path, rel: str, meta: dict, domains=()) -> dic
                               f"{len(templates) if isinstance(templates, list) else templates!r}",
                               field=f"{rel}.templates")
     for i, t in enumerate(templates):
-        _check_template(path, rel, i, t)
+        check_template(path, t, field=f"{rel}.templates[{i}]",
+                       name=TEMPLATE_NAMES[i] if i < len(TEMPLATE_NAMES) else str(i))
     labels, ids = meta["answer_space_labels"], meta["answer_space_ids"]
     for key, values in (("answer_space_labels", labels), ("answer_space_ids", ids)):
         check_value(path, values, "list", field=f"{rel}.{key}")

@@ -27,16 +27,15 @@ from __future__ import annotations
 
 import csv
 import io
-import zlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from calib.data.errors import DataFormatError
 from calib.data.jsonl import read_text
 from calib.data.root import DataNotFoundError, data_file, data_root, source_for
+from calib.data.sampling import sample_groups
 
 #: the subsets, by name; ``wiki`` is download-only
 SUBSETS: tuple[str, ...] = ("news", "expert", "wiki")
@@ -89,12 +88,7 @@ class Factor:
             return self
         if per_subset < 1:
             raise ValueError(f"per_subset must be at least 1, got {per_subset}")
-        parts = []
-        for subset, grp in self.items.groupby("subset", sort=False):
-            rng = np.random.default_rng([seed, zlib.crc32(str(subset).encode())])
-            keep = np.sort(rng.permutation(len(grp))[:per_subset])
-            parts.append(grp.iloc[keep])
-        items = pd.concat(parts, ignore_index=True) if parts else self.items
+        items = sample_groups(self.items, "subset", per_subset, seed)
         before = self.items.groupby("subset", sort=False).size().to_dict()
         return replace(self, items=items, eligible=before if self.eligible is None
                        else self.eligible)

@@ -18,9 +18,9 @@ manual_paraphrase}/P*``                     prompts, a reference set)
 
 LAMA scores an object against the model's whole vocabulary; here, as in BEAR, every fact is
 scored against a *closed answer space* per relation: all objects of that relation in the test
-facts and the training pairs (sorted by label). So a :class:`Lama` is shaped like a
-:class:`~calib.data.bear.Bear` (it is one, with an extra ``train`` frame): relations are
-:class:`~calib.data.bear.Relation` objects whose templates are named (the manual one is
+facts and the training pairs (sorted by label). So a :class:`Lama` is, like a
+:class:`~calib.data.bear.Bear`, a :class:`~calib.data.probe.Probe` (with an extra ``train``
+frame): relations are :class:`~calib.data.probe.Relation` objects whose templates are named (the manual one is
 ``"manual"``; more are added with :meth:`Lama.with_templates`), and each instance has a subject
 and the index ``answer_idx`` of its object in the answer space.
 """
@@ -28,25 +28,24 @@ and the index ``answer_idx`` of its object in the answer space.
 from __future__ import annotations
 
 import hashlib
-import zlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import ClassVar, Iterable
 
-import numpy as np
 import pandas as pd
 
-from calib.data.bear import Bear, Relation
 from calib.data.errors import DataFormatError
 from calib.data.jsonl import check_unique, read_jsonl, read_text
+from calib.data.probe import Probe, Relation
 from calib.data.root import data_file, data_files
+from calib.data.sampling import seeded_positions
+from calib.data.templates import check_template
 
 #: name of the manual LAMA template in ``Relation.templates``
 MANUAL = "manual"
 #: LPAQA's released prompt sets (folders under ``lpaqa/prompt``)
 LPAQA_SETS: tuple[str, ...] = ("mine", "paraphrase", "manual_paraphrase")
 SPLITS: tuple[str, ...] = ("train", "dev")
-SLOTS: tuple[str, ...] = ("[X]", "[Y]")
 MASK = "[MASK]"
 
 _RELATIONS = "lama/relations.jsonl"
@@ -65,26 +64,11 @@ _INSTANCE_COLUMNS = ("relation", "instance", "split", "sub_id", "sub_label", "su
                      "obj_id", "obj_label", "answer_idx")
 
 
-def check_template(path, text, line: int | None = None, field: str | None = None) -> str:
-    """Return ``text`` if it is a string holding ``[X]`` and ``[Y]`` exactly once each.
-
-    Otherwise raise :class:`DataFormatError` naming ``path``, ``line`` and ``field``.
-    """
-    if not isinstance(text, str):
-        raise DataFormatError(path, f"a template must be a string, got {text!r}",
-                              line=line, field=field)
-    for slot in SLOTS:
-        if text.count(slot) != 1:
-            raise DataFormatError(path, f"template {text!r} must hold {slot} exactly once",
-                                  line=line, field=field)
-    return text
-
-
 @dataclass(frozen=True)
-class Lama(Bear):
-    """LAMA T-REx loaded and validated: a :class:`~calib.data.bear.Bear` plus training pairs.
+class Lama(Probe):
+    """LAMA T-REx loaded and validated: a :class:`~calib.data.probe.Probe` plus training pairs.
 
-    ``relations``: id -> :class:`~calib.data.bear.Relation` (``templates`` starts as
+    ``relations``: id -> :class:`~calib.data.probe.Relation` (``templates`` starts as
     ``{"manual": ...}``, the answer space is closed, see the module docstring).
     ``instances``: the test facts; ``train``: LPAQA's training pairs (for ranking prompts and
     learning ensemble weights, LPAQA §4). Both frames have the columns ``relation, instance,
@@ -98,13 +82,14 @@ class Lama(Bear):
     info: pd.DataFrame = field(default=None, repr=False)
     #: the ``dataset`` value of this probe's rows in a score table
     dataset: ClassVar[str] = "lama"
+    name: ClassVar[str] = "LAMA"
 
     def sample(self, per_relation: int | None, seed: int = 0, n_relations: int | None = None,
                train_per_relation: int | None = None) -> "Lama":
         """A seeded sample: ``n_relations`` relations, ``per_relation`` test facts each and
         ``train_per_relation`` training pairs each (``None``: all).
 
-        Facts are drawn exactly as :meth:`Bear.sample` draws them (a generator per relation seeded
+        Facts are drawn exactly as :meth:`Probe.sample` draws them (a generator per relation seeded
         by ``seed`` and the relation id), so a larger sample holds a smaller one with the same
         seed; relations are drawn the same way from the sorted ids. Answer spaces are unchanged.
         """
@@ -113,12 +98,11 @@ class Lama(Bear):
             if n_relations < 1:
                 raise ValueError(f"n_relations must be at least 1, got {n_relations}")
             ids = sorted(self.relations)
-            rng = np.random.default_rng([seed, zlib.crc32(b"relations")])
-            keep = rng.permutation(len(ids))[:n_relations]
-            out = out.select([ids[i] for i in sorted(keep)])
-        test = Bear.sample(out, per_relation, seed).instances
-        train = Bear.sample(replace(out, instances=out.train), train_per_relation,
-                            seed).instances
+            out = out.select([ids[i] for i in seeded_positions(len(ids), n_relations, seed,
+                                                               "relations")])
+        test = Probe.sample(out, per_relation, seed).instances
+        train = Probe.sample(replace(out, instances=out.train), train_per_relation,
+                             seed).instances
         return replace(out, instances=test, train=train)
 
     def select(self, relations: list[str] | None) -> "Lama":
@@ -278,7 +262,7 @@ def load_lama(root=None, relations: list[str] | None = None,
                 .reset_index(drop=True))
 
 
-def answer_spaces(lama: Bear) -> pd.DataFrame:
+def answer_spaces(lama: Probe) -> pd.DataFrame:
     """One row per (relation, option): ``relation, option, obj_label, obj_id``."""
     return pd.DataFrame(
         [(rid, i, lab, oid) for rid, rel in lama.relations.items()

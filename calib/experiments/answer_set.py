@@ -17,7 +17,7 @@ import pandas as pd
 from calib.confidence import base, margin, subsample_repeats, summary
 from calib.confidence.probabilities import template_predictions
 from calib.data.bear import PLAIN, load_bear
-from calib.experiments.scores import bear_scores
+from calib.scoring.run import score_bear
 
 #: the size of a 1:1 relation's answer space in BEAR
 ONE_TO_ONE_OPTIONS = 60
@@ -49,8 +49,8 @@ def answer_set_scores(models: Sequence[str], relations: Iterable[str] | None = N
     if not chosen:
         raise ValueError(f"none of the relations {list(relations or [])} is a 1:1 relation with "
                          f"{ONE_TO_ONE_OPTIONS} options; Figure 3 needs at least one")
-    return bear_scores(models, [template], per_relation, seed, chosen, data_dir=data_dir,
-                       cache_dir=cache_dir, device=device, progress=progress)
+    return score_bear(models, [template], per_relation, seed, chosen, data_dir=data_dir,
+                      cache_dir=cache_dir, device=device, progress=progress)
 
 
 def _curve_point(sent: pd.DataFrame, template: str) -> pd.DataFrame:

@@ -38,7 +38,7 @@ from calib.confidence.metrics import (
 )
 from calib.confidence.reductions import sentence_scores
 from calib.confidence.summary import summary
-from calib.confidence.tables import ESTIMATE_COLUMNS, INSTANCE, require_columns
+from calib.confidence.schema import ESTIMATE_COLUMNS, INSTANCE, require_columns
 from calib.data.bear import PARAPHRASES, PLAIN
 from calib.experiments.verdicts import as_bool, universal_verdict
 
@@ -65,7 +65,7 @@ def estimator_names(aggregations: Sequence[str] = ("min",)) -> list[str]:
 
 
 #: a confidence estimator of one's own: sentence-score table in, estimate table out (one row
-#: per instance with ``prediction``, ``correct``, ``confidence``; see calib.confidence.tables)
+#: per instance with ``prediction``, ``correct``, ``confidence``; see calib.confidence.schema)
 Estimator = Callable[[pd.DataFrame], pd.DataFrame]
 
 
@@ -111,7 +111,7 @@ def extra_estimates(sent: pd.DataFrame, estimators: Mapping[str, Estimator],
                     like: pd.DataFrame | None = None) -> pd.DataFrame:
     """The estimate tables of one's own ``estimators`` (``{name: function}``) on a
     sentence-score table, with an ``estimator`` column: each function must return one row per
-    instance with the columns of :data:`calib.confidence.tables.ESTIMATE_COLUMNS` and a
+    instance with the columns of :data:`calib.confidence.schema.ESTIMATE_COLUMNS` and a
     confidence in [0, 1]; anything else is a ``ValueError`` naming the estimator. ``like``
     (another estimate table) must then cover the same instances."""
     parts = []

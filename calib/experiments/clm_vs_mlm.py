@@ -30,6 +30,7 @@ from calib.confidence import (all_estimates, paired_estimates_difference, summar
                               template_predictions)
 from calib.data.bear import PARAPHRASES, load_bear
 from calib.experiments.prose import compare_sentence
+from calib.scoring.schema import FACT
 
 #: the estimators Table 2 compares, as named by :func:`calib.confidence.all_estimates`
 ESTIMATORS: tuple[str, ...] = ("Margin", "Average/min")
@@ -37,8 +38,6 @@ ESTIMATORS: tuple[str, ...] = ("Margin", "Average/min")
 SCOPES: tuple[str, ...] = ("probe", "domain")
 #: the scope name of the whole probe (this build's BEAR sample)
 ALL = "the whole probe"
-#: the keys of one fact, shared by the two models of a pair
-FACT: tuple[str, ...] = ("dataset", "relation", "instance")
 
 PAIRING_RULE = (
     "Accuracy is that of the Base prediction averaged over all templates (the five "

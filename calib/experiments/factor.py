@@ -5,7 +5,7 @@ relation = the subset, instance = the item, template :data:`TEMPLATE`, and four 
 ``prefix + completion`` (:func:`calib.scoring.statements.continuation_statement`; the prefix's
 tokens have the role ``template``, the completion's ``object``). The four options are put in a
 fixed random order per item (seeded by the subset and item only, so every sample and every
-model sees the same order and stored scores stay valid); ``correct`` is where the true
+model sees the same order and stored scores stay valid); ``answer_idx`` is where the true
 completion landed.
 
 Scoring and reduction (Appendix F): the sentence score is the ``sum`` of the token
@@ -64,8 +64,6 @@ FACTOR_MAX_TOKENS = 1024
 ESTIMATORS: tuple[str, ...] = ("Base", "Margin")
 #: the metrics of Table 4
 METRICS: tuple[str, ...] = ("accuracy", "ace", "brier")
-#: the keys of one item across models (for paired comparisons)
-ITEM_KEYS: tuple[str, ...] = ("dataset", "relation", "instance")
 #: interval columns of :func:`table4`, for :func:`calib.report.tables.html_table`
 TABLE4_INTERVALS = {c: (f"{c}_low", f"{c}_high") for c in
                     ("accuracy", "ace_base", "ace_margin", "brier_base", "brier_margin")}

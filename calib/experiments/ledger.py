@@ -37,16 +37,16 @@ from calib.experiments import lpaqa as lp
 from calib.experiments import reductions as rx
 from calib.experiments.paper_tables import claim_evidence, text_value
 from calib.experiments.prose import fmt
-from calib.experiments.scores import bear_scores, objectives
+from calib.experiments.scores import objectives
 from calib.experiments.verdicts import (FAILS, HOLDS, UNDECIDED, UNTESTABLE, VERDICTS,
                                         universal_verdict)
 from calib.models.registry import get_spec, size_in_millions
+from calib.scoring.run import score_bear
+from calib.scoring.schema import FACT
 
 #: the chapters whose parameters :func:`build_ledger` needs
 CHAPTERS: tuple[str, ...] = ("calibration", "linguistic", "answer_set", "clm_vs_mlm", "lpaqa",
                              "reductions", "factor")
-#: the keys of one fact across models (for paired comparisons of two models)
-FACT: tuple[str, ...] = ("dataset", "relation", "instance")
 #: the numeric templates that weaken a statement (§6: "I'm 0% confident ...")
 NUMERIC_WEAKENERS: tuple[str, ...] = ("numeric-0", "numeric-25")
 #: at most this many per-model numbers are written into an evidence phrase
@@ -391,8 +391,8 @@ def lpaqa_comparison(hits: pd.DataFrame, pairs: Sequence[tuple[str, str]], n_boo
 
 
 def _bear(p: Mapping, templates) -> pd.DataFrame:
-    return bear_scores(p["models"], templates, p["per_relation"], p["seed"], p["relations"],
-                       progress=False)
+    return score_bear(p["models"], templates, p["per_relation"], p["seed"], p["relations"],
+                      progress=False)
 
 
 def calibration_verdicts(p: Mapping) -> dict[str, dict]:

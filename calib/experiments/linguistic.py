@@ -34,7 +34,7 @@ from calib.confidence.estimators import linguistic
 from calib.confidence.metrics import N_BINS
 from calib.confidence.reductions import sentence_scores
 from calib.confidence.summary import summary
-from calib.confidence.tables import INSTANCE, require_columns
+from calib.confidence.schema import INSTANCE, require_columns
 from calib.data.bear import LINGUISTIC, NUMERIC, PLAIN
 from calib.experiments.calibration import calibration_curves
 

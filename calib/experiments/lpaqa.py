@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import re
 import time
-import zlib
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -42,6 +41,7 @@ from calib.confidence.reductions import sentence_scores
 from calib.confidence.summary import summary
 from calib.data.bear import PARAPHRASES, PLAIN, Bear
 from calib.data.lama import MANUAL, Lama, load_lama, load_lpaqa_prompts, load_sentences
+from calib.data.sampling import sample_groups
 from calib.prompts.accuracy import majority_baseline, mean_accuracy, predictions
 from calib.prompts.ensemble import (fit_ensemble_weights, oracle, rank_prompts, top_k_ensemble,
                                     weighted_ensemble)
@@ -163,12 +163,7 @@ def mining_corpus(relations: Sequence[str], max_sentences: int | None = None, se
                                     ignore_index=True)
     if max_sentences is None:
         return corpus
-    parts = []
-    for rel, grp in corpus.groupby("relation", sort=True):
-        rng = np.random.default_rng([seed, zlib.crc32(f"sentences-{rel}".encode())])
-        keep = np.sort(rng.permutation(len(grp))[:max_sentences])
-        parts.append(grp.iloc[keep])
-    return pd.concat(parts, ignore_index=True) if parts else corpus
+    return sample_groups(corpus, "relation", max_sentences, seed, label="sentences-{}", sort=True)
 
 
 def _dedup(frame: pd.DataFrame, seen: dict[str, set], top: int) -> pd.DataFrame:
@@ -292,7 +287,7 @@ def _templates(prompts: pd.DataFrame) -> dict[str, dict[str, str]]:
 
 
 def _facts(frame: pd.DataFrame) -> pd.DataFrame:
-    return frame.rename(columns={"sub_label": "subject", "answer_idx": "correct"})
+    return frame.rename(columns={"sub_label": "subject"})
 
 
 def lama_queries(lama: Lama, prompts: pd.DataFrame) -> list[Query]:
@@ -341,7 +336,7 @@ def _in_set(sent: pd.DataFrame, prompts: pd.DataFrame, sources: Sequence[str]) -
 class Selection:
     """What :func:`select_and_ensemble` returns.
 
-    ``hits``: per fact ``model, prompt_set, method, relation, instance, correct, hit``;
+    ``hits``: per fact ``model, prompt_set, method, relation, instance, answer_idx, hit``;
     ``ensembles``: the ensemble tables (:mod:`calib.prompts.ensemble`) of every method but the
     oracle, with ``prompt_set`` and ``method`` (``template`` = method); ``rankings``:
     :func:`~calib.prompts.ensemble.rank_prompts` per prompt set; ``weights``: the learned
@@ -394,7 +389,7 @@ def select_and_ensemble(train: pd.DataFrame, test: pd.DataFrame, prompts: pd.Dat
             ensembles.append(table.assign(prompt_set=name, method=table["template"]))
             hits.append(predictions(table).assign(prompt_set=name, method=table["template"]))
         hits.append(oracle(te).assign(prompt_set=name, method="oracle"))
-    cols = ["model", "prompt_set", "method", "relation", "instance", "correct", "hit"]
+    cols = ["model", "prompt_set", "method", "relation", "instance", "answer_idx", "hit"]
     return Selection(hits=pd.concat(hits, ignore_index=True)[cols],
                      ensembles=pd.concat(ensembles, ignore_index=True),
                      rankings=pd.concat(rankings, ignore_index=True),
@@ -550,7 +545,7 @@ def _estimates_of(tables: pd.DataFrame, names: Sequence[str]) -> pd.DataFrame:
         t = tables[tables["template"] == name]
         if len(t):
             parts.append(base(t[["model", "dataset", "relation", "instance", "template",
-                                 "option", "correct", "score"]], name).assign(method=name))
+                                 "option", "answer_idx", "score"]], name).assign(method=name))
     return pd.concat(parts, ignore_index=True)
 
 

@@ -30,7 +30,7 @@ from calib.confidence.estimators import base
 from calib.confidence.metrics import N_BINS
 from calib.confidence.reductions import REDUCTIONS, harmonic_mean, sentence_scores
 from calib.confidence.summary import compare_reductions, summary
-from calib.confidence.tables import require_columns
+from calib.confidence.schema import require_columns
 from calib.data.bear import PLAIN
 
 #: the paper's names of the reductions (its figure's labels)

@@ -1,4 +1,5 @@
-"""Score tables for several models at once, through the cache."""
+"""Facts about the score tables of several models: their objectives and how many facts each
+was scored on (the tables come from :func:`calib.scoring.run.score_bear`)."""
 
 from __future__ import annotations
 
@@ -6,25 +7,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from calib.data.bear import load_bear, template_names
-from calib.scoring.run import score_queries
-from calib.scoring.statements import bear_queries
-
-
-def bear_scores(models: Sequence[str], templates="paraphrase-0..4", per_relation: int | None = None,
-                seed: int = 0, relations: Sequence[str] | None = None, *, data_dir=None,
-                cache_dir=None, device: str | None = "auto", progress: bool = True,
-                start_token: str = "single") -> pd.DataFrame:
-    """One score table (:mod:`calib.scoring.schema`) for every model in ``models`` on the same
-    seeded BEAR sample under the named ``templates``. Stored scores are reused; only what is
-    missing is computed (with a progress bar). ``start_token``: see
-    :func:`calib.scoring.run.score_queries`."""
-    bear = load_bear(data_dir, relations=list(relations) if relations else None)
-    queries = bear_queries(bear.sample(per_relation, seed), template_names(templates))
-    frames = [score_queries(m, queries, cache_dir=cache_dir, device=device, progress=progress,
-                            start_token=start_token)
-              for m in models]
-    return pd.concat(frames, ignore_index=True)
+from calib.scoring.schema import FACT
 
 
 def objectives(models: Sequence[str]) -> dict[str, str]:
@@ -49,5 +32,5 @@ def facts_per_model(scores: pd.DataFrame) -> int:
     scored on: the largest count over its models (they share one sample)."""
     if scores.empty:
         return 0
-    return int(scores.groupby("model")[["dataset", "relation", "instance"]]
+    return int(scores.groupby("model")[list(FACT)]
                .apply(lambda f: len(f.drop_duplicates())).max())

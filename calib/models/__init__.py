@@ -1,1 +1,2 @@
-"""Models: the registry of named models and loading by name, hub id or folder."""
+"""Models: the registry of named models (data only), where their files lie here (``locate``),
+loading by name, hub id or folder (``loading``), and the ``calib models`` listing."""

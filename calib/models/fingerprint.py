@@ -12,9 +12,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from calib.models.loading import (ModelLoadError, file_sha256, folder_hash, hub_snapshot,
-                                  model_key)
-from calib.models.registry import get_spec, gguf_path
+from calib.models.loading import ModelLoadError, file_sha256, folder_hash, model_key
+from calib.models.locate import gguf_path, hub_snapshot
+from calib.models.registry import get_spec
 from calib.models.tiny import TINY_VERSION, tiny_folder
 from calib.settings import cache_root
 

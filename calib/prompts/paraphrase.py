@@ -37,7 +37,7 @@ from typing import NamedTuple, Protocol, Sequence, runtime_checkable
 
 import pandas as pd
 
-from calib.data.lama import SLOTS
+from calib.data.templates import SLOTS, missing_slot
 from calib.prompts.mining import TOP_T
 
 #: the stand-in words that carry [X] and [Y] through a translation
@@ -83,7 +83,7 @@ def restore(text: str, source: str | None = None) -> str | None:
     for slot, word in SENTINELS.items():
         text = re.sub(rf"(?<![\w\[]){re.escape(word)}(?!\w)", slot, text, flags=re.IGNORECASE)
     text = " ".join(text.split())
-    if any(text.count(slot) != 1 for slot in SLOTS):
+    if missing_slot(text) is not None:
         return None
     if source is not None:
         src_words, words = source.split(), text.split()

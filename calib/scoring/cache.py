@@ -50,9 +50,13 @@ _CLAIMS = "claims"
 SCHEMA = pa.schema([
     ("model", pa.string()), ("dataset", pa.string()), ("relation", pa.string()),
     ("instance", pa.string()), ("template", pa.string()), ("option", pa.int32()),
-    ("answer", pa.string()), ("correct", pa.int32()),
+    ("answer", pa.string()), ("answer_idx", pa.int32()),
     ("token_logprobs", pa.list_(pa.float32())), ("token_roles", pa.list_(pa.string())),
 ])
+#: columns renamed since chunks were first written, read under their new names: the correct
+#: option's index was stored as ``correct`` before it became ``answer_idx`` (same values, so
+#: the scorer version and the stored chunks stay valid)
+_RENAMED = {"correct": "answer_idx"}
 
 
 def unit_hash(query: Query) -> str:
@@ -61,7 +65,7 @@ def unit_hash(query: Query) -> str:
     for st in query.statements:
         digest.update(st.text.encode())
         digest.update(b"\x1f")
-    digest.update(f"|{query.correct}".encode())
+    digest.update(f"|{query.answer_idx}".encode())
     return digest.hexdigest()[:20]
 
 
@@ -147,7 +151,7 @@ class ScoreStore:
         if any(got.get((r, t, i)) != n for r, t, i, _d, n in meta["units"]):
             self._quarantine(path, "row counts per unit do not match the metadata")
             return None
-        return table
+        return table.rename_columns([_RENAMED.get(n, n) for n in table.column_names])
 
     def write(self, frame: pd.DataFrame, queries: list[Query],
               claim: "Claim | None" = None) -> Path:

@@ -1,4 +1,5 @@
-"""Scoring with the cache: the entry points ``score_queries``, ``score_bear`` and ``calib score``.
+"""Scoring with the cache: the entry points ``score_queries`` and ``score_bear`` (also behind
+``calib score``).
 
 Asking for scores that are stored returns them without loading the model; missing units are
 scored in chunks of about ``chunk_statements`` statements, each written atomically as soon as it
@@ -97,7 +98,7 @@ def _score_chunk(lm: LoadedModel, queries: Sequence[Query], max_logits: int | No
             for col, val in (("model", lm.name), ("dataset", q.dataset),
                              ("relation", q.relation), ("instance", q.instance),
                              ("template", q.template), ("option", o), ("answer", q.answers[o]),
-                             ("correct", q.correct), ("token_logprobs", lp.astype(np.float32)),
+                             ("answer_idx", q.answer_idx), ("token_logprobs", lp.astype(np.float32)),
                              ("token_roles", list(enc.roles))):
                 rows[col].append(val)
     return pd.DataFrame(rows)
@@ -237,12 +238,19 @@ def score_queries(model: str | LoadedModel, queries: Sequence[Query], *,
     return out
 
 
-def score_bear(model: str | LoadedModel, templates="paraphrase-0..4",
-               per_relation: int | None = None, seed: int = 0,
-               relations: list[str] | None = None, data_dir=None, **kwargs) -> pd.DataFrame:
-    """Score BEAR (optionally a seeded sample of ``per_relation`` instances per relation) under
-    the named templates; see :func:`score_queries` for the other keyword arguments."""
+def score_bear(models: str | LoadedModel | Sequence[str | LoadedModel],
+               templates="paraphrase-0..4", per_relation: int | None = None, seed: int = 0,
+               relations: Sequence[str] | None = None, data_dir=None,
+               **kwargs) -> pd.DataFrame:
+    """The score table of BEAR (optionally a seeded sample of ``per_relation`` instances per
+    relation) under the named ``templates`` for one model or, given a list, for every model on
+    the same sample (their tables one after another). Stored scores are reused; only what is
+    missing is computed. See :func:`score_queries` for the other keyword arguments
+    (``cache_dir``, ``device``, ``progress``, ``start_token`` ...)."""
     from calib.data.bear import load_bear, template_names
 
-    bear = load_bear(data_dir, relations=relations).sample(per_relation, seed)
-    return score_queries(model, bear_queries(bear, template_names(templates)), **kwargs)
+    bear = load_bear(data_dir, relations=list(relations) if relations else None)
+    queries = bear_queries(bear.sample(per_relation, seed), template_names(templates))
+    if isinstance(models, (str, LoadedModel)):
+        return score_queries(models, queries, **kwargs)
+    return pd.concat([score_queries(m, queries, **kwargs) for m in models], ignore_index=True)

@@ -13,7 +13,7 @@ column             dtype        meaning
 ``template``       str          template name (``"paraphrase-0"`` ... see :mod:`calib.data.bear`)
 ``option``         int          index of this answer option in the instance's answer space
 ``answer``         str          the option's surface text as it was put into the template
-``correct``        int          index of the correct option (the same on every row of an
+``answer_idx``     int          index of the correct option (the same on every row of an
                                 (instance, template))
 ``token_logprobs`` list[float]  log-probability of each scored token, in order (CLM: natural-log
                                 probability given everything before; MLM: the within-word
@@ -35,10 +35,13 @@ from __future__ import annotations
 import pandas as pd
 
 KEYS: tuple[str, ...] = ("model", "dataset", "relation", "instance", "template", "option")
-SCORE_COLUMNS: tuple[str, ...] = (*KEYS, "answer", "correct", "token_logprobs", "token_roles")
+SCORE_COLUMNS: tuple[str, ...] = (*KEYS, "answer", "answer_idx", "token_logprobs", "token_roles")
 ROLES: tuple[str, ...] = ("subject", "object", "template")
 #: the rows that together form one softmax
 GROUP: tuple[str, ...] = ("model", "dataset", "relation", "instance", "template")
+#: the keys of one fact (instance), the same for every model and template: the unit that
+#: paired comparisons of two models and answer-set subsets are drawn over
+FACT: tuple[str, ...] = ("dataset", "relation", "instance")
 
 
 def check_score_table(frame: pd.DataFrame, name: str = "score table") -> pd.DataFrame:

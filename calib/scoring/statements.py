@@ -19,7 +19,8 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-SUBJECT, OBJECT = "[X]", "[Y]"
+from calib.data.templates import OBJECT, SUBJECT, missing_slot
+
 
 
 @dataclass(frozen=True)
@@ -47,9 +48,9 @@ def fill_template(template: str, subject: str, answer: str) -> Statement:
     >>> fill_template("[X] is located in [Y].", "mountain states", "Idaho").text
     'Mountain states is located in Idaho.'
     """
-    for slot in (SUBJECT, OBJECT):
-        if template.count(slot) != 1:
-            raise ValueError(f"template {template!r} must hold {slot} exactly once")
+    slot = missing_slot(template)
+    if slot is not None:
+        raise ValueError(f"template {template!r} must hold {slot} exactly once")
     slots = sorted(((template.index(SUBJECT), SUBJECT, "subject", subject),
                     (template.index(OBJECT), OBJECT, "object", answer)))
     text, spans, pos = "", [], 0
@@ -83,7 +84,7 @@ class Query:
     template: str
     answers: tuple[str, ...]
     statements: tuple[Statement, ...]
-    correct: int
+    answer_idx: int
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -94,7 +95,7 @@ def template_queries(instances: pd.DataFrame, answer_spaces: Mapping[str, Sequen
                      templates: Mapping[str, Mapping[str, str]], dataset: str) -> list[Query]:
     """Queries for every instance under every template of its relation.
 
-    ``instances`` has columns ``relation, instance, subject, correct`` (index of the object in
+    ``instances`` has columns ``relation, instance, subject, answer_idx`` (index of the object in
     the relation's answer space); ``answer_spaces[relation]`` lists the options;
     ``templates[relation]`` maps template names to texts with ``[X]`` and ``[Y]``.
     """
@@ -102,20 +103,20 @@ def template_queries(instances: pd.DataFrame, answer_spaces: Mapping[str, Sequen
     for rel, rows in instances.groupby("relation", sort=False):
         answers = tuple(answer_spaces[rel])
         for name, template in templates[rel].items():
-            for inst, subject, correct in zip(rows["instance"], rows["subject"], rows["correct"]):
-                if not 0 <= int(correct) < len(answers):
-                    raise ValueError(f"{dataset} {rel} {inst}: correct index {correct} outside "
+            for inst, subject, idx in zip(rows["instance"], rows["subject"], rows["answer_idx"]):
+                if not 0 <= int(idx) < len(answers):
+                    raise ValueError(f"{dataset} {rel} {inst}: answer_idx {idx} outside "
                                      f"the answer space of {len(answers)}")
                 out.append(Query(dataset, str(rel), str(inst), name, answers,
                                  tuple(fill_template(template, subject, a) for a in answers),
-                                 int(correct)))
+                                 int(idx)))
     return out
 
 
 def bear_queries(bear, template_names: Iterable[str]) -> list[Query]:
     """Queries for a (sampled) :class:`~calib.data.bear.Bear` under the named templates."""
     names = list(template_names)
-    inst = bear.instances.rename(columns={"sub_label": "subject", "answer_idx": "correct"})
+    inst = bear.instances.rename(columns={"sub_label": "subject"})
     spaces = {r: rel.answer_labels for r, rel in bear.relations.items()}
     temps = {r: {n: rel.templates[n] for n in names} for r, rel in bear.relations.items()}
     return template_queries(inst, spaces, temps, dataset="bear")

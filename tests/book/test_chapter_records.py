@@ -37,7 +37,7 @@ def test_the_parameters_cell_shows_the_values_the_chapter_ran_with():
 
 def _score_rows(model, instances, template="paraphrase-0"):
     return pd.DataFrame([{"model": model, "dataset": "bear", "relation": "P1", "instance": i,
-                          "template": template, "option": o, "answer": f"a{o}", "correct": 0,
+                          "template": template, "option": o, "answer": f"a{o}", "answer_idx": 0,
                           "token_logprobs": [-1.0, -2.0], "token_roles": ["subject", "object"]}
                          for i in instances for o in range(2)])
 

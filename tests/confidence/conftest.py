@@ -20,7 +20,7 @@ from calib.scoring.schema import SCORE_COLUMNS
 
 
 def table_from_scores(groups, model: str = "m", dataset: str = "bear") -> pd.DataFrame:
-    """``groups``: iterable of ``(relation, instance, template, scores, correct)``; one row per
+    """``groups``: iterable of ``(relation, instance, template, scores, answer_idx)``; one row per
     option with tokens ``[0.2*s, 0.3*s, 0.5*s]`` and roles ``[subject, template, object]``."""
     rows = []
     for relation, instance, template, scores, correct in groups:
@@ -28,7 +28,7 @@ def table_from_scores(groups, model: str = "m", dataset: str = "bear") -> pd.Dat
             rows.append({
                 "model": model, "dataset": dataset, "relation": relation,
                 "instance": instance, "template": template, "option": option,
-                "answer": f"ans{option}", "correct": correct,
+                "answer": f"ans{option}", "answer_idx": correct,
                 "token_logprobs": [0.2 * s, 0.3 * s, 0.5 * s],
                 "token_roles": ["subject", "template", "object"],
             })
@@ -66,7 +66,7 @@ def random_score_table(n_instances: int = 12, sizes=(5, 8, 13), templates=TEMPLA
                         rows.append({
                             "model": model, "dataset": "bear", "relation": f"R{r}",
                             "instance": f"Q{r}_{i}", "template": template, "option": option,
-                            "answer": f"a{option}", "correct": correct,
+                            "answer": f"a{option}", "answer_idx": correct,
                             "token_logprobs": lp.tolist(), "token_roles": roles,
                         })
     return pd.DataFrame(rows, columns=list(SCORE_COLUMNS))

@@ -210,14 +210,14 @@ def test_properties_on_random_table(random_table):
 
 def permuted(sent, seed):
     """Relabel the options of every instance by one random permutation (the same for all its
-    templates), remap ``correct``, and shuffle the rows."""
+    templates), remap ``answer_idx``, and shuffle the rows."""
     rng = np.random.default_rng(seed)
     out = sent.copy()
     for (_, _, _, _), idx in out.groupby(["model", "dataset", "relation", "instance"]).groups.items():
         n = out.loc[idx, "option"].max() + 1
         perm = rng.permutation(n)
         out.loc[idx, "option"] = perm[out.loc[idx, "option"].to_numpy()]
-        out.loc[idx, "correct"] = perm[out.loc[idx, "correct"].to_numpy()]
+        out.loc[idx, "answer_idx"] = perm[out.loc[idx, "answer_idx"].to_numpy()]
     return out.sample(frac=1.0, random_state=seed).reset_index(drop=True)
 
 

@@ -24,7 +24,7 @@ def test_softmax_hand_computed(make_table):
     probs = option_probabilities(sent)["probability"]
     np.testing.assert_allclose(probs, [0.125, 0.25, 0.625])
     per = template_predictions(sent).iloc[0]
-    assert per["prediction"] == 2 and per["target"] == 2 and bool(per["correct"])
+    assert per["prediction"] == 2 and per["answer_idx"] == 2 and bool(per["correct"])
     assert per["n_options"] == 3
     assert per["p_top"] == pytest.approx(0.625) and per["p_second"] == pytest.approx(0.25)
 
@@ -73,18 +73,18 @@ def base_sent(make_table):
 
 def test_correct_index_out_of_range(make_table):
     sent = base_sent(make_table)
-    sent["correct"] = 3
-    with pytest.raises(ValueError, match=r"correct index 3 is out of range .* 3 options"):
+    sent["answer_idx"] = 3
+    with pytest.raises(ValueError, match=r"answer_idx 3 is out of range .* 3 options"):
         template_predictions(sent)
-    sent["correct"] = -1
-    with pytest.raises(ValueError, match="correct index -1 is out of range"):
+    sent["answer_idx"] = -1
+    with pytest.raises(ValueError, match="answer_idx -1 is out of range"):
         template_predictions(sent)
 
 
 def test_correct_must_be_one_value_per_group(make_table):
     sent = base_sent(make_table)
-    sent.loc[1, "correct"] = 1
-    with pytest.raises(ValueError, match="'correct' differs between the options"):
+    sent.loc[1, "answer_idx"] = 1
+    with pytest.raises(ValueError, match="'answer_idx' differs between the options"):
         check_sentence_scores(sent)
 
 

@@ -13,7 +13,7 @@ from calib.scoring.schema import SCORE_COLUMNS
 
 def two_options():
     base = {"model": "m", "dataset": "bear", "relation": "P1", "instance": "Q1",
-            "template": "paraphrase-0", "answer": "x", "correct": 1}
+            "template": "paraphrase-0", "answer": "x", "answer_idx": 1}
     return pd.DataFrame([
         {**base, "option": 0, "token_logprobs": [-1.0, -2.0, -3.0],
          "token_roles": ["subject", "template", "object"]},
@@ -31,9 +31,9 @@ def two_options():
 def test_hand_computed_reductions(reduction, expected):
     out = sentence_scores(two_options(), reduction)
     assert list(out.columns) == ["model", "dataset", "relation", "instance", "template",
-                                 "option", "correct", "score"]
+                                 "option", "answer_idx", "score"]
     np.testing.assert_allclose(out["score"], expected)
-    assert out["correct"].tolist() == [1, 1]
+    assert out["answer_idx"].tolist() == [1, 1]
 
 
 def test_default_is_sum_and_names_are_the_papers():
@@ -77,8 +77,10 @@ def test_row_order_is_kept_and_irrelevant(random_table):
 
 
 @pytest.mark.parametrize("change, message", [
-    (lambda f: f.at[1, "token_logprobs"].__setitem__(0, float("nan")), "log-probability nan"),
-    (lambda f: f.at[0, "token_logprobs"].__setitem__(2, float("-inf")), "log-probability -inf"),
+    (lambda f: f.at[1, "token_logprobs"].__setitem__(0, float("nan")),
+     "'token_logprobs' is nan .* at row 1"),
+    (lambda f: f.at[0, "token_logprobs"].__setitem__(2, float("-inf")),
+     "'token_logprobs' is -inf .* at row 0"),
     (lambda f: f.at[1, "token_roles"].pop(), "4 token_logprobs but 3 token_roles"),
     (lambda f: f.at[0, "token_roles"].__setitem__(0, "verb"), "token role 'verb'"),
 ])

@@ -28,9 +28,9 @@ def test_k_options_with_the_correct_one(sent):
     groups = sub.groupby(["model", "relation", "instance", "template"])
     assert (groups.size() == 4).all()
     assert (groups["option"].apply(lambda s: sorted(s) == [0, 1, 2, 3])).all()
-    # the correct option survives and `correct` points at it
-    right = sub[sub["option"] == sub["correct"]]
-    truth = sent[sent["option"] == sent["correct"]]
+    # the correct option survives and `answer_idx` points at it
+    right = sub[sub["option"] == sub["answer_idx"]]
+    truth = sent[sent["option"] == sent["answer_idx"]]
     merged = right.merge(truth, on=["model", "relation", "instance", "template"])
     assert len(merged) == len(truth)
     assert (merged["source_option"] == merged["option_y"]).all()
@@ -94,6 +94,6 @@ def test_too_small_answer_spaces(sent):
 def test_answer_space_must_agree_across_models(sent):
     bad = sent.copy()
     mask = (bad["model"] == "m2") & (bad["instance"] == "Q1_0")
-    bad.loc[mask, "correct"] = (bad.loc[mask, "correct"] + 1) % 8
+    bad.loc[mask, "answer_idx"] = (bad.loc[mask, "answer_idx"] + 1) % 8
     with pytest.raises(ValueError, match="different correct options"):
         subsample_options(bad, 3)

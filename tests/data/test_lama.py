@@ -9,6 +9,7 @@ import pytest
 
 from calib.data.bear import Bear
 from calib.data.errors import DataFormatError
+from calib.data.probe import Probe
 from calib.data.lama import (MANUAL, answer_spaces, load_lama, load_lpaqa_prompts,
                              load_sentences)
 from calib.data.root import DataNotFoundError, data_file
@@ -45,7 +46,7 @@ def make_root(tmp_path, relations=None, facts=None, train=None):
 
 def test_tiny_root_answer_space_and_train_pairs(tmp_path):
     lama = load_lama(make_root(tmp_path))
-    assert isinstance(lama, Bear) and lama.dataset == "lama"
+    assert isinstance(lama, Probe) and not isinstance(lama, Bear) and lama.dataset == "lama"
     assert list(lama.relations) == ["P1", "P2"]  # P9 has no facts file
     p1 = lama.relations["P1"]
     assert p1.templates == {MANUAL: "[X] was born in [Y] ."}

@@ -54,7 +54,7 @@ def test_draws_are_seeded_and_differ_between_repeats(sent, curve):
 
 
 def test_a_model_that_always_ranks_the_truth_first_stays_right(sent):
-    perfect = sent.assign(score=np.where(sent["option"] == sent["correct"], 0.0, -5.0))
+    perfect = sent.assign(score=np.where(sent["option"] == sent["answer_idx"], 0.0, -5.0))
     c = ax.subsample_curve(perfect, ks=(2, 10, 60), repeats=2)
     acc = c[c["metric"] == "accuracy"]["value"]
     assert (acc == 1).all()

@@ -26,7 +26,7 @@ def test_one_query_per_item_with_the_true_completion_at_correct(sample, tiny_mod
         assert q.dataset == f"factor-{row['subset']}" and q.relation == row["subset"]
         assert q.instance == row["item"] and q.template == fx.TEMPLATE
         assert sorted(q.answers) == sorted(row["completions"])
-        assert q.answers[q.correct] == row["completions"][0]
+        assert q.answers[q.answer_idx] == row["completions"][0]
         prefixes = {s.text[:s.spans[0][1]] for s in q.statements}
         assert len(prefixes) == 1  # one shared prefix
         prefix = prefixes.pop()
@@ -64,8 +64,8 @@ def test_fit_prefix_keeps_the_last_tokens_that_fit(tiny_models):
 
 
 def test_the_option_order_depends_on_the_item_only(sample):
-    a = {q.key: q.correct for q in fx.factor_queries(sample)}
-    again = {q.key: q.correct for q in fx.factor_queries(load_factor().sample(8, seed=3))}
+    a = {q.key: q.answer_idx for q in fx.factor_queries(sample)}
+    again = {q.key: q.answer_idx for q in fx.factor_queries(load_factor().sample(8, seed=3))}
     assert all(again[k] == v for k, v in a.items())
     assert len(set(a.values())) > 1  # the true completion is not always first
     order = fx.option_order("news", "17")
@@ -88,7 +88,7 @@ def factor_scores_table(items: int = 12, models=("c1", "c2"), seed: int = 0) -> 
                     rows.append({"model": model, "dataset": f"factor-{subset}",
                                  "relation": subset, "instance": str(i),
                                  "template": fx.TEMPLATE, "option": o, "answer": f"c{o}",
-                                 "correct": correct, "token_logprobs": prefix + comp.tolist(),
+                                 "answer_idx": correct, "token_logprobs": prefix + comp.tolist(),
                                  "token_roles": ["template"] * 5 + ["object"] * 3})
     return pd.DataFrame(rows, columns=list(SCORE_COLUMNS))
 

@@ -154,7 +154,7 @@ def synthetic(rates: dict, n: int, seed: int, dataset: str, relations=("R1", "R2
                 rows += [(model, dataset, rel, f"{rel}-{i}", prompt, o, gold, float(values[o]))
                          for o in range(options)]
     return pd.DataFrame(rows, columns=["model", "dataset", "relation", "instance", "template",
-                                       "option", "correct", "score"])
+                                       "option", "answer_idx", "score"])
 
 
 RATES = {"manual": 0.3, "mined-00": 0.9, "mined-01": 0.2, "bt-00": 0.25}
@@ -167,7 +167,7 @@ PROMPTS = pd.DataFrame({"relation": [r for r in ("R1", "R2") for _ in RATES],
 def selection():
     train = synthetic(RATES, 60, 0, L.TRAIN)
     test = synthetic(RATES, 60, 1, L.TEST)
-    facts = test.drop_duplicates("instance")[["relation", "instance", "correct"]]
+    facts = test.drop_duplicates("instance")[["relation", "instance", "answer_idx"]]
     return test, L.select_and_ensemble(train, test, PROMPTS, facts, ks=(2,), steps=150)
 
 
@@ -196,7 +196,7 @@ def test_majority_and_macro_accuracy(selection):
     assert (maj.groupby("relation")["hit"].mean().mean()
             == pytest.approx(acc.loc["majority", "micro"]))
     # the majority baseline is right on one object only: its macro accuracy is 1 / n_objects
-    n_obj = maj.groupby("relation")["correct"].nunique()
+    n_obj = maj.groupby("relation")["answer_idx"].nunique()
     assert acc.loc["majority", "macro"] == pytest.approx((1 / n_obj).mean())
 
 

@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 
 from calib.models.loading import ModelLoadError, load_model, model_key
-from calib.models.registry import get_spec, gguf_path, print_registry, registry
+from calib.models.listing import print_registry
+from calib.models.locate import gguf_path
+from calib.models.registry import get_spec, registry
 
 
 def test_registry_names_embedded_tiny_and_paper_models():

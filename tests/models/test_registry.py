@@ -9,6 +9,7 @@ import pytest
 
 from calib.book.profiles import get_profile
 from calib.models import registry as reg
+from calib.models.listing import print_registry
 
 
 def test_the_registry_holds_the_29_models_of_table3():
@@ -69,7 +70,7 @@ def test_the_paper_profile_runs_all_29_models():
 
 
 def test_calib_models_prints_the_papers_accuracy(capsys):
-    reg.print_registry()
+    print_registry()
     out = capsys.readouterr().out
     line = next(li for li in out.splitlines() if li.startswith("qwen3.5-9b "))
     assert "Qwen/Qwen3.5-9B*" in line and "51.0 IT" in line
@@ -92,3 +93,18 @@ def test_a_malformed_csv_row_names_file_line_and_field(tmp_path, monkeypatch):
             reg.paper_models()
     finally:
         reg.paper_models.cache_clear()
+
+
+def test_the_registry_is_data_only():
+    """The registry imports nothing of calib (locating and listing build on it, not it on
+    them); the embedded models' packaging differences are fields of their specs."""
+    import ast
+    import inspect
+
+    tree = ast.parse(inspect.getsource(reg))
+    modules = {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    modules |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert not [m for m in modules if m.startswith("calib")]
+    gemma, smollm = reg.get_spec("gemma-3-270m"), reg.get_spec("smollm2-135m-instruct")
+    assert gemma.gguf_assembled and not smollm.gguf_assembled
+    assert smollm.pip_no_deps and not gemma.pip_no_deps

@@ -9,10 +9,10 @@ from calib.prompts.accuracy import (majority_baseline, mean_accuracy, prediction
                                     relation_accuracy)
 
 
-def per_fact(relation, correct, hit, template="t"):
+def per_fact(relation, answer_idx, hit, template="t"):
     return pd.DataFrame({"relation": relation, "instance": [f"{relation}{i}" for i in
-                                                             range(len(correct))],
-                         "template": template, "correct": correct, "hit": hit})
+                                                             range(len(answer_idx))],
+                         "template": template, "answer_idx": answer_idx, "hit": hit})
 
 
 # R1: object 0 three times (2 right), object 1 once (wrong); R2: two objects, both right
@@ -41,7 +41,7 @@ def test_predictions_take_the_highest_score():
     rows = [("m", "lama", "R1", "i1", "t", o, 1, s) for o, s in enumerate([-2.0, -1.0, -3.0])]
     rows += [("m", "lama", "R1", "i2", "t", o, 0, s) for o, s in enumerate([-2.0, -1.0, -3.0])]
     table = pd.DataFrame(rows, columns=["model", "dataset", "relation", "instance", "template",
-                                        "option", "correct", "score"])
+                                        "option", "answer_idx", "score"])
     pred = predictions(table)
     assert pred["pred"].tolist() == [1, 1] and pred["hit"].tolist() == [True, False]
     with pytest.raises(ValueError, match="NaN"):

@@ -17,7 +17,7 @@ def table(scores: dict, correct: dict, relation="R", model="m", dataset="lama") 
     rows = [(model, dataset, relation, inst, tmpl, o, correct[inst], float(s))
             for (inst, tmpl), values in scores.items() for o, s in enumerate(values)]
     return pd.DataFrame(rows, columns=["model", "dataset", "relation", "instance", "template",
-                                       "option", "correct", "score"])
+                                       "option", "answer_idx", "score"])
 
 
 # two facts, three options, prompts a, b, c (log-probabilities chosen by hand)
@@ -111,8 +111,8 @@ def test_bad_score_tables_are_rejected():
     with pytest.raises(ValueError, match="scored twice"):
         prompt_accuracy(pd.concat([HAND, HAND.iloc[:1]]))
     bad = HAND.copy()
-    bad.loc[0, "correct"] = 2
-    with pytest.raises(ValueError, match="differing `correct`"):
+    bad.loc[0, "answer_idx"] = 2
+    with pytest.raises(ValueError, match="differing `answer_idx`"):
         prompt_accuracy(bad)
     with pytest.raises(ValueError, match=r"lacks column\(s\) \['score'\]"):
         prompt_accuracy(HAND.drop(columns="score"))

@@ -35,7 +35,7 @@ def test_table_schema_and_order(tiny_models, qs, cache):
     assert (head["instance"] == first.instance).all()
     assert head["option"].tolist() == list(range(len(first.statements)))
     assert head["answer"].tolist() == list(first.answers)
-    assert (head["correct"] == first.correct).all()
+    assert (head["answer_idx"] == first.answer_idx).all()
     assert all(len(lp) == len(r) for lp, r in zip(scores["token_logprobs"],
                                                    scores["token_roles"]))
     assert set(np.concatenate(scores["token_roles"].to_numpy())) <= {"subject", "object",
@@ -50,6 +50,24 @@ def test_second_call_reads_cache_without_model(tiny_models, qs, cache, monkeypat
     # a subset is served from the same store, in the order asked for
     sub = run.score_queries("tiny-gpt2", qs[::-1][:3], cache_dir=cache, progress=False)
     assert sub["instance"].iloc[0] == qs[-1].instance
+
+
+def test_chunks_with_the_old_index_column_name_are_read(tiny_models, qs, cache, monkeypatch):
+    """Chunks written before the rename store the correct option's index as ``correct``; they
+    are read back with it as ``answer_idx`` (same values), without rescoring."""
+    import pyarrow.parquet as pq
+
+    first = run.score_queries("tiny-gpt2", qs, cache_dir=cache, progress=False)
+    chunks = list(cache.rglob("chunk-*.parquet"))
+    assert chunks
+    for path in chunks:
+        table = pq.read_table(path)
+        old = table.rename_columns(["correct" if n == "answer_idx" else n
+                                    for n in table.column_names])
+        pq.write_table(old.replace_schema_metadata(table.schema.metadata), path)
+    monkeypatch.setattr(run, "load_model", _no_model)
+    again = run.score_queries("tiny-gpt2", qs, cache_dir=cache, progress=False)
+    pd.testing.assert_frame_equal(first, again)
 
 
 def test_resume_after_crash(tiny_models, qs, cache, monkeypatch):

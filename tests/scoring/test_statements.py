@@ -64,6 +64,6 @@ def test_bear_queries_cover_answer_space(small_bear):
         assert len(q.statements) == rel.n_options
         row = small_bear.instances.set_index(["relation", "instance"]).loc[(q.relation,
                                                                             q.instance)]
-        assert q.correct == row["answer_idx"]
-        assert q.answers[q.correct] == row["obj_label"]
+        assert q.answer_idx == row["answer_idx"]
+        assert q.answers[q.answer_idx] == row["obj_label"]
         assert row["sub_label"] in q.statements[0].text

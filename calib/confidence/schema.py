@@ -8,7 +8,7 @@ column        dtype  meaning
 ============  =====  ===================================================================
 ``model`` ...  str   ``model, dataset, relation, instance, template`` as in the score table
 ``option``    int    index of the answer option, ``0 .. n-1`` within its answer space
-``correct``   int    index of the correct option (the same on every row of a group)
+``answer_idx`` int   index of the correct option (the same on every row of a group)
 ``score``     float  sentence log-likelihood of the statement with this option
 ============  =====  ===================================================================
 
@@ -27,8 +27,8 @@ column           dtype  meaning
 ``rejected``     bool   multi-template estimators only: the voting found no answer
 ===============  =====  ==================================================================
 
-Note that ``correct`` is an option *index* in the score and sentence-score tables and a *bool*
-in the estimate table, as the estimators' name for "the prediction is right".
+``answer_idx`` is always the correct option's *index* (as in the data files and the score
+table); ``correct`` is always the *bool* "the prediction is right".
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from calib.scoring.schema import GROUP
 #: the keys of one instance (one fact), across templates
 INSTANCE: tuple[str, ...] = tuple(k for k in GROUP if k != "template")
 #: the columns of a sentence-score table
-SENTENCE_COLUMNS: tuple[str, ...] = (*GROUP, "option", "correct", "score")
+SENTENCE_COLUMNS: tuple[str, ...] = (*GROUP, "option", "answer_idx", "score")
 #: the columns every estimate table has
 ESTIMATE_COLUMNS: tuple[str, ...] = (*INSTANCE, "prediction", "correct", "confidence")
 
@@ -82,14 +82,17 @@ def require_columns(frame: pd.DataFrame, columns: Sequence[str], name: str, hint
 
 
 def check_finite(values: np.ndarray, frame: pd.DataFrame, column: str, name: str,
-                 keys: Sequence[str] = GROUP) -> None:
-    """Raise ``ValueError`` naming the first row whose ``column`` is NaN or infinite."""
+                 keys: Sequence[str] = GROUP, rows: np.ndarray | None = None) -> None:
+    """Raise ``ValueError`` naming the first row whose ``column`` is NaN or infinite. For a
+    column of lists, ``values`` are the lists' items one after another and ``rows`` the row of
+    each."""
     bad = ~np.isfinite(values)
     if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{name}: column {column!r} is {float(values[i])!r} (expected a "
+        t = int(np.flatnonzero(bad)[0])
+        i = t if rows is None else int(rows[t])
+        raise ValueError(f"{name}: column {column!r} is {float(values[t])!r} (expected a "
                          f"finite number) at row {i} ({describe_row(frame, i, keys)}); "
-                         f"{int(bad.sum())} such row(s) in all")
+                         f"{int(bad.sum())} such {'row' if rows is None else 'value'}(s) in all")
 
 
 def integer_column(frame: pd.DataFrame, column: str, name: str) -> np.ndarray:
@@ -109,16 +112,16 @@ def integer_column(frame: pd.DataFrame, column: str, name: str) -> np.ndarray:
 def check_sentence_scores(frame: pd.DataFrame, name: str = "sentence-score table") -> pd.DataFrame:
     """Validate a sentence-score table and return it unchanged.
 
-    Checks: the columns; ``score`` finite; ``option`` and ``correct`` integers; within each
+    Checks: the columns; ``score`` finite; ``option`` and ``answer_idx`` integers; within each
     (model, dataset, relation, instance, template) group the options are exactly ``0 .. n-1``
-    with ``n >= 2``, and ``correct`` is one value in ``0 .. n-1``; every template of an instance
+    with ``n >= 2``, and ``answer_idx`` is one value in ``0 .. n-1``; every template of an instance
     has the same number of options (one answer space per instance).
     """
     require_columns(frame, SENTENCE_COLUMNS, name,
                     hint="Reduce a score table first: calib.confidence.sentence_scores(scores)")
     check_finite(frame["score"].to_numpy(dtype=float), frame, "score", name)
     option = integer_column(frame, "option", name)
-    correct = integer_column(frame, "correct", name)
+    answer_idx = integer_column(frame, "answer_idx", name)
     codes, n_groups = group_codes(frame, GROUP)
     n_opt = np.bincount(codes, minlength=n_groups)
     # options must be 0 .. n-1, each once: min 0, max n-1 and no duplicates
@@ -139,19 +142,19 @@ def check_sentence_scores(frame: pd.DataFrame, name: str = "sentence-score table
         i = int(order[starts[np.flatnonzero(small)[0]]])
         raise ValueError(f"{name}: group ({describe_row(frame, i)}) has only "
                          f"{n_opt[codes[i]]} option; an answer space needs at least 2")
-    sorted_correct = correct[order]
+    sorted_correct = answer_idx[order]
     cmin = np.minimum.reduceat(sorted_correct, starts)
     cmax = np.maximum.reduceat(sorted_correct, starts)
     differ = cmin != cmax
     if differ.any():
         i = int(np.flatnonzero(differ[codes])[0])
-        raise ValueError(f"{name}: column 'correct' differs between the options of group "
+        raise ValueError(f"{name}: column 'answer_idx' differs between the options of group "
                          f"({describe_row(frame, i)}): values {cmin[codes[i]]} and "
                          f"{cmax[codes[i]]}; it must be the one correct option's index")
     out = (cmin < 0) | (cmin >= n_opt)
     if out.any():
         i = int(np.flatnonzero(out[codes])[0])
-        raise ValueError(f"{name}: correct index {cmin[codes[i]]} is out of range for group "
+        raise ValueError(f"{name}: answer_idx {cmin[codes[i]]} is out of range for group "
                          f"({describe_row(frame, i)}) with {n_opt[codes[i]]} options "
                          f"(expected 0..{n_opt[codes[i]] - 1})")
     # one answer space per instance: same number of options on every template
