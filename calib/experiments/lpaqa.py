@@ -2,13 +2,16 @@
 back-translation, selected and ensembled on LAMA T-REx; then, beyond the paper, the calibration
 of the ensembles and the prompts applied to BEAR.
 
-The steps, each a function here (the chapter only calls them and shows their frames):
+The chapter calls :func:`run_lpaqa` once and shows the frames of the :class:`LpaqaResult` it
+returns; the steps, each a function here or in :mod:`calib.prompts`:
 
 1. :func:`load_sample` - a seeded sample of LAMA T-REx relations, training pairs and test facts
    (closed answer space per relation, :mod:`calib.data.lama`).
-2. :func:`generate_prompts` - the manual prompt, the ``top`` most frequent mined prompts (§3.1,
-   :mod:`calib.prompts.mining`) and the ``top`` best back-translations of the manual prompt
-   (§3.2, :mod:`calib.prompts.paraphrase`), duplicates removed (:func:`prompt_key`).
+2. :func:`calib.prompts.generation.generate_prompts` - the manual prompt, the ``top`` most
+   frequent mined prompts of :func:`calib.prompts.mining.mining_corpus` (§3.1) and the ``top``
+   best back-translations of the manual prompt (§3.2, :mod:`calib.prompts.paraphrase`),
+   duplicates removed; LPAQA's released prompts as a reference
+   (:func:`calib.prompts.generation.reference_prompts`).
 3. :func:`lama_queries`, :func:`score` - every prompt on the training pairs (to rank prompts and
    learn weights) and on the test facts, with :func:`calib.scoring.run.score_queries` (cached)
    and the ``sum`` reduction (:func:`calib.confidence.reductions.sentence_scores`).
@@ -17,7 +20,8 @@ The steps, each a function here (the chapter only calls them and shows their fra
    :mod:`calib.prompts.ensemble`) and the majority baseline, as per-fact hits;
    :func:`accuracy_table` gives micro and macro accuracy (§5.1, :mod:`calib.prompts.accuracy`).
 5. :func:`calibration` - ACE and Brier of the ensembles' probabilities against single prompts
-   and the paraphrase-consistency estimators over the top prompts (:mod:`calib.confidence`).
+   and the paraphrase-consistency estimators over the top prompts (:mod:`calib.confidence`);
+   :func:`paired_accuracy` - selection and ensembles against the manual prompt.
 6. :func:`transfer_queries`, :func:`transfer_results` - the LAMA prompts on the BEAR relations
    that LAMA also has, against BEAR's own templates.
 
@@ -27,12 +31,9 @@ Datasets in the score tables: ``"lama-train"`` (training pairs), ``"lama"`` (tes
 
 from __future__ import annotations
 
-import re
 import time
-import zlib
-from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -41,20 +42,18 @@ from calib.confidence.estimators import MULTI, base
 from calib.confidence.reductions import sentence_scores
 from calib.confidence.summary import summary
 from calib.data.bear import PARAPHRASES, PLAIN, Bear
-from calib.data.lama import MANUAL, Lama, load_lama, load_lpaqa_prompts, load_sentences
+from calib.data.lama import MANUAL, Lama, load_lama
 from calib.prompts.accuracy import majority_baseline, mean_accuracy, predictions
 from calib.prompts.ensemble import (fit_ensemble_weights, oracle, rank_prompts, top_k_ensemble,
                                     weighted_ensemble)
-from calib.prompts.mining import METHODS, mine_prompts
-from calib.prompts.paraphrase import paraphrase_prompts
+from calib.prompts.generation import (REFERENCE_SOURCES, SOURCES, generate_prompts,
+                                      lpaqa_overlap, reference_prompts)
+from calib.prompts.mining import mining_corpus
+from calib.prompts.translators import apertium
 from calib.scoring.statements import Query, template_queries
 
 #: the score-table datasets of the three fact sets
 TRAIN, TEST, BEAR = "lama-train", "lama", "bear"
-#: where a prompt comes from (the ``source`` column of a prompt frame)
-SOURCES: tuple[str, ...] = ("manual", "mined", "paraphrase")
-#: LPAQA's released prompts used as a reference (scored on the test facts only)
-REFERENCE_SOURCES: tuple[str, ...] = ("lpaqa-mine", "lpaqa-paraphrase")
 #: the prompt sets that selection and ensembles choose from (LPAQA §5's Mine, Mine+Man,
 #: Man+Para; "All" = Mine+Man+Para). Our paraphrases are back-translations of the manual prompt.
 PROMPT_SETS: dict[str, tuple[str, ...]] = {
@@ -68,8 +67,8 @@ MAIN_SET = "All"
 #: the methods of the main table, in their order (§5: baselines, selection, ensembles, bound)
 METHOD_ORDER: tuple[str, ...] = ("majority", "manual", "top-1", "top-3", "top-5", "optimized",
                                  "oracle")
-
-
+#: the methods the closing note compares with the manual prompt (paired bootstrap)
+COMPARED: tuple[str, ...] = ("top-1", "optimized")
 
 
 def method_rank(method: str) -> float:
@@ -137,147 +136,6 @@ def relation_table(sample: Sample) -> pd.DataFrame:
                      int((full.instances["relation"] == rid).sum())))
     return pd.DataFrame(rows, columns=["relation", "label", "type", "manual prompt", "options",
                                        "train", "train (all)", "test", "test (all)"])
-
-
-# ---------------------------------------------------------------------------------------------
-# 2. prompts
-
-
-def prompt_key(text: str) -> str:
-    """A prompt's identity for de-duplication and for comparing prompt sets: lower case, single
-    spaces, no space before punctuation, no final full stop (``"[X] plays [Y] ."`` and
-    ``"[X] plays [Y]."`` are the same prompt)."""
-    text = " ".join(text.lower().split())
-    text = re.sub(r"\s+([.,;:!?)])", r"\1", text)
-    return text.rstrip(" .")
-
-
-def mining_corpus(relations: Sequence[str], max_sentences: int | None = None, seed: int = 0,
-                  root=None) -> pd.DataFrame:
-    """The evidence sentences of ``relations`` from ``lama/sentences/train`` (disjoint from the
-    test facts), each once per fact (T-REx repeats some evidence sentences within a fact, which
-    would count a prompt twice), at most ``max_sentences`` per relation (a seeded draw, kept in
-    file order)."""
-    corpus = load_sentences(root, relations=list(relations), splits=("train",))
-    corpus = corpus.drop_duplicates(["relation", "sub_label", "obj_label", "masked_sentence"],
-                                    ignore_index=True)
-    if max_sentences is None:
-        return corpus
-    parts = []
-    for rel, grp in corpus.groupby("relation", sort=True):
-        rng = np.random.default_rng([seed, zlib.crc32(f"sentences-{rel}".encode())])
-        keep = np.sort(rng.permutation(len(grp))[:max_sentences])
-        parts.append(grp.iloc[keep])
-    return pd.concat(parts, ignore_index=True) if parts else corpus
-
-
-def _dedup(frame: pd.DataFrame, seen: dict[str, set], top: int) -> pd.DataFrame:
-    """Rows whose prompt is not yet in ``seen[relation]``, at most ``top`` per relation (in
-    the frame's order); ``seen`` is updated."""
-    keep, kept = [], Counter()
-    for i, (rel, text) in enumerate(zip(frame["relation"], frame["text"])):
-        key, have = prompt_key(text), seen.setdefault(rel, set())
-        if key in have or kept[rel] >= top:
-            continue
-        have.add(key)
-        kept[rel] += 1
-        keep.append(i)
-    return frame.iloc[keep]
-
-
-def generate_prompts(lama: Lama, corpus: pd.DataFrame, top: int, translator=None,
-                     pivots: Sequence[str] = (), rounds: int = 1,
-                     methods: Sequence[str] = METHODS, exclude: pd.DataFrame | None = None,
-                     nlp=None) -> pd.DataFrame:
-    """Every relation's prompts (LPAQA §3): ``manual``; the ``top`` most frequent ``mined``
-    prompts of ``corpus`` (§3.1, middle-word and dependency); the ``top`` best ``paraphrase``
-    candidates of the manual prompt by back-translation through ``pivots`` (§3.2, ranked by the
-    score of :mod:`calib.prompts.paraphrase`; skipped when ``translator`` is ``None``).
-
-    A prompt equal (:func:`prompt_key`) to an earlier one (manual, then mined, then paraphrase)
-    is dropped. ``exclude``: facts whose sentences are not mined (e.g. all test facts).
-    Returns ``relation, template, text, source, rank, count, score`` (``count``: sentences
-    that yield a mined prompt; ``score``: a paraphrase's ranking score).
-    """
-    if top < 1:
-        raise ValueError(f"top must be at least 1, got {top}")
-    manual = pd.DataFrame({"relation": list(lama.relations),
-                           "template": MANUAL,
-                           "text": [r.templates[MANUAL] for r in lama.relations.values()],
-                           "source": "manual", "rank": 0})
-    seen: dict[str, set] = {}
-    parts = [_dedup(manual, seen, 1)]
-    rels = set(lama.relations)
-    corpus = corpus[corpus["relation"].isin(rels)]
-    if len(corpus):
-        mined = mine_prompts(corpus, methods=methods, top=top + 1, exclude=exclude, nlp=nlp)
-        parts.append(_dedup(mined.assign(source="mined"), seen, top))
-    if translator is not None:
-        para = paraphrase_prompts(manual, translator, pivots, top=3 * top + 1, rounds=rounds,
-                                  keep_source=False)
-        parts.append(_dedup(para.assign(source="paraphrase"), seen, top))
-    cols = ["relation", "template", "text", "source", "rank", "count", "score"]
-    out = pd.concat(parts, ignore_index=True).reindex(columns=cols)
-    order = {r: i for i, r in enumerate(lama.relations)}
-    out["_r"] = out["relation"].map(order)
-    out["_s"] = out["source"].map({s: i for i, s in enumerate(SOURCES)})
-    return (out.sort_values(["_r", "_s", "rank"], kind="stable").drop(columns=["_r", "_s"])
-            .reset_index(drop=True))
-
-
-def apertium(pivots: Sequence[str]):
-    """An :class:`~calib.prompts.translators.ApertiumTranslator` and the ``pivots`` it can
-    translate both ways, or ``(None, [])`` with the reason when Apertium is not installed."""
-    from calib.prompts.translators import ApertiumTranslator, TranslatorUnavailable
-
-    translator, usable, missing = ApertiumTranslator(), [], []
-    for pivot in pivots:
-        try:
-            translator.mode("en", pivot)
-            translator.mode(pivot, "en")
-            usable.append(pivot)
-        except TranslatorUnavailable as exc:
-            missing.append(f"{pivot}: {str(exc).splitlines()[0][:160]}")
-    note = "; ".join(missing)
-    return (translator if usable else None), usable, note
-
-
-def reference_prompts(prompts: pd.DataFrame, n: int, root=None) -> pd.DataFrame:
-    """LPAQA's released prompts as a reference: per relation of ``prompts`` the ``n`` prompts
-    of each of its ``mine`` and ``paraphrase`` sets with the largest weight (the weights LPAQA's
-    optimised ensemble learned for BERT), leaving out any equal (:func:`prompt_key`) to one of
-    ``prompts`` or to an earlier reference prompt. ``source`` is ``lpaqa-mine`` /
-    ``lpaqa-paraphrase``."""
-    cols = ["relation", "template", "text", "source", "rank", "weight"]
-    if n < 1:
-        return pd.DataFrame(columns=cols)
-    seen = {rel: {prompt_key(t) for t in grp["text"]} for rel, grp in prompts.groupby("relation")}
-    parts = []
-    for kind in ("mine", "paraphrase"):
-        p = load_lpaqa_prompts(kind, root, relations=sorted(seen))
-        p = p.sort_values(["relation", "weight", "rank"], ascending=[True, False, True],
-                          kind="stable")
-        parts.append(_dedup(p, seen, n))
-    return pd.concat(parts, ignore_index=True)[cols]
-
-
-def lpaqa_overlap(prompts: pd.DataFrame, root=None) -> pd.DataFrame:
-    """How many of our mined and paraphrased prompts LPAQA also released (compared by
-    :func:`prompt_key`): per relation and source, ``ours``, ``lpaqa`` (their set: ``mine``
-    for mined; ``paraphrase`` + ``manual_paraphrase`` for paraphrases) and ``shared``."""
-    rels = sorted(set(prompts["relation"]))
-    theirs = {"mined": ("mine",), "paraphrase": ("paraphrase", "manual_paraphrase")}
-    rows = []
-    for source, kinds in theirs.items():
-        lp = pd.concat([load_lpaqa_prompts(k, root, relations=rels) for k in kinds])
-        for rel in rels:
-            ours = {prompt_key(t) for t in prompts.loc[(prompts["relation"] == rel)
-                                                       & (prompts["source"] == source), "text"]}
-            their = {prompt_key(t) for t in lp.loc[lp["relation"] == rel, "text"]}
-            shared = sorted(ours & their)
-            rows.append((rel, source, len(ours), len(their), len(shared), "; ".join(shared)))
-    return pd.DataFrame(rows, columns=["relation", "source", "ours", "lpaqa", "shared",
-                                       "shared prompts"])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -401,54 +259,12 @@ def select_and_ensemble(train: pd.DataFrame, test: pd.DataFrame, prompts: pd.Dat
                      weights=pd.concat(weights, ignore_index=True))
 
 
-@dataclass(frozen=True)
-class LpaqaRun:
-    """Steps 1-4 of one LPAQA run (:func:`run_lpaqa`): the sample, every prompt scored (ours
-    and LPAQA's reference prompts), the sentence scores and the selection."""
-
-    sample: Sample
-    prompts: pd.DataFrame
-    sentences: pd.DataFrame
-    selection: Selection
-
-
-def run_lpaqa(models: Sequence[str], lama_relations: Sequence[str] | None = None,
-              n_relations: int | None = None, answer_space: str = "test",
-              train_per_relation: int | None = None, test_per_relation: int | None = None,
-              top_t: int = 4, max_sentences: int | None = None, pivots: Sequence[str] = (),
-              paraphrase_rounds: int = 1, ensemble_k: Sequence[int] = (3, 5),
-              adam_steps: int = 200, adam_lr: float = 0.1, reference_per_set: int = 1,
-              seed: int = 0, **_chapter_parameters) -> LpaqaRun:
-    """Steps 1-4 with the LPAQA chapter's parameters (the same calls the chapter makes, in the
-    same order, so the scores come from the cache when the chapter ran): :func:`load_sample`,
-    :func:`mining_corpus`, :func:`generate_prompts` (Apertium through :func:`apertium`),
-    :func:`reference_prompts`, :func:`score`, :func:`select_and_ensemble`. Parameters the
-    steps do not use (e.g. the chapter's ``bear_*`` and ``n_bootstrap``) are ignored."""
-    sample = load_sample(lama_relations, n_relations, train_per_relation, test_per_relation,
-                         seed, answer_space)
-    lama = sample.sample
-    corpus = mining_corpus(list(lama.relations), max_sentences, seed)
-    translator, usable, _missing = apertium(pivots)
-    prompts = generate_prompts(lama, corpus, top_t, translator, usable, paraphrase_rounds,
-                               exclude=sample.full.instances)
-    every = pd.concat([prompts, reference_prompts(prompts, reference_per_set)],
-                      ignore_index=True)
-    sent, _cost = score(models, lama_queries(lama, every), "LAMA", progress=False)
-    train, test = sent[sent["dataset"] == TRAIN], sent[sent["dataset"] == TEST]
-    selection = select_and_ensemble(train, test, every, lama.instances,
-                                    reference=sample.full.instances, ks=ensemble_k,
-                                    steps=adam_steps, lr=adam_lr)
-    return LpaqaRun(sample, every, sent, selection)
-
-
 def accuracy_table(hits: pd.DataFrame, prompt_set: str | None = MAIN_SET) -> pd.DataFrame:
     """Micro and macro accuracy (§5.1, averaged over relations) per ``model, prompt_set,
     method``; ``prompt_set`` given: that set plus the set-free rows (``manual``, ``majority``),
     in :data:`METHOD_ORDER`."""
     frame = hits if prompt_set is None else hits[hits["prompt_set"].isin(["-", prompt_set])]
-    acc = mean_accuracy(frame.rename(columns={"method": "template"}).assign(
-        template=lambda f: f["prompt_set"] + "\x1f" + f["template"]))
-    acc[["prompt_set", "method"]] = acc["template"].str.split("\x1f", expand=True)
+    acc = mean_accuracy(frame, by=["model", "prompt_set", "method"])
     acc["_o"] = acc["method"].map(method_rank)
     acc = acc.sort_values(["model", "_o", "prompt_set"], kind="stable")
     return acc[["model", "prompt_set", "method", "n_relations", "n", "micro", "macro"]] \
@@ -520,8 +336,8 @@ def reference_accuracy(test: pd.DataFrame, prompts: pd.DataFrame, hits: pd.DataF
         per = predictions(ref)
         per = per.merge(prompts[["relation", "template", "source"]],
                         on=["relation", "template"])
-        acc = mean_accuracy(per.assign(template=per["source"] + "\x1f" + per["template"]))
-        acc["method"] = acc["template"].str.split("\x1f").str[0]
+        acc = mean_accuracy(per, by=["model", "source", "template"]) \
+            .rename(columns={"source": "method"})
         rows.append(acc.groupby(["model", "method"], as_index=False)[["micro", "macro"]].mean())
     ours = accuracy_table(hits)
     rows.append(ours[ours["method"].isin(["manual", "top-1"])][["model", "method", "micro",
@@ -694,3 +510,121 @@ def plan_table(sample: Lama, prompts: pd.DataFrame, bear: Bear | None, k: int,
                          n_prompts * n * rel.n_options))
     return pd.DataFrame(rows, columns=["part", "relation", "prompts", "train facts",
                                        "test facts", "options", "statements"])
+
+
+# ---------------------------------------------------------------------------------------------
+# 7. the whole chapter
+
+
+@dataclass(frozen=True)
+class LpaqaResult:
+    """What :func:`run_lpaqa` returns: every frame the LPAQA chapter shows.
+
+    ``sample``: the LAMA sample; ``corpus``: the mining corpus; ``pivots``: the Apertium pivots
+    used and ``missing_pivots`` the reason for the others; ``prompts``: every prompt scored
+    (ours, then LPAQA's reference prompts); ``sentences``: their sentence scores on the
+    training pairs (dataset :data:`TRAIN`) and test facts (:data:`TEST`); ``selection``: §4's
+    selection and ensembles; ``lama_cost``, ``bear_cost``: the scoring cost of each part.
+    Beyond the paper (``None`` when ``run_lpaqa(beyond_paper=False)``): ``calibration``
+    (:func:`calibration`), ``paired`` (:func:`paired_accuracy` of each of :data:`COMPARED`
+    against ``manual``, one frame), and, where BEAR has sampled LAMA relations
+    (``bear_relations``), the BEAR facts ``bear``, the plan of statements ``plan`` and
+    ``transfer`` (:func:`transfer_results`)."""
+
+    sample: Sample
+    corpus: pd.DataFrame
+    pivots: list[str]
+    missing_pivots: str
+    prompts: pd.DataFrame
+    sentences: pd.DataFrame
+    selection: Selection
+    lama_cost: pd.DataFrame
+    bear_relations: list[str]
+    bear: Bear | None
+    plan: pd.DataFrame
+    calibration: pd.DataFrame | None = None
+    paired: pd.DataFrame | None = None
+    transfer: pd.DataFrame | None = None
+    bear_cost: pd.DataFrame | None = None
+
+    @property
+    def train(self) -> pd.DataFrame:
+        """The sentence scores of the training pairs."""
+        return self.sentences[self.sentences["dataset"] == TRAIN]
+
+    @property
+    def test(self) -> pd.DataFrame:
+        """The sentence scores of the test facts."""
+        return self.sentences[self.sentences["dataset"] == TEST]
+
+    @property
+    def ranking(self) -> pd.DataFrame:
+        """The prompt ranking of the main prompt set (:data:`MAIN_SET`)."""
+        rankings = self.selection.rankings
+        return rankings[rankings["prompt_set"] == MAIN_SET]
+
+    @property
+    def overlap(self) -> pd.DataFrame:
+        """How many of our prompts LPAQA also released
+        (:func:`~calib.prompts.generation.lpaqa_overlap`)."""
+        return lpaqa_overlap(self.prompts)
+
+    @property
+    def cost(self) -> pd.DataFrame:
+        """:func:`cost_table` of both parts."""
+        bear_cost = self.lama_cost.iloc[:0] if self.bear_cost is None else self.bear_cost
+        return cost_table(self.lama_cost, bear_cost)
+
+
+def run_lpaqa(models: Sequence[str], lama_relations: Sequence[str] | None = None,
+              n_relations: int | None = None, answer_space: str = "test",
+              train_per_relation: int | None = None, test_per_relation: int | None = None,
+              top_t: int = 4, max_sentences: int | None = None, pivots: Sequence[str] = (),
+              paraphrase_rounds: int = 1, ensemble_k: Sequence[int] = (3, 5),
+              adam_steps: int = 200, adam_lr: float = 0.1, reference_per_set: int = 1,
+              bear_per_relation: int | None = None, bear_top_k: int = 3, seed: int = 0,
+              n_bootstrap: int = 1000, beyond_paper: bool = True,
+              **_chapter_parameters) -> LpaqaResult:
+    """The LPAQA chapter with its parameters: steps 1-4 (:func:`load_sample`,
+    :func:`~calib.prompts.mining.mining_corpus`, :func:`~calib.prompts.generation.
+    generate_prompts` with Apertium through :func:`~calib.prompts.translators.apertium`,
+    :func:`~calib.prompts.generation.reference_prompts`, :func:`score`,
+    :func:`select_and_ensemble`) and, with ``beyond_paper``, step 5 (:func:`calibration` over
+    the ``max(ensemble_k)`` best prompts, :func:`paired_accuracy`) and step 6 (the BEAR
+    relations that LAMA also has: :func:`transfer_sample`, :func:`transfer_queries`,
+    :func:`transfer_results`). Parameters no step uses are ignored."""
+    from calib.data.bear import load_bear
+
+    sample = load_sample(lama_relations, n_relations, train_per_relation, test_per_relation,
+                         seed, answer_space)
+    lama = sample.sample
+    corpus = mining_corpus(list(lama.relations), max_sentences, seed)
+    translator, usable, missing = apertium(pivots)
+    prompts = generate_prompts(lama, corpus, top_t, translator, usable, paraphrase_rounds,
+                               exclude=sample.full.instances)
+    every = pd.concat([prompts, reference_prompts(prompts, reference_per_set)],
+                      ignore_index=True)
+    bear_rels = shared_relations(list(lama.relations), load_bear()) if beyond_paper else []
+    bear = transfer_sample(bear_rels, bear_per_relation, seed) if bear_rels else None
+    plan = plan_table(lama, every, bear, bear_top_k)
+    sent, lama_cost = score(models, lama_queries(lama, every), "LAMA", progress=False)
+    train, test = sent[sent["dataset"] == TRAIN], sent[sent["dataset"] == TEST]
+    selection = select_and_ensemble(train, test, every, lama.instances,
+                                    reference=sample.full.instances, ks=ensemble_k,
+                                    steps=adam_steps, lr=adam_lr)
+    result = LpaqaResult(sample, corpus, usable, missing, every, sent, selection, lama_cost,
+                         bear_rels, bear, plan)
+    if not beyond_paper:
+        return result
+    calib_table = calibration(test, selection, k=max(ensemble_k), n_boot=n_bootstrap,
+                              seed=seed)
+    paired = pd.concat([paired_accuracy(selection.hits, method, "manual", n_boot=n_bootstrap,
+                                        seed=seed) for method in COMPARED], ignore_index=True)
+    transfer = bear_cost = None
+    if bear is not None:
+        ranking = result.ranking
+        queries = {m: transfer_queries(bear, every, ranking, m, bear_top_k) for m in models}
+        bear_sent, bear_cost = score(models, queries, "BEAR", progress=False)
+        transfer = transfer_results(bear_sent, ranking, bear_top_k, n_bootstrap, seed)
+    return replace(result, calibration=calib_table, paired=paired, transfer=transfer,
+                   bear_cost=bear_cost)

@@ -24,13 +24,15 @@ found (e.g. masked inside the subject's own name) give no prompt.
 from __future__ import annotations
 
 import re
+import zlib
 from collections import Counter, defaultdict
 from functools import lru_cache
 from typing import Iterable
 
+import numpy as np
 import pandas as pd
 
-from calib.data.lama import MASK, SLOTS
+from calib.data.lama import MASK, SLOTS, load_sentences
 
 #: LPAQA's number of prompts kept per relation (§5, T = 40)
 TOP_T = 40
@@ -276,3 +278,22 @@ def mine_prompts(sentences: pd.DataFrame, methods: Iterable[str] = METHODS, top:
                          per_method.get("dependency", {}).get(rel, Counter())[text], "mined"))
     return pd.DataFrame(rows, columns=["relation", "template", "text", "rank", "count",
                                        "n_middle", "n_dependency", "source"])
+
+
+def mining_corpus(relations: Sequence[str], max_sentences: int | None = None, seed: int = 0,
+                  root=None) -> pd.DataFrame:
+    """The evidence sentences of ``relations`` from ``lama/sentences/train`` (disjoint from the
+    test facts), each once per fact (T-REx repeats some evidence sentences within a fact, which
+    would count a prompt twice), at most ``max_sentences`` per relation (a seeded draw, kept in
+    file order)."""
+    corpus = load_sentences(root, relations=list(relations), splits=("train",))
+    corpus = corpus.drop_duplicates(["relation", "sub_label", "obj_label", "masked_sentence"],
+                                    ignore_index=True)
+    if max_sentences is None:
+        return corpus
+    parts = []
+    for rel, grp in corpus.groupby("relation", sort=True):
+        rng = np.random.default_rng([seed, zlib.crc32(f"sentences-{rel}".encode())])
+        keep = np.sort(rng.permutation(len(grp))[:max_sentences])
+        parts.append(grp.iloc[keep])
+    return pd.concat(parts, ignore_index=True) if parts else corpus
