@@ -197,3 +197,27 @@ def test_score_reduces_cached_scores_and_reports_the_cost(small_lama):
     table = L.cost_table(cost, cost2.assign(part="again", seconds=0.01)).set_index("part")
     assert table.loc["total", "statements"] == 2 * len(sent)
     assert np.isnan(table.loc["again", "statements/s"])
+
+
+def test_run_lpaqa_returns_every_part_of_the_chapter():
+    """The chapter's one entry point on a tiny model: the parts the page shows, and the
+    ledger's variant without the steps beyond the paper."""
+    pytest.importorskip("spacy")
+    params = dict(lama_relations=["P30"], train_per_relation=2, test_per_relation=3, top_t=1,
+                  max_sentences=30, pivots=[], ensemble_k=[2], adam_steps=5,
+                  reference_per_set=1, bear_per_relation=1, bear_top_k=1, n_bootstrap=20)
+    run = L.run_lpaqa(["tiny-gpt2"], **params)
+    assert set(run.sentences["dataset"]) == {L.TRAIN, L.TEST}
+    assert len(run.test) + len(run.train) == len(run.sentences)
+    assert set(run.prompts["source"]) >= {"manual", "lpaqa-mine"}
+    assert set(run.paired["a"]) == set(L.COMPARED) and (run.paired["b"] == "manual").all()
+    assert run.calibration["method"].str.contains("manual").any()
+    assert run.bear_relations == ["P30"] and run.transfer is not None
+    assert set(run.cost["part"]) == {"LAMA", "BEAR", "total"}
+    assert (run.plan["part"] == "BEAR (at most)").any()
+    assert list(run.overlap["source"]) == ["mined", "paraphrase"]
+    # the ledger's run: the same selection, nothing beyond the paper
+    bare = L.run_lpaqa(["tiny-gpt2"], **params, beyond_paper=False)
+    pd.testing.assert_frame_equal(bare.selection.hits, run.selection.hits)
+    assert bare.calibration is None and bare.transfer is None and bare.bear is None
+    assert set(bare.cost["part"]) == {"LAMA", "total"}
