@@ -123,8 +123,8 @@ def reported_curve(reported: pd.DataFrame) -> pd.DataFrame:
 def bear_vs_factor(curve: pd.DataFrame, factor_table: pd.DataFrame, k: int = 5) -> pd.DataFrame:
     """Figure 4's points: per model, ACE (Base) and accuracy on BEAR's 1:1 relations cut to
     ``k`` options (mean over the repeats) and on each FACTOR subset (four options; rows of
-    :func:`calib.experiments.factor_experiment.table4`). Columns ``model, benchmark, options, accuracy,
-    ace``; only models present in both."""
+    :func:`calib.experiments.factor_experiment.table4`). Columns ``model, benchmark, options,
+    accuracy, ace``; only models present in both."""
     spread = curve_spread(curve)
     at_k = spread[spread["k"] == k]
     if at_k.empty:

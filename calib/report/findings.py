@@ -34,7 +34,8 @@ from calib.report.prose import compare_sentence
 #: how the metrics of the answer-set curves are titled in charts and sentences
 METRIC_TITLES = {"confidence": "mean Base confidence", "accuracy": "accuracy",
                  "ace": "ACE (Base)", "ace_margin": "ACE (Margin)"}
-#: the display names of Figure 7's metrics (:data:`calib.experiments.reduction_choice.FIGURE7_METRICS`)
+#: the display names of Figure 7's metrics
+#: (:data:`calib.experiments.reduction_choice.FIGURE7_METRICS`)
 METRIC_LABELS: dict[str, str] = {"accuracy": "Accuracy", "ace": "ACE", "H": "H"}
 
 
@@ -181,9 +182,9 @@ def margin_sentences(differences: pd.DataFrame) -> list[str]:
 def margin_claim(differences: pd.DataFrame, reported_base: float, reported_margin: float) -> str:
     """A sentence setting the mean ACE of Base and Margin that the paper's Appendix F states
     for Wiki-FACTOR beside this run's paired comparisons
-    (:func:`calib.experiments.factor_experiment.margin_vs_base`): it agrees only if Margin's ACE is lower
-    with an interval below 0 in every model and subset, and disagrees as soon as it is higher
-    with an interval above 0 in one (:func:`calib.experiments.verdicts.universal_verdict`);
+    (:func:`calib.experiments.factor_experiment.margin_vs_base`): it agrees only if Margin's ACE
+    is lower with an interval below 0 in every model and subset, and disagrees as soon as it is
+    higher with an interval above 0 in one (:func:`calib.experiments.verdicts.universal_verdict`);
     otherwise it cannot decide."""
     n = len(differences)
     lower = int((differences["high"] < 0).sum())
