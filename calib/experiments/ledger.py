@@ -34,6 +34,7 @@ from calib.experiments import clm_vs_mlm as cm
 from calib.experiments import factor_experiment as fx
 from calib.experiments import linguistic as lx
 from calib.experiments import lpaqa as lp
+from calib.experiments import lpaqa_chapter as lc
 from calib.experiments import reduction_choice as rx
 from calib.experiments.paper_tables import claim_evidence, text_value
 from calib.experiments.scores import bear_scores, objectives
@@ -469,7 +470,7 @@ def reductions_verdicts(p: Mapping) -> dict[str, dict]:
 
 def lpaqa_verdicts(p: Mapping) -> dict[str, dict]:
     """The three LPAQA claims with the LPAQA chapter's parameters (prompt set All)."""
-    hits = lp.run_lpaqa(**p, beyond_paper=False).selection.hits
+    hits = lc.run_lpaqa(**p, beyond_paper=False).selection.hits
     n, seed = p["n_bootstrap"], p["seed"]
     ks = [f"top-{k}" for k in sorted(p["ensemble_k"])]
     return {

@@ -233,6 +233,6 @@ def best_reduction_sentence(best: pd.DataFrame) -> str:
 
 def manual_comparison_sentences(paired: pd.DataFrame) -> list[str]:
     """One sentence per row of the LPAQA chapter's paired comparisons with the manual prompt
-    (:attr:`calib.experiments.lpaqa.LpaqaResult.paired`)."""
+    (:attr:`calib.experiments.lpaqa_chapter.LpaqaResult.paired`)."""
     return [compare_sentence(d["a"], "the manual prompt", d, subject=d["model"])
             for d in paired.to_dict("records")]
