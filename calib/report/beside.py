@@ -300,6 +300,6 @@ def paper_estimator_names(aggregation: str = "min") -> list[str]:
 
 
 __all__ = ["THIS_BUILD", "brier_bars_beside", "calibration_beside", "factor_points",
-           "figure4_beside", "linguistic_beside", "lpaqa_baselines_beside", "lpaqa_beside", "model_notes",
-           "paper_estimator_names", "reductions_beside", "selective_beside", "side_by_side", "table2_beside",
-           "table4_beside", "text_numbers"]
+           "figure4_beside", "linguistic_beside", "lpaqa_baselines_beside", "lpaqa_beside",
+           "model_notes", "paper_estimator_names", "reductions_beside", "selective_beside",
+           "side_by_side", "table2_beside", "table4_beside", "text_numbers"]
