@@ -7,9 +7,25 @@
 
 The flow runs left to right, and no module imports from a stage to its right::
 
-    calib.data -> calib.scoring -> calib.confidence -> calib.report -> notebooks/ -> book
+    calib.data, calib.models -> calib.scoring -> calib.confidence -> calib.prompts
+        -> calib.experiments -> calib.report -> calib.book (notebooks/ -> the book)
 
-``calib.prompts`` produces templates that enter the same flow at the scoring stage.
+* :mod:`calib.data` - the probes' files (BEAR, LAMA and LPAQA, FACTOR), read and checked;
+  :mod:`calib.models` - the model registry and loading.
+* :mod:`calib.scoring` - statements scored by a model, through the score cache.
+* :mod:`calib.confidence` - reductions, the estimators (Kissling et al. Eqs. 1-7), metrics and
+  bootstrap intervals.
+* :mod:`calib.prompts` - LPAQA's prompts (mined, paraphrased, de-duplicated), their ensembles
+  and accuracy.
+* :mod:`calib.experiments` - one module per chapter, from scores to result frames: numbers
+  only (the LPAQA chapter's whole pipeline is :func:`calib.experiments.lpaqa_chapter.run_lpaqa`).
+* :mod:`calib.report` - presentation: HTML tables, charts and their offline rendering, the
+  sentences the chapters print, and the papers' reported values.
+* :mod:`calib.book` - runs the chapters (``notebooks/*.md``) under a profile and builds the book.
+
+:mod:`calib.settings` (folders, environment) is used by every stage. One import runs against
+the flow: :mod:`calib.experiments.paper_tables` reads the papers' reported values from
+:mod:`calib.report.reported`.
 """
 
 __version__ = "0.1.0"

@@ -1,6 +1,6 @@
 """Sphinx extension for calib's book: offline chart scripts and the placeholder-numbers label.
 
-* Writes Vega, Vega-Lite and Vega-Embed (:func:`calib.report.charts.vega_bundle`, from the
+* Writes Vega, Vega-Lite and Vega-Embed (:func:`calib.report.chart_rendering.vega_bundle`, from the
   installed ``vl-convert-python``) to ``_static/vega/vega-bundle.js``; ``book/_static/
   calib-charts.js`` loads it on pages that hold a chart and renders every chart container.
   No page loads a script, style or font from another host.
@@ -53,7 +53,7 @@ def _announce(app, config) -> None:
 def _write_bundle(app, exception) -> None:
     if exception is not None or app.builder.format != "html":
         return
-    from calib.report.charts import vega_bundle, vega_bundle_header
+    from calib.report.chart_rendering import vega_bundle, vega_bundle_header
 
     target = Path(app.outdir) / "_static" / BUNDLE
     if target.is_file():

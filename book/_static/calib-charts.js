@@ -1,6 +1,6 @@
 /* calib's chart loader: renders every <div class="calib-chart"> of a page with Vega-Embed.
  *
- * A chart container (written by calib.report.charts.chart_html) holds the Vega-Lite spec in a
+ * A chart container (written by calib.report.chart_rendering.chart_html) holds the Vega-Lite spec in a
  * <script type="application/json" class="calib-chart-spec"> and a static SVG fallback in
  * <div class="calib-chart-view">. On pages with charts this script loads the local bundle
  * _static/vega/vega-bundle.js (Vega, Vega-Lite, Vega-Embed; written by the book build, no CDN),

@@ -28,14 +28,14 @@ the executed notebook, its result tables as CSV, the score rows it used as Parqu
 parameters cell with the values the chapter ran with.
 
 Modules: :mod:`~calib.book.layout` (paths, toc, errors), :mod:`~calib.book.profiles`,
-:mod:`~calib.book.parameters`, :mod:`~calib.book.run`, :mod:`~calib.book.build`,
-:mod:`~calib.book.cli`, :mod:`~calib.book.provenance`, :mod:`~calib.book.downloads`,
+:mod:`~calib.book.parameters`, :mod:`~calib.book.chapters`, :mod:`~calib.book.build`,
+:mod:`~calib.book.commands`, :mod:`~calib.book.provenance`, :mod:`~calib.book.downloads`,
 :mod:`~calib.book.render`, :mod:`~calib.book.examples` (the worked example of a new chapter).
 Everything public is importable from ``calib.book``.
 """
 
 from calib.book.build import build_book, build_html, offline_violations
-from calib.book.cli import cli_book, cli_run
+from calib.book.commands import cli_book, cli_run
 from calib.book.layout import (BANNER_TAG, CHAPTERS_DIR, FAILED_DIR, HTML_DIR, NOTEBOOKS_DIR,
                                PARAMETERS_TAG, BookError, ChapterFailed, ChapterNotExecuted,
                                ChapterNotFound, ParameterError, available_chapters, book_root,
@@ -46,7 +46,7 @@ from calib.book.parameters import (Parameter, chapter_parameters, describe_param
                                    resolve_parameters)
 from calib.book.profiles import (DEFAULT_PROFILE, PROFILES, QUICK_RELATIONS, SHARED_PARAMETERS,
                                  Profile, get_profile)
-from calib.book.run import KERNEL_NAME, kernel_environment, rerun_command, run_chapter
+from calib.book.chapters import KERNEL_NAME, kernel_environment, rerun_command, run_chapter
 
 __all__ = [
     "BANNER_TAG", "CHAPTERS_DIR", "DEFAULT_PROFILE", "FAILED_DIR", "HTML_DIR", "KERNEL_NAME",

@@ -14,7 +14,7 @@ from calib.book.layout import (HTML_DIR, NOTEBOOKS_DIR, BookError, Log, book_roo
                                executed_path)
 from calib.book.parameters import chapter_parameters, resolve_parameters
 from calib.book.profiles import DEFAULT_PROFILE, Profile, get_profile
-from calib.book.run import kernel_environment, run_chapter
+from calib.book.chapters import kernel_environment, run_chapter
 
 
 _EXTERNAL = re.compile(

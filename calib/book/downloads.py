@@ -1,7 +1,7 @@
 """A chapter's downloads: its executed notebook, its result tables (CSV), the scores it used.
 
 While a chapter runs, ``$CALIB_EXPORT_DIR`` points its kernel at a scratch folder: every
-computed table it shows is written there as CSV (:func:`calib.report.tables.record_table`) and
+computed table it shows is written there as CSV (:func:`calib.report.table_format.record_table`) and
 every score table it reads as a Parquet part (:func:`calib.scoring.usage.record_scores`).
 After a successful run :func:`collect` turns that folder into the chapter's downloads:
 
@@ -45,7 +45,7 @@ def _file_name(text: str) -> str:
 
 
 def _collect_tables(export: Path, dest: Path) -> list[dict]:
-    from calib.report.tables import TABLE_INDEX, TABLES_SUBDIR
+    from calib.report.table_format import TABLE_INDEX, TABLES_SUBDIR
 
     index = export / TABLES_SUBDIR / TABLE_INDEX
     if not index.is_file():

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from calib.book.layout import BookError
-
-if TYPE_CHECKING:
-    from calib.book.parameters import Parameter
 
 
 @dataclass(frozen=True)
@@ -30,8 +27,9 @@ class Profile:
     chapters: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     synthetic: bool = False
 
-    def defaults_for(self, chapter: str, declared: Mapping[str, Parameter]) -> dict[str, Any]:
-        """The profile's defaults for ``chapter``, restricted to the parameters it declares; a
+    def defaults_for(self, chapter: str, declared: Collection[str]) -> dict[str, Any]:
+        """The profile's defaults for ``chapter``, restricted to the parameters it declares
+        (``declared``: their names, e.g. :func:`calib.book.parameters.parse_parameters`); a
         chapter that declares ``profile`` gets the profile's name (the ledger reads the other
         chapters' settings under it)."""
         out = {k: _resolve(v) for k, v in self.shared.items() if k in declared}

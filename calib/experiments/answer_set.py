@@ -5,7 +5,7 @@ BEAR's 1:1 relations have 60 options per instance. Cutting the answer space to `
 :func:`calib.confidence.subsample_options`) from the *stored* scores, with no rescoring, shows
 how Base confidence, accuracy and ACE move with the size of the answer space (Figure 3). At
 ``k = 5`` BEAR's 1:1 relations are set beside FACTOR's four options for the same models
-(Figure 4, with :mod:`calib.experiments.factor`).
+(Figure 4, with :mod:`calib.experiments.factor_experiment`).
 """
 
 from __future__ import annotations
@@ -25,9 +25,6 @@ ONE_TO_ONE_OPTIONS = 60
 K_GRID: tuple[int, ...] = tuple(range(5, 61, 5))
 #: the metrics of Figure 3, as they are named in :func:`subsample_curve`
 CURVE_METRICS: tuple[str, ...] = ("confidence", "accuracy", "ace", "ace_margin")
-#: how the metrics are titled in charts and tables
-METRIC_TITLES = {"confidence": "mean Base confidence", "accuracy": "accuracy",
-                 "ace": "ACE (Base)", "ace_margin": "ACE (Margin)"}
 
 
 def one_to_one_relations(relations: Iterable[str] | None = None, *, data_dir=None,
@@ -114,34 +111,6 @@ def curve_table(curve: pd.DataFrame, ks: Sequence[int] = (5, 30, 60)) -> pd.Data
         metric=lambda f: f["metric"].astype(str))
 
 
-def trend_sentences(curve: pd.DataFrame) -> list[str]:
-    """Sentences on how accuracy and mean Base confidence change from the smallest to the
-    largest ``k`` per model, and whether the change is larger than the spread of the repeats
-    (no claim is made where the repeats' ranges at the two ends overlap)."""
-    spread = curve_spread(curve)
-    lo_k, hi_k = spread["k"].min(), spread["k"].max()
-    out = []
-    for model, part in spread.groupby("model", sort=True):
-        bits = []
-        for metric in ("accuracy", "confidence", "ace"):
-            p = part[part["metric"] == metric].set_index("k")
-            if lo_k not in p.index or hi_k not in p.index:
-                continue
-            a, b = p.loc[lo_k], p.loc[hi_k]
-            change = b["mean"] - a["mean"]
-            apart = b["lower"] > a["upper"] or b["upper"] < a["lower"]
-            direction = "rises" if change > 0 else "falls"
-            if apart:
-                bits.append(f"{METRIC_TITLES[metric]} {direction} from {a['mean']:.3f} at k={lo_k} "
-                            f"to {b['mean']:.3f} at k={hi_k}")
-            else:
-                bits.append(f"{METRIC_TITLES[metric]} goes from {a['mean']:.3f} to "
-                            f"{b['mean']:.3f}, within the spread of the repeats")
-        if bits:
-            out.append(f"{model}: " + "; ".join(bits) + ".")
-    return out
-
-
 def reported_curve(reported: pd.DataFrame) -> pd.DataFrame:
     """The authors' subsampling data (``kissling2026_repo_answer_space_subsampling``) in the
     long format of :func:`subsample_curve` (``repeat`` 0, ``n`` missing)."""
@@ -154,8 +123,8 @@ def reported_curve(reported: pd.DataFrame) -> pd.DataFrame:
 def bear_vs_factor(curve: pd.DataFrame, factor_table: pd.DataFrame, k: int = 5) -> pd.DataFrame:
     """Figure 4's points: per model, ACE (Base) and accuracy on BEAR's 1:1 relations cut to
     ``k`` options (mean over the repeats) and on each FACTOR subset (four options; rows of
-    :func:`calib.experiments.factor.table4`). Columns ``model, benchmark, options, accuracy,
-    ace``; only models present in both."""
+    :func:`calib.experiments.factor_experiment.table4`). Columns ``model, benchmark, options,
+    accuracy, ace``; only models present in both."""
     spread = curve_spread(curve)
     at_k = spread[spread["k"] == k]
     if at_k.empty:
@@ -171,18 +140,6 @@ def bear_vs_factor(curve: pd.DataFrame, factor_table: pd.DataFrame, k: int = 5) 
     out = pd.concat([bear, fac[["model", "benchmark", "options", "accuracy", "ace"]]],
                     ignore_index=True)
     return out[out["model"].isin(both)].reset_index(drop=True)
-
-
-
-def figure4_sentences(points: pd.DataFrame) -> list[str]:
-    """Per model, the ACE and accuracy of each benchmark in :func:`bear_vs_factor`, in words
-    (a description of the plotted numbers, no claim beyond them)."""
-    out = []
-    for model, part in points.groupby("model", sort=True):
-        bits = [f"ACE {r.ace:.3f} at accuracy {r.accuracy:.3f} on {r.benchmark}"
-                for r in part.itertuples(index=False)]
-        out.append(f"{model}: " + "; ".join(bits) + ".")
-    return out
 
 
 def reported_bear_points(reported: pd.DataFrame, k: int = 5, objective: str = "clm"

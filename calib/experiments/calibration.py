@@ -346,23 +346,3 @@ def shared_models(reported: pd.DataFrame, models: Sequence[str],
     return [m for m in models if m in have]
 
 
-def below_zero_sentence(est: pd.DataFrame) -> str:
-    """How many instances each estimator gave a confidence below 0, per model, as a sentence.
-    Only the paper's Entropy-Confidence (Eq. 7, not normalised) can: it is 1 minus an entropy
-    in nats, below 0 when the templates split into three or more answers of similar weight."""
-    require_columns(est, ("model", "estimator", "confidence"), "estimate table")
-    counts = (est.assign(below=est["confidence"] < 0)
-              .groupby(["estimator", "model"], sort=False)
-              .agg(below=("below", "sum"), n=("below", "size"), lowest=("confidence", "min"))
-              .reset_index())
-    counts = counts[counts["below"] > 0]
-    if counts.empty:
-        return ("No estimator gave any instance a confidence below 0 in this run (the paper's "
-                "Entropy-Confidence, Eq. 7, can be below 0 when the templates split into three "
-                "or more answers).")
-    parts = [f"{r.estimator} for {int(r.below)} of {int(r.n)} instances of {r.model} "
-             f"(lowest {r.lowest:.2f})" for r in counts.itertuples(index=False)]
-    return ("The paper's Entropy-Confidence (Eq. 7) is 1 minus an entropy in nats, not "
-            "normalised, so it falls below 0 when the templates split into three or more "
-            "answers of similar weight; ACE and Brier are computed on these values as they are. "
-            "In this run confidences below 0 came from " + "; ".join(parts) + ".")

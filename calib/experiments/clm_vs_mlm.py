@@ -29,7 +29,6 @@ import pandas as pd
 from calib.confidence import (all_estimates, paired_estimates_difference, summary,
                               template_predictions)
 from calib.data.bear import PARAPHRASES, load_bear
-from calib.experiments.prose import compare_sentence
 from calib.scoring.schema import FACT
 
 #: the estimators Table 2 compares, as named by :func:`calib.confidence.all_estimates`
@@ -85,11 +84,12 @@ def template_accuracy(sent: pd.DataFrame, objectives: dict[str, str], domains: p
     if per.empty:
         raise ValueError(f"none of the templates {list(templates)} is in the table")
     sc = scoped(per[["model", "relation", "instance", "template", "correct"]], domains, within)
-    out = (sc.assign(correct=sc["correct"].astype(float),
-                     fact=sc["relation"].astype(str) + "\x1f" + sc["instance"].astype(str))
-           .groupby(["model", "scope"], sort=True)
-           .agg(n=("fact", "nunique"), templates=("template", "nunique"),
-                accuracy=("correct", "mean"))
+    by = ["model", "scope"]
+    facts = sc.drop_duplicates([*by, "relation", "instance"]).groupby(by, sort=True).size()
+    out = (sc.assign(correct=sc["correct"].astype(float))
+           .groupby(by, sort=True)
+           .agg(templates=("template", "nunique"), accuracy=("correct", "mean"))
+           .assign(n=facts)[["n", "templates", "accuracy"]]
            .reset_index())
     unknown = sorted(set(out["model"]) - set(objectives))
     if unknown:
@@ -231,7 +231,7 @@ def model_table(estimates: pd.DataFrame, objectives: dict[str, str], n_boot: int
 def pair_differences(estimates: pd.DataFrame, pairs: pd.DataFrame, domains: pd.DataFrame,
                      within: str = "probe", n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
     """Paired bootstrap of ``Brier(CLM) - Brier(MLM)`` per pair and estimator on the pair's
-    instances, with a generated sentence (:func:`calib.experiments.prose.compare_sentence`)."""
+    instances (sentences: :func:`calib.report.findings.pair_sentences`)."""
     sc = scoped(estimates, domains, within)
     rows = []
     for p in pairs.itertuples(index=False):
@@ -242,37 +242,8 @@ def pair_differences(estimates: pd.DataFrame, pairs: pd.DataFrame, domains: pd.D
             diff = paired_estimates_difference(a, b, "brier", n_boot=n_boot, seed=seed,
                                                keys=FACT)
             rows.append({"pair": p.pair, "clm": p.clm, "mlm": p.mlm, "scope": p.scope,
-                         "estimator": est, **diff,
-                         "sentence": compare_sentence(
-                             f"{p.clm} (causal)", f"{p.mlm} (masked)", diff,
-                             subject=f"{est} on {p.scope}")})
+                         "estimator": est, **diff})
     return pd.DataFrame(rows)
-
-
-def objective_sentence(differences: pd.DataFrame) -> str:
-    """How many pairs show the causal model with a lower / higher Brier score than its masked
-    partner (95% paired interval excluding 0), per estimator: generated from the numbers."""
-    if differences.empty:
-        return "No causal-masked pair was formed, so this run compares no objectives."
-    parts = []
-    for est, part in differences.groupby("estimator", sort=False):
-        n = len(part)
-        lower = int((part["high"] < 0).sum())
-        higher = int((part["low"] > 0).sum())
-        parts.append(f"for {est}, the causal model has the lower Brier score in {lower} of {n} "
-                     f"pair(s), the higher in {higher}, and the two cannot be told apart in "
-                     f"{n - lower - higher}")
-    return "In this run, " + "; ".join(parts) + " (95% paired bootstrap intervals)."
-
-
-def pairing_note(within: str, min_instances: int, max_gap: float | None) -> str:
-    """:data:`PAIRING_RULE` with the scope and gap settings of this run, in words."""
-    if within not in SCOPES:
-        raise ValueError(f"unknown within {within!r}; expected one of {list(SCOPES)}")
-    scope = (f"a BEAR domain with at least {min_instances} instances (the per-domain option)"
-             if within == "domain" else "the whole probe (this build's BEAR sample)")
-    gap = "" if max_gap is None else f"; pairs with an accuracy gap above {max_gap} are left out"
-    return f"{PAIRING_RULE} In this run the scope is {scope}{gap}."
 
 
 def brier_bars(rows: pd.DataFrame) -> pd.DataFrame:

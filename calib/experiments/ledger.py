@@ -31,12 +31,12 @@ from calib.confidence.reductions import sentence_scores
 from calib.experiments import answer_set as ax
 from calib.experiments import calibration as cx
 from calib.experiments import clm_vs_mlm as cm
-from calib.experiments import factor as fx
+from calib.experiments import factor_experiment as fx
 from calib.experiments import linguistic as lx
 from calib.experiments import lpaqa as lp
-from calib.experiments import reductions as rx
+from calib.experiments import lpaqa_chapter as lc
+from calib.experiments import reduction_choice as rx
 from calib.experiments.paper_tables import claim_evidence, text_value
-from calib.experiments.prose import fmt
 from calib.experiments.scores import objectives
 from calib.experiments.verdicts import (FAILS, HOLDS, UNDECIDED, UNTESTABLE, VERDICTS,
                                         universal_verdict)
@@ -136,7 +136,9 @@ CLAIM_KEYS: tuple[str, ...] = tuple(c.key for c in CLAIMS)
 
 
 def _interval(row: Mapping) -> str:
-    return f"{fmt(row['difference'])} [{fmt(row['low'])}, {fmt(row['high'])}]"
+    """``difference [low, high]`` with three decimals (as :func:`calib.report.prose.fmt`; the
+    ledger's evidence is text, but an experiment does not import from the report stage)."""
+    return f"{row['difference']:.3f} [{row['low']:.3f}, {row['high']:.3f}]"
 
 
 def _details(rows: pd.DataFrame, label) -> str:
@@ -346,7 +348,7 @@ def injections_accuracy(effects: pd.DataFrame) -> dict:
 
 
 def sum_reduction(best: pd.DataFrame) -> dict:
-    """``sum_reduction`` from :func:`calib.experiments.reductions.best_reductions`: holds when
+    """``sum_reduction`` from :func:`calib.experiments.reduction_choice.best_reductions`: holds when
     ``sum`` has the highest mean H for every objective of the build. H is a mean of point
     values, without an interval."""
     if best.empty:
@@ -468,7 +470,7 @@ def reductions_verdicts(p: Mapping) -> dict[str, dict]:
 
 def lpaqa_verdicts(p: Mapping) -> dict[str, dict]:
     """The three LPAQA claims with the LPAQA chapter's parameters (prompt set All)."""
-    hits = lp.run_lpaqa(**p).selection.hits
+    hits = lc.run_lpaqa(**p, beyond_paper=False).selection.hits
     n, seed = p["n_bootstrap"], p["seed"]
     ks = [f"top-{k}" for k in sorted(p["ensemble_k"])]
     return {

@@ -1,25 +1,25 @@
-"""The LPAQA chapter (Jiang et al. 2020, §3-§5): prompts mined from Wikipedia and paraphrased by
-back-translation, selected and ensembled on LAMA T-REx; then, beyond the paper, the calibration
-of the ensembles and the prompts applied to BEAR.
+"""The LPAQA chapter's method (Jiang et al. 2020, §4-§5) on LAMA T-REx: prompts (from
+:mod:`calib.prompts.generation`) selected and ensembled, and their accuracy.
 
-The steps, each a function here (the chapter only calls them and shows their frames):
+The chapter calls :func:`calib.experiments.lpaqa_chapter.run_lpaqa` once; its steps:
 
 1. :func:`load_sample` - a seeded sample of LAMA T-REx relations, training pairs and test facts
    (closed answer space per relation, :mod:`calib.data.lama`).
-2. :func:`generate_prompts` - the manual prompt, the ``top`` most frequent mined prompts (§3.1,
-   :mod:`calib.prompts.mining`) and the ``top`` best back-translations of the manual prompt
-   (§3.2, :mod:`calib.prompts.paraphrase`), duplicates removed (:func:`prompt_key`).
+2. :func:`calib.prompts.generation.generate_prompts` - the manual prompt, the ``top`` most
+   frequent mined prompts of :func:`calib.prompts.mining.mining_corpus` (§3.1) and the ``top``
+   best back-translations of the manual prompt (§3.2, :mod:`calib.prompts.paraphrase`),
+   duplicates removed; LPAQA's released prompts as a reference
+   (:func:`calib.prompts.generation.reference_prompts`).
 3. :func:`lama_queries`, :func:`score` - every prompt on the training pairs (to rank prompts and
    learn weights) and on the test facts, with :func:`calib.scoring.run.score_queries` (cached)
    and the ``sum`` reduction (:func:`calib.confidence.reductions.sentence_scores`).
 4. :func:`select_and_ensemble` - per prompt set (:data:`PROMPT_SETS`): the manual prompt, top-1
    by training accuracy, top-K rank ensembles, the optimised ensemble, the oracle (§4,
    :mod:`calib.prompts.ensemble`) and the majority baseline, as per-fact hits;
-   :func:`accuracy_table` gives micro and macro accuracy (§5.1, :mod:`calib.prompts.accuracy`).
-5. :func:`calibration` - ACE and Brier of the ensembles' probabilities against single prompts
-   and the paraphrase-consistency estimators over the top prompts (:mod:`calib.confidence`).
-6. :func:`transfer_queries`, :func:`transfer_results` - the LAMA prompts on the BEAR relations
-   that LAMA also has, against BEAR's own templates.
+   :func:`accuracy_table` gives micro and macro accuracy (§5.1, :mod:`calib.prompts.accuracy`)
+   and :func:`paired_accuracy` compares selection and ensembles with the manual prompt.
+5. and 6. beyond the paper (:mod:`calib.experiments.lpaqa_beyond`): the calibration of the
+   ensembles, and the LAMA prompts on the BEAR relations that LAMA also has.
 
 Datasets in the score tables: ``"lama-train"`` (training pairs), ``"lama"`` (test facts),
 ``"bear"`` (BEAR facts, shared with the BEAR chapters' score cache).
@@ -27,34 +27,24 @@ Datasets in the score tables: ``"lama-train"`` (training pairs), ``"lama"`` (tes
 
 from __future__ import annotations
 
-import re
 import time
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from calib.confidence.estimators import MULTI, base
 from calib.confidence.reductions import sentence_scores
-from calib.confidence.summary import summary
-from calib.data.bear import PARAPHRASES, PLAIN, Bear
-from calib.data.lama import MANUAL, Lama, load_lama, load_lpaqa_prompts, load_sentences
-from calib.data.sampling import sample_groups
+from calib.data.bear import PARAPHRASES, Bear
+from calib.data.lama import MANUAL, Lama, load_lama
 from calib.prompts.accuracy import majority_baseline, mean_accuracy, predictions
 from calib.prompts.ensemble import (fit_ensemble_weights, oracle, rank_prompts, top_k_ensemble,
                                     weighted_ensemble)
-from calib.prompts.mining import METHODS, mine_prompts
-from calib.prompts.paraphrase import paraphrase_prompts
+from calib.prompts.generation import REFERENCE_SOURCES, SOURCES
 from calib.scoring.statements import Query, template_queries
 
 #: the score-table datasets of the three fact sets
 TRAIN, TEST, BEAR = "lama-train", "lama", "bear"
-#: where a prompt comes from (the ``source`` column of a prompt frame)
-SOURCES: tuple[str, ...] = ("manual", "mined", "paraphrase")
-#: LPAQA's released prompts used as a reference (scored on the test facts only)
-REFERENCE_SOURCES: tuple[str, ...] = ("lpaqa-mine", "lpaqa-paraphrase")
 #: the prompt sets that selection and ensembles choose from (LPAQA §5's Mine, Mine+Man,
 #: Man+Para; "All" = Mine+Man+Para). Our paraphrases are back-translations of the manual prompt.
 PROMPT_SETS: dict[str, tuple[str, ...]] = {
@@ -68,8 +58,8 @@ MAIN_SET = "All"
 #: the methods of the main table, in their order (§5: baselines, selection, ensembles, bound)
 METHOD_ORDER: tuple[str, ...] = ("majority", "manual", "top-1", "top-3", "top-5", "optimized",
                                  "oracle")
-
-
+#: the methods the closing note compares with the manual prompt (paired bootstrap)
+COMPARED: tuple[str, ...] = ("top-1", "optimized")
 
 
 def method_rank(method: str) -> float:
@@ -140,142 +130,6 @@ def relation_table(sample: Sample) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------------------------------------
-# 2. prompts
-
-
-def prompt_key(text: str) -> str:
-    """A prompt's identity for de-duplication and for comparing prompt sets: lower case, single
-    spaces, no space before punctuation, no final full stop (``"[X] plays [Y] ."`` and
-    ``"[X] plays [Y]."`` are the same prompt)."""
-    text = " ".join(text.lower().split())
-    text = re.sub(r"\s+([.,;:!?)])", r"\1", text)
-    return text.rstrip(" .")
-
-
-def mining_corpus(relations: Sequence[str], max_sentences: int | None = None, seed: int = 0,
-                  root=None) -> pd.DataFrame:
-    """The evidence sentences of ``relations`` from ``lama/sentences/train`` (disjoint from the
-    test facts), each once per fact (T-REx repeats some evidence sentences within a fact, which
-    would count a prompt twice), at most ``max_sentences`` per relation (a seeded draw, kept in
-    file order)."""
-    corpus = load_sentences(root, relations=list(relations), splits=("train",))
-    corpus = corpus.drop_duplicates(["relation", "sub_label", "obj_label", "masked_sentence"],
-                                    ignore_index=True)
-    if max_sentences is None:
-        return corpus
-    return sample_groups(corpus, "relation", max_sentences, seed, label="sentences-{}", sort=True)
-
-
-def _dedup(frame: pd.DataFrame, seen: dict[str, set], top: int) -> pd.DataFrame:
-    """Rows whose prompt is not yet in ``seen[relation]``, at most ``top`` per relation (in
-    the frame's order); ``seen`` is updated."""
-    keep, kept = [], Counter()
-    for i, (rel, text) in enumerate(zip(frame["relation"], frame["text"])):
-        key, have = prompt_key(text), seen.setdefault(rel, set())
-        if key in have or kept[rel] >= top:
-            continue
-        have.add(key)
-        kept[rel] += 1
-        keep.append(i)
-    return frame.iloc[keep]
-
-
-def generate_prompts(lama: Lama, corpus: pd.DataFrame, top: int, translator=None,
-                     pivots: Sequence[str] = (), rounds: int = 1,
-                     methods: Sequence[str] = METHODS, exclude: pd.DataFrame | None = None,
-                     nlp=None) -> pd.DataFrame:
-    """Every relation's prompts (LPAQA §3): ``manual``; the ``top`` most frequent ``mined``
-    prompts of ``corpus`` (§3.1, middle-word and dependency); the ``top`` best ``paraphrase``
-    candidates of the manual prompt by back-translation through ``pivots`` (§3.2, ranked by the
-    score of :mod:`calib.prompts.paraphrase`; skipped when ``translator`` is ``None``).
-
-    A prompt equal (:func:`prompt_key`) to an earlier one (manual, then mined, then paraphrase)
-    is dropped. ``exclude``: facts whose sentences are not mined (e.g. all test facts).
-    Returns ``relation, template, text, source, rank, count, score`` (``count``: sentences
-    that yield a mined prompt; ``score``: a paraphrase's ranking score).
-    """
-    if top < 1:
-        raise ValueError(f"top must be at least 1, got {top}")
-    manual = pd.DataFrame({"relation": list(lama.relations),
-                           "template": MANUAL,
-                           "text": [r.templates[MANUAL] for r in lama.relations.values()],
-                           "source": "manual", "rank": 0})
-    seen: dict[str, set] = {}
-    parts = [_dedup(manual, seen, 1)]
-    rels = set(lama.relations)
-    corpus = corpus[corpus["relation"].isin(rels)]
-    if len(corpus):
-        mined = mine_prompts(corpus, methods=methods, top=top + 1, exclude=exclude, nlp=nlp)
-        parts.append(_dedup(mined.assign(source="mined"), seen, top))
-    if translator is not None:
-        para = paraphrase_prompts(manual, translator, pivots, top=3 * top + 1, rounds=rounds,
-                                  keep_source=False)
-        parts.append(_dedup(para.assign(source="paraphrase"), seen, top))
-    cols = ["relation", "template", "text", "source", "rank", "count", "score"]
-    out = pd.concat(parts, ignore_index=True).reindex(columns=cols)
-    order = {r: i for i, r in enumerate(lama.relations)}
-    out["_r"] = out["relation"].map(order)
-    out["_s"] = out["source"].map({s: i for i, s in enumerate(SOURCES)})
-    return (out.sort_values(["_r", "_s", "rank"], kind="stable").drop(columns=["_r", "_s"])
-            .reset_index(drop=True))
-
-
-def apertium(pivots: Sequence[str]):
-    """An :class:`~calib.prompts.translators.ApertiumTranslator` and the ``pivots`` it can
-    translate both ways, or ``(None, [])`` with the reason when Apertium is not installed."""
-    from calib.prompts.translators import ApertiumTranslator, TranslatorUnavailable
-
-    translator, usable, missing = ApertiumTranslator(), [], []
-    for pivot in pivots:
-        try:
-            translator.mode("en", pivot)
-            translator.mode(pivot, "en")
-            usable.append(pivot)
-        except TranslatorUnavailable as exc:
-            missing.append(f"{pivot}: {str(exc).splitlines()[0][:160]}")
-    note = "; ".join(missing)
-    return (translator if usable else None), usable, note
-
-
-def reference_prompts(prompts: pd.DataFrame, n: int, root=None) -> pd.DataFrame:
-    """LPAQA's released prompts as a reference: per relation of ``prompts`` the ``n`` prompts
-    of each of its ``mine`` and ``paraphrase`` sets with the largest weight (the weights LPAQA's
-    optimised ensemble learned for BERT), leaving out any equal (:func:`prompt_key`) to one of
-    ``prompts`` or to an earlier reference prompt. ``source`` is ``lpaqa-mine`` /
-    ``lpaqa-paraphrase``."""
-    cols = ["relation", "template", "text", "source", "rank", "weight"]
-    if n < 1:
-        return pd.DataFrame(columns=cols)
-    seen = {rel: {prompt_key(t) for t in grp["text"]} for rel, grp in prompts.groupby("relation")}
-    parts = []
-    for kind in ("mine", "paraphrase"):
-        p = load_lpaqa_prompts(kind, root, relations=sorted(seen))
-        p = p.sort_values(["relation", "weight", "rank"], ascending=[True, False, True],
-                          kind="stable")
-        parts.append(_dedup(p, seen, n))
-    return pd.concat(parts, ignore_index=True)[cols]
-
-
-def lpaqa_overlap(prompts: pd.DataFrame, root=None) -> pd.DataFrame:
-    """How many of our mined and paraphrased prompts LPAQA also released (compared by
-    :func:`prompt_key`): per relation and source, ``ours``, ``lpaqa`` (their set: ``mine``
-    for mined; ``paraphrase`` + ``manual_paraphrase`` for paraphrases) and ``shared``."""
-    rels = sorted(set(prompts["relation"]))
-    theirs = {"mined": ("mine",), "paraphrase": ("paraphrase", "manual_paraphrase")}
-    rows = []
-    for source, kinds in theirs.items():
-        lp = pd.concat([load_lpaqa_prompts(k, root, relations=rels) for k in kinds])
-        for rel in rels:
-            ours = {prompt_key(t) for t in prompts.loc[(prompts["relation"] == rel)
-                                                       & (prompts["source"] == source), "text"]}
-            their = {prompt_key(t) for t in lp.loc[lp["relation"] == rel, "text"]}
-            shared = sorted(ours & their)
-            rows.append((rel, source, len(ours), len(their), len(shared), "; ".join(shared)))
-    return pd.DataFrame(rows, columns=["relation", "source", "ours", "lpaqa", "shared",
-                                       "shared prompts"])
-
-
-# ---------------------------------------------------------------------------------------------
 # 3. scoring
 
 
@@ -286,7 +140,9 @@ def _templates(prompts: pd.DataFrame) -> dict[str, dict[str, str]]:
     return out
 
 
-def _facts(frame: pd.DataFrame) -> pd.DataFrame:
+def query_facts(frame: pd.DataFrame) -> pd.DataFrame:
+    """Facts (a :class:`Lama`'s or :class:`~calib.data.bear.Bear`'s ``instances``) in the
+    columns :func:`~calib.scoring.statements.template_queries` reads."""
     return frame.rename(columns={"sub_label": "subject"})
 
 
@@ -296,8 +152,8 @@ def lama_queries(lama: Lama, prompts: pd.DataFrame) -> list[Query]:
     (:data:`REFERENCE_SOURCES`) on the test facts only."""
     spaces = {r: rel.answer_labels for r, rel in lama.relations.items()}
     ours = prompts[prompts["source"].isin(SOURCES)]
-    return (template_queries(_facts(lama.train), spaces, _templates(ours), TRAIN)
-            + template_queries(_facts(lama.instances), spaces, _templates(prompts), TEST))
+    return (template_queries(query_facts(lama.train), spaces, _templates(ours), TRAIN)
+            + template_queries(query_facts(lama.instances), spaces, _templates(prompts), TEST))
 
 
 def statements(queries: Sequence[Query]) -> int:
@@ -396,54 +252,12 @@ def select_and_ensemble(train: pd.DataFrame, test: pd.DataFrame, prompts: pd.Dat
                      weights=pd.concat(weights, ignore_index=True))
 
 
-@dataclass(frozen=True)
-class LpaqaRun:
-    """Steps 1-4 of one LPAQA run (:func:`run_lpaqa`): the sample, every prompt scored (ours
-    and LPAQA's reference prompts), the sentence scores and the selection."""
-
-    sample: Sample
-    prompts: pd.DataFrame
-    sentences: pd.DataFrame
-    selection: Selection
-
-
-def run_lpaqa(models: Sequence[str], lama_relations: Sequence[str] | None = None,
-              n_relations: int | None = None, answer_space: str = "test",
-              train_per_relation: int | None = None, test_per_relation: int | None = None,
-              top_t: int = 4, max_sentences: int | None = None, pivots: Sequence[str] = (),
-              paraphrase_rounds: int = 1, ensemble_k: Sequence[int] = (3, 5),
-              adam_steps: int = 200, adam_lr: float = 0.1, reference_per_set: int = 1,
-              seed: int = 0, **_chapter_parameters) -> LpaqaRun:
-    """Steps 1-4 with the LPAQA chapter's parameters (the same calls the chapter makes, in the
-    same order, so the scores come from the cache when the chapter ran): :func:`load_sample`,
-    :func:`mining_corpus`, :func:`generate_prompts` (Apertium through :func:`apertium`),
-    :func:`reference_prompts`, :func:`score`, :func:`select_and_ensemble`. Parameters the
-    steps do not use (e.g. the chapter's ``bear_*`` and ``n_bootstrap``) are ignored."""
-    sample = load_sample(lama_relations, n_relations, train_per_relation, test_per_relation,
-                         seed, answer_space)
-    lama = sample.sample
-    corpus = mining_corpus(list(lama.relations), max_sentences, seed)
-    translator, usable, _missing = apertium(pivots)
-    prompts = generate_prompts(lama, corpus, top_t, translator, usable, paraphrase_rounds,
-                               exclude=sample.full.instances)
-    every = pd.concat([prompts, reference_prompts(prompts, reference_per_set)],
-                      ignore_index=True)
-    sent, _cost = score(models, lama_queries(lama, every), "LAMA", progress=False)
-    train, test = sent[sent["dataset"] == TRAIN], sent[sent["dataset"] == TEST]
-    selection = select_and_ensemble(train, test, every, lama.instances,
-                                    reference=sample.full.instances, ks=ensemble_k,
-                                    steps=adam_steps, lr=adam_lr)
-    return LpaqaRun(sample, every, sent, selection)
-
-
 def accuracy_table(hits: pd.DataFrame, prompt_set: str | None = MAIN_SET) -> pd.DataFrame:
     """Micro and macro accuracy (§5.1, averaged over relations) per ``model, prompt_set,
     method``; ``prompt_set`` given: that set plus the set-free rows (``manual``, ``majority``),
     in :data:`METHOD_ORDER`."""
     frame = hits if prompt_set is None else hits[hits["prompt_set"].isin(["-", prompt_set])]
-    acc = mean_accuracy(frame.rename(columns={"method": "template"}).assign(
-        template=lambda f: f["prompt_set"] + "\x1f" + f["template"]))
-    acc[["prompt_set", "method"]] = acc["template"].str.split("\x1f", expand=True)
+    acc = mean_accuracy(frame, by=["model", "prompt_set", "method"])
     acc["_o"] = acc["method"].map(method_rank)
     acc = acc.sort_values(["model", "_o", "prompt_set"], kind="stable")
     return acc[["model", "prompt_set", "method", "n_relations", "n", "micro", "macro"]] \
@@ -515,146 +329,14 @@ def reference_accuracy(test: pd.DataFrame, prompts: pd.DataFrame, hits: pd.DataF
         per = predictions(ref)
         per = per.merge(prompts[["relation", "template", "source"]],
                         on=["relation", "template"])
-        acc = mean_accuracy(per.assign(template=per["source"] + "\x1f" + per["template"]))
-        acc["method"] = acc["template"].str.split("\x1f").str[0]
+        acc = mean_accuracy(per, by=["model", "source", "template"]) \
+            .rename(columns={"source": "method"})
         rows.append(acc.groupby(["model", "method"], as_index=False)[["micro", "macro"]].mean())
     ours = accuracy_table(hits)
     rows.append(ours[ours["method"].isin(["manual", "top-1"])][["model", "method", "micro",
                                                                 "macro"]])
     return pd.concat(rows, ignore_index=True).sort_values(["model", "method"]) \
         .reset_index(drop=True)
-
-
-# ---------------------------------------------------------------------------------------------
-# 5. calibration (beyond the paper)
-
-
-def ranked_templates(sent: pd.DataFrame, ranking: pd.DataFrame, k: int) -> pd.DataFrame:
-    """The rows of the ``k`` best prompts per (model, relation) of ``ranking``, with
-    ``template`` renamed ``rank-0 .. rank-<k-1>``: the same template names in every relation,
-    as the multi-template estimators expect."""
-    r = ranking[ranking["rank"] < k][["model", "relation", "template", "rank"]]
-    out = sent.merge(r, on=["model", "relation", "template"], how="inner")
-    out["template"] = "rank-" + out["rank"].astype(str)
-    return out.drop(columns="rank")
-
-
-def _estimates_of(tables: pd.DataFrame, names: Sequence[str]) -> pd.DataFrame:
-    parts = []
-    for name in names:
-        t = tables[tables["template"] == name]
-        if len(t):
-            parts.append(base(t[["model", "dataset", "relation", "instance", "template",
-                                 "option", "answer_idx", "score"]], name).assign(method=name))
-    return pd.concat(parts, ignore_index=True)
-
-
-def consistency_estimates(sent: pd.DataFrame, ranking: pd.DataFrame, k: int,
-                          aggregation: str = "min", prefix: str = "") -> pd.DataFrame:
-    """Average, Consistency and Entropy (Kissling et al. Eqs. 3-7, ``aggregation``) over the
-    ``k`` best prompts of ``ranking`` taken as the paraphrase templates; ``method`` =
-    ``<prefix><Estimator>/<aggregation> (k)``. ``k`` is capped at the smallest number of ranked
-    prompts of a (model, relation); fewer than 2 gives an empty frame."""
-    k = int(min(k, ranking.groupby(["model", "relation"]).size().min()))
-    if k < 2:
-        return pd.DataFrame()
-    ranked = ranked_templates(sent, ranking, k)
-    names = [f"rank-{i}" for i in range(k)]
-    return pd.concat([fn(ranked, aggregation, names).assign(
-        method=f"{prefix}{est}/{aggregation} ({k})") for est, fn in MULTI.items()],
-        ignore_index=True)
-
-
-def calibration(test: pd.DataFrame, selection: Selection, prompt_set: str = MAIN_SET,
-                k: int = 5, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
-    """ACE, Brier and accuracy (Kissling et al. §4.3) on the test facts of: the manual prompt's
-    and the top-1 prompt's Base-Confidence (Eq. 1), the Base-Confidence of the top-K and
-    optimised ensembles (the ensemble probability of its answer), and Average / Consistency /
-    Entropy (min aggregation) over the ``k`` best prompts as templates. One row per ``model,
-    method`` with bootstrap intervals (:func:`calib.confidence.summary.summary`)."""
-    ens = selection.ensembles
-    ens = ens[ens["prompt_set"].isin(["-", prompt_set])]
-    names = sorted(set(ens["method"]), key=method_rank)
-    est = _estimates_of(ens, names)
-    ranking = selection.rankings[selection.rankings["prompt_set"] == prompt_set]
-    multi = consistency_estimates(test, ranking, k)
-    est = pd.concat([est, multi], ignore_index=True) if len(multi) else est
-    return summary(est, by=["model", "method"], n_boot=n_boot, seed=seed)
-
-
-# ---------------------------------------------------------------------------------------------
-# 6. BEAR relations that LAMA also has (beyond the paper)
-
-
-def shared_relations(lama_relations: Sequence[str], bear: Bear) -> list[str]:
-    """The relations of ``lama_relations`` that BEAR also has (same Wikidata property)."""
-    return [r for r in lama_relations if r in bear.relations]
-
-
-def transfer_queries(bear: Bear, prompts: pd.DataFrame, ranking: pd.DataFrame, model: str,
-                     k: int, bear_templates: Sequence[str] = PARAPHRASES) -> list[Query]:
-    """BEAR facts under BEAR's own ``bear_templates`` and under the LAMA prompts that the
-    chapter transfers for ``model``: the manual LAMA prompt (named ``lama-manual``) and the
-    ``k`` best by LAMA training accuracy (``ranking``). Dataset ``"bear"``; BEAR's answer
-    spaces."""
-    spaces = {r: rel.answer_labels for r, rel in bear.relations.items()}
-    texts = {(r, t): x for r, t, x in zip(prompts["relation"], prompts["template"],
-                                          prompts["text"])}
-    temps: dict[str, dict[str, str]] = {}
-    for rid, rel in bear.relations.items():
-        chosen = {n: rel.templates[n] for n in bear_templates}
-        chosen["lama-manual"] = texts[(rid, MANUAL)]
-        mine = ranking[(ranking["model"] == model) & (ranking["relation"] == rid)]
-        for name in mine.sort_values("rank")["template"][:k]:
-            chosen[f"lama-{name}"] = texts[(rid, name)]
-        temps[rid] = chosen
-    return template_queries(_facts(bear.instances), spaces, temps, BEAR)
-
-
-def transfer_results(sent: pd.DataFrame, ranking: pd.DataFrame, k: int, n_boot: int = 1000,
-                     seed: int = 0, bear_templates: Sequence[str] = PARAPHRASES
-                     ) -> pd.DataFrame:
-    """Accuracy, ACE and Brier on the BEAR facts (``sent``, from :func:`transfer_queries`) of:
-    BEAR's plain template (``BEAR paraphrase-0``, Base), the mean of BEAR's templates
-    (``BEAR mean``, a uniform ensemble), Average/Consistency/Entropy over BEAR's templates
-    (``BEAR <Estimator>/min``), the LAMA manual prompt, the LAMA top-1 prompt and the top-``k``
-    ensemble of LAMA prompts (ranked on LAMA's training pairs), and Average/Consistency/Entropy
-    over those ``k`` prompts. Adds ``d_accuracy``, ``d_ace``, ``d_brier``: the change against
-    ``BEAR paraphrase-0`` of the same model."""
-    own = sent[sent["template"].isin(bear_templates)]
-    lama = sent[sent["template"].str.startswith("lama-")]
-    lama = lama.assign(template=lama["template"].str.slice(5))
-    order = pd.DataFrame({"template": list(bear_templates), "rank": range(len(bear_templates))})
-    fake = own[["model", "dataset", "relation"]].drop_duplicates().merge(order, how="cross")
-    tables = [own[own["template"] == PLAIN].assign(template=f"BEAR {PLAIN}"),
-              top_k_ensemble(own, fake, len(bear_templates), "BEAR mean"),
-              lama[lama["template"] == MANUAL].assign(template="LAMA manual"),
-              top_k_ensemble(lama, ranking, 1, "LAMA top-1")]
-    if k > 1:
-        tables.append(top_k_ensemble(lama, ranking, k, f"LAMA top-{k}"))
-    tables = pd.concat(tables, ignore_index=True)
-    est = [_estimates_of(tables, list(dict.fromkeys(tables["template"])))]
-    est += [fn(own, "min", list(bear_templates)).assign(method=f"BEAR {name}/min")
-            for name, fn in MULTI.items()]
-    multi = consistency_estimates(lama, ranking, k, prefix="LAMA ")
-    if len(multi):
-        est.append(multi)
-    out = summary(pd.concat(est, ignore_index=True), by=["model", "method"], n_boot=n_boot,
-                  seed=seed)
-    plain = out[out["method"] == f"BEAR {PLAIN}"].set_index("model")
-    for m in ("accuracy", "ace", "brier"):
-        out[f"d_{m}"] = out[m] - out["model"].map(plain[m])
-    return out
-
-
-def transfer_sample(relations: Sequence[str], per_relation: int | None, seed: int = 0,
-                    root=None) -> Bear:
-    """The BEAR facts of ``relations``: a seeded sample of ``per_relation`` each
-    (:meth:`Bear.sample`, the same draw as the BEAR chapters', so their cached scores of
-    BEAR's templates are reused)."""
-    from calib.data.bear import load_bear
-
-    return load_bear(root, relations=list(relations)).sample(per_relation, seed)
 
 
 def cost_table(*costs: pd.DataFrame) -> pd.DataFrame:

@@ -245,7 +245,7 @@ def _ace_accuracy() -> str:
 
 
 def _sum_reduction() -> str:
-    from calib.experiments.reductions import objective_means
+    from calib.experiments.reduction_choice import objective_means
 
     repo = reported("kissling2026_repo_reduction_strategies")
     means = objective_means(repo, objective="model_type", reduction="reduction_label")

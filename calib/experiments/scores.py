@@ -34,3 +34,8 @@ def facts_per_model(scores: pd.DataFrame) -> int:
         return 0
     return int(scores.groupby("model")[list(FACT)]
                .apply(lambda f: len(f.drop_duplicates())).max())
+
+
+def causal_models(models: Sequence[str]) -> list[str]:
+    """The causal (``clm``) models of ``models``, in their order (:func:`objectives`)."""
+    return [m for m, o in objectives(models).items() if o == "clm"]

@@ -15,7 +15,7 @@ and compares accuracy and ACE of Base-Confidence (Eq. 1) on one template:
 * :func:`rule_scores` -- the score tables under both rules (the second is scored only where the
   tokens differ, else it *is* the first);
 * :func:`rule_table`, :func:`rule_differences` -- accuracy, ACE and Brier per model and rule
-  with bootstrap intervals, and the paired differences with a sentence each.
+  with bootstrap intervals, and the paired differences.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ from collections.abc import Sequence
 import pandas as pd
 
 from calib.confidence import base, paired_estimates_difference, sentence_scores, summary
-from calib.experiments.prose import compare_sentence
 from calib.models.loading import load_tokenizer, start_token_id
 from calib.scoring.encoding import encode_clm, encode_clm_lm_pub_quiz, start_token_count
 from calib.scoring.run import score_queries
@@ -120,13 +119,12 @@ def rule_table(estimates: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> pd
 def rule_differences(estimates: pd.DataFrame, n_boot: int = 1000, seed: int = 0
                      ) -> pd.DataFrame:
     """Paired bootstrap of ``metric(lm-pub-quiz) - metric(calib)`` per model for accuracy and
-    ACE, on the same instances, with a generated sentence."""
+    ACE, on the same instances (sentences: :func:`calib.report.findings.rule_sentences`)."""
     rows = []
     for model, part in estimates.groupby("model", sort=False):
         ours = part[part["rule"] == "single"].drop(columns="rule")
         theirs = part[part["rule"] == "lm-pub-quiz-0.3.3"].drop(columns="rule")
         for metric in ("accuracy", "ace"):
             diff = paired_estimates_difference(theirs, ours, metric, n_boot=n_boot, seed=seed)
-            rows.append({"model": model, **diff, "sentence": compare_sentence(
-                RULES["lm-pub-quiz-0.3.3"], RULES["single"], diff, subject=model)})
+            rows.append({"model": model, **diff})
     return pd.DataFrame(rows)

@@ -17,10 +17,13 @@ Within a relation the answer space is closed, so an object is identified by its 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pandas as pd
 
 GROUP: tuple[str, ...] = ("model", "dataset", "relation", "instance", "template")
-_LABELS: tuple[str, ...] = ("model", "dataset", "template")
+#: the default grouping columns of :func:`mean_accuracy` (those a frame has)
+LABELS: tuple[str, ...] = ("model", "dataset", "template")
 
 
 def predictions(table: pd.DataFrame) -> pd.DataFrame:
@@ -42,22 +45,28 @@ def predictions(table: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def _labels(per_fact: pd.DataFrame) -> list[str]:
+def _labels(per_fact: pd.DataFrame, by: Sequence[str] | None) -> list[str]:
     for col in ("relation", "answer_idx", "hit"):
         if col not in per_fact.columns:
             raise ValueError(f"per-fact frame lacks column {col!r}; expected relation, "
                              "answer_idx, hit (see calib.prompts.accuracy.predictions)")
-    return [c for c in _LABELS if c in per_fact.columns]
+    if by is None:
+        return [c for c in LABELS if c in per_fact.columns]
+    missing = [c for c in by if c not in per_fact.columns]
+    if missing:
+        raise ValueError(f"per-fact frame lacks the grouping column(s) {missing}; it has "
+                         f"{list(per_fact.columns)}")
+    return list(by)
 
 
-def relation_accuracy(per_fact: pd.DataFrame) -> pd.DataFrame:
-    """Micro- and macro-averaged accuracy per relation (§5.1).
+def relation_accuracy(per_fact: pd.DataFrame, by: Sequence[str] | None = None) -> pd.DataFrame:
+    """Micro- and macro-averaged accuracy per relation (§5.1), per group of ``by`` (default:
+    those of :data:`LABELS` the frame has).
 
     ``micro = mean(hit)``; ``macro = mean over unique objects y' of mean(hit | object = y')``.
-    Returns the label columns present (``model, dataset, template``), ``relation, n, n_objects,
-    micro, macro``.
+    Returns the grouping columns, ``relation, n, n_objects, micro, macro``.
     """
-    labels = _labels(per_fact)
+    labels = _labels(per_fact, by)
     frame = per_fact.assign(hit=per_fact["hit"].astype(float))
     keys = [*labels, "relation"]
     micro = frame.groupby(keys, sort=True)["hit"].agg(["size", "mean"])
@@ -68,11 +77,12 @@ def relation_accuracy(per_fact: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index()
 
 
-def mean_accuracy(per_fact: pd.DataFrame) -> pd.DataFrame:
+def mean_accuracy(per_fact: pd.DataFrame, by: Sequence[str] | None = None) -> pd.DataFrame:
     """Micro and macro accuracy averaged over relations (each relation weighs the same), per
-    label (``model, dataset, template``). Returns those, ``n_relations, n, micro, macro``."""
-    labels = _labels(per_fact)
-    rel = relation_accuracy(per_fact)
+    group of the columns ``by`` (default: those of :data:`LABELS` the frame has, ``model,
+    dataset, template``; ``()``: one row). Returns those, ``n_relations, n, micro, macro``."""
+    labels = _labels(per_fact, by)
+    rel = relation_accuracy(per_fact, labels)
     if not labels:
         return pd.DataFrame({"n_relations": [len(rel)], "n": [rel["n"].sum()],
                              "micro": [rel["micro"].mean()], "macro": [rel["macro"].mean()]})
@@ -87,9 +97,10 @@ def majority_baseline(facts: pd.DataFrame, reference: pd.DataFrame | None = None
     most frequent object (ties: the lowest index).
 
     ``facts``: ``relation, instance`` and ``answer_idx`` (e.g. a
-    :class:`~calib.data.lama.Lama`'s ``instances``). The most frequent object is counted in ``reference`` (e.g.
-    the training pairs) or, by default, in ``facts`` themselves. Returns a per-fact frame with
-    ``template = "majority"``: ``relation, instance, template, pred, answer_idx, hit``.
+    :class:`~calib.data.lama.Lama`'s ``instances``). The most frequent object is counted in
+    ``reference`` (e.g. the training pairs) or, by default, in ``facts`` themselves. Returns a
+    per-fact frame with ``template = "majority"``: ``relation, instance, template, pred,
+    answer_idx, hit``.
     """
     def gold(frame: pd.DataFrame, what: str) -> pd.Series:
         if "answer_idx" not in frame.columns or "relation" not in frame.columns:

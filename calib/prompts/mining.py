@@ -26,11 +26,12 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 from functools import lru_cache
-from typing import Iterable
+from typing import Iterable, Sequence
 
 import pandas as pd
 
-from calib.data.lama import MASK
+from calib.data.lama import MASK, load_sentences
+from calib.data.sampling import sample_groups
 from calib.data.templates import SLOTS, missing_slot
 
 #: LPAQA's number of prompts kept per relation (§5, T = 40)
@@ -277,3 +278,17 @@ def mine_prompts(sentences: pd.DataFrame, methods: Iterable[str] = METHODS, top:
                          per_method.get("dependency", {}).get(rel, Counter())[text], "mined"))
     return pd.DataFrame(rows, columns=["relation", "template", "text", "rank", "count",
                                        "n_middle", "n_dependency", "source"])
+
+
+def mining_corpus(relations: Sequence[str], max_sentences: int | None = None, seed: int = 0,
+                  root=None) -> pd.DataFrame:
+    """The evidence sentences of ``relations`` from ``lama/sentences/train`` (disjoint from the
+    test facts), each once per fact (T-REx repeats some evidence sentences within a fact, which
+    would count a prompt twice), at most ``max_sentences`` per relation (a seeded draw, kept in
+    file order)."""
+    corpus = load_sentences(root, relations=list(relations), splits=("train",))
+    corpus = corpus.drop_duplicates(["relation", "sub_label", "obj_label", "masked_sentence"],
+                                    ignore_index=True)
+    if max_sentences is None:
+        return corpus
+    return sample_groups(corpus, "relation", max_sentences, seed, label="sentences-{}", sort=True)

@@ -174,3 +174,19 @@ class MarianTranslator:
                 part = slice(i * self.beams, (i + 1) * self.beams)
                 out.append([Candidate(t, s) for t, s in zip(decoded[part], scores[part])])
         return out
+
+
+def apertium(pivots: Sequence[str]):
+    """``(translator, usable, note)``: an :class:`ApertiumTranslator` and the ``pivots`` it can
+    translate both ways (``None`` and ``[]`` when none can), and the reason for each pivot
+    left out (``"; "``-joined, empty when none is)."""
+    translator, usable, missing = ApertiumTranslator(), [], []
+    for pivot in pivots:
+        try:
+            translator.mode("en", pivot)
+            translator.mode(pivot, "en")
+            usable.append(pivot)
+        except TranslatorUnavailable as exc:
+            missing.append(f"{pivot}: {str(exc).splitlines()[0][:160]}")
+    note = "; ".join(missing)
+    return (translator if usable else None), usable, note

@@ -1,1 +1,12 @@
-"""Report: Altair charts, tables, and the papers' reported values with their source."""
+"""Report: how the chapters present the experiments' numbers (nothing is computed here).
+
+* :mod:`calib.report.table_format` - HTML tables (rounding, intervals) recorded for download
+* :mod:`calib.report.charts` - Altair chart builders;
+  :mod:`calib.report.chart_rendering` - their offline rendering, enabled by
+  :func:`~calib.report.chart_rendering.enable` in each chapter's setup cell
+* :mod:`calib.report.prose` - the wording rules of a comparison, a correlation, a sample size;
+  :mod:`calib.report.findings` - the sentences each chapter prints about its results
+* :mod:`calib.report.reported` - the papers' reported values with their source;
+  :mod:`calib.report.beside` - this build beside them
+* :mod:`calib.report.ledger_page` - the ledger page's tables and sentences
+"""

@@ -146,8 +146,8 @@ def brier_bars_beside(combined: pd.DataFrame) -> pd.DataFrame:
 
 
 def table4_beside(table: pd.DataFrame) -> pd.DataFrame:
-    """This build's FACTOR table (:func:`calib.experiments.factor.table4`) and the paper's
-    Table 4 (Wiki-FACTOR): ``source``, ``model``, ``subset``, ``accuracy`` (a fraction; the
+    """This build's FACTOR table (:func:`calib.experiments.factor_experiment.table4`) and the
+    paper's Table 4 (Wiki-FACTOR): ``source``, ``model``, ``subset``, ``accuracy`` (a fraction; the
     paper's percent / 100), ``ace_base``, ``ace_margin``, ``brier_base``, ``brier_margin``."""
     cols = ["model", "subset", "accuracy", "ace_base", "ace_margin", "brier_base",
             "brier_margin"]
@@ -232,10 +232,10 @@ def lpaqa_baselines_beside(accuracy: pd.DataFrame) -> pd.DataFrame:
 def reductions_beside(means: pd.DataFrame, repo_means: pd.DataFrame,
                       labels: dict[str, str]) -> pd.DataFrame:
     """Figure 7's means from both sources: this build's
-    (:func:`calib.experiments.reductions.objective_means`) and those computed from the authors'
-    stored per-model values; ``labels`` maps this build's reduction keys to the paper's names.
-    One row per source, objective and reduction with ``accuracy``, ``ace``, ``H``,
-    ``n_models``."""
+    (:func:`calib.experiments.reduction_choice.objective_means`) and those computed from the
+    authors' stored per-model values; ``labels`` maps this build's reduction keys to the
+    paper's names. One row per source, objective and reduction with ``accuracy``, ``ace``,
+    ``H``, ``n_models``."""
     def wide(frame: pd.DataFrame, source: str) -> pd.DataFrame:
         out = frame.pivot_table(index=["objective", "reduction", "n_models"], columns="metric",
                                 values="value", sort=False).reset_index()
@@ -300,6 +300,6 @@ def paper_estimator_names(aggregation: str = "min") -> list[str]:
 
 
 __all__ = ["THIS_BUILD", "brier_bars_beside", "calibration_beside", "factor_points",
-           "figure4_beside", "linguistic_beside", "lpaqa_baselines_beside", "lpaqa_beside", "model_notes",
-           "paper_estimator_names", "reductions_beside", "selective_beside", "side_by_side", "table2_beside",
-           "table4_beside", "text_numbers"]
+           "figure4_beside", "linguistic_beside", "lpaqa_baselines_beside", "lpaqa_beside",
+           "model_notes", "paper_estimator_names", "reductions_beside", "selective_beside",
+           "side_by_side", "table2_beside", "table4_beside", "text_numbers"]

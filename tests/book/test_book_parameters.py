@@ -14,6 +14,7 @@ from calib.book import (PROFILES, ChapterNotExecuted, ChapterNotFound, Parameter
                         ParameterError, chapter_parameters, chapters_in_toc,
                         check_chapters_executed, parse_cli_parameters, parse_parameters,
                         resolve_parameters, rerun_command, run_chapter)
+from calib.book.profiles import PROFILE_PARAMETER
 
 
 @pytest.fixture
@@ -254,10 +255,16 @@ def test_quick_and_cpu_models_are_registry_names():
 def test_every_chapter_declares_the_cpu_profile_as_its_defaults():
     """A chapter opened and run by hand (papermill, Jupyter) gives what `make book` gives."""
     cpu = PROFILES["cpu"]
+    checked = set()
     for name in chapters_in_toc(REPO):
         declared = chapter_parameters(name, REPO)
         for key, value in cpu.defaults_for(name, declared).items():
             assert declared[key].default == value, (name, key, declared[key].default, value)
+            checked.add(key)
+    # every value the cpu profile sets reached a chapter: none is checked against nothing
+    assert checked >= {*cpu.shared, PROFILE_PARAMETER}
+    for chapter, values in cpu.chapters.items():
+        assert set(values) <= set(chapter_parameters(chapter, REPO)), chapter
 
 
 def test_the_reproduction_page_states_the_profiles_as_defined():

@@ -11,7 +11,7 @@ import pytest
 
 from calib.book import downloads, provenance, render
 from calib.models.tiny import TINY_VERSION
-from calib.report.tables import html_table, reported_table
+from calib.report.table_format import html_table, reported_table
 from calib.scoring.usage import record_scores
 from calib.settings import EXPORT_ENV
 
@@ -141,7 +141,7 @@ def test_the_provenance_record(tmp_path):
     (15, "fewer than ACE's 20 equal-count bins, so some bins are empty and dropped."),
 ])
 def test_the_sample_size_sentence(n, text):
-    from calib.experiments.prose import sample_size_sentence
+    from calib.report.prose import sample_size_sentence
 
     assert sample_size_sentence(n, detail="d").endswith(text) or text in \
         sample_size_sentence(n, detail="d")

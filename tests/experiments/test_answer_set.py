@@ -10,6 +10,7 @@ from synthetic_scores import random_score_table
 from calib.confidence import accuracy, ace, base, sentence_scores
 from calib.data.bear import PLAIN
 from calib.experiments import answer_set as ax
+from calib.report import findings as fd
 from calib.report.reported import reported
 
 
@@ -81,17 +82,17 @@ def test_spread_table_and_sentences(curve):
     assert list(table["metric"][:4]) == list(ax.CURVE_METRICS)
     with pytest.raises(ValueError, match="none of ks"):
         ax.curve_table(curve, (7,))
-    sentences = ax.trend_sentences(curve)
+    sentences = fd.trend_sentences(curve)
     assert len(sentences) == 2 and sentences[0].startswith("m1:")
 
 
 def test_the_trend_sentence_makes_no_claim_inside_the_spread():
     curve = pd.DataFrame({"model": "m", "k": [5, 5, 60, 60], "repeat": [0, 1, 0, 0],
                           "metric": "accuracy", "value": [0.2, 0.6, 0.5, 0.5], "n": 10})
-    (text,) = ax.trend_sentences(curve)
+    (text,) = fd.trend_sentences(curve)
     assert "within the spread" in text
     curve["value"] = [0.7, 0.8, 0.5, 0.5]
-    (text,) = ax.trend_sentences(curve)
+    (text,) = fd.trend_sentences(curve)
     assert "falls from 0.750 at k=5 to 0.500 at k=60" in text
 
 
@@ -115,7 +116,7 @@ def test_bear_vs_factor_joins_the_models_of_both(curve):
     at5 = ax.curve_spread(curve).query("k == 5 and model == 'm1'").set_index("metric")["mean"]
     assert points.loc[0, "ace"] == pytest.approx(at5["ace"])
     assert points.loc[0, "accuracy"] == pytest.approx(at5["accuracy"])
-    assert len(ax.figure4_sentences(points)) == 1
+    assert len(fd.figure4_sentences(points)) == 1
     with pytest.raises(ValueError, match="no k=7"):
         ax.bear_vs_factor(curve, table, k=7)
 

@@ -9,6 +9,7 @@ from synthetic_scores import random_score_table
 from calib.confidence import accuracy, accuracy_rejection_curve, ace, brier
 from calib.data.bear import PARAPHRASES
 from calib.experiments import calibration as cx
+from calib.report import findings as fd
 
 
 @pytest.fixture(scope="module")
@@ -158,7 +159,7 @@ def test_shared_models_keep_the_run_order():
 
 
 def test_correlation_sentence_asserts_a_sign_only_when_the_interval_excludes_zero():
-    from calib.experiments.prose import correlation_sentence
+    from calib.report.prose import correlation_sentence
 
     neg = correlation_sentence("accuracy", "ACE", {"r": -0.8, "low": -0.9, "high": -0.5, "n": 6})
     assert "negatively correlated" in neg and "6 models" in neg
@@ -171,10 +172,10 @@ def test_correlation_sentence_asserts_a_sign_only_when_the_interval_excludes_zer
 def test_below_zero_sentence_counts_the_paper_entropy():
     est = pd.DataFrame({"model": ["m"] * 4, "estimator": ["Entropy/min"] * 3 + ["Base"],
                         "confidence": [-0.2, 0.5, -0.05, 0.9]})
-    text = cx.below_zero_sentence(est)
+    text = fd.below_zero_sentence(est)
     assert "Entropy/min for 2 of 3 instances of m (lowest -0.20)" in text
     assert "Base" not in text.split("came from")[1]
-    assert cx.below_zero_sentence(est.assign(confidence=0.5)).startswith("No estimator")
+    assert fd.below_zero_sentence(est.assign(confidence=0.5)).startswith("No estimator")
 
 
 def _top_of_plain_template(sent):

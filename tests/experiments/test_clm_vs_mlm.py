@@ -9,6 +9,7 @@ from synthetic_scores import random_score_table
 from calib.confidence import accuracy, base, brier, sentence_scores
 from calib.data.bear import PARAPHRASES
 from calib.experiments import clm_vs_mlm as cm
+from calib.report import findings as fd
 
 KINDS = {"c1": "clm", "c2": "clm", "m1": "mlm"}
 
@@ -41,7 +42,7 @@ def test_no_pair_without_both_objectives():
     acc = acc_frame([("a", "clm", "all", 20, 0.5), ("b", "clm", "all", 20, 0.4)])
     pairs = cm.pair_models(acc)
     assert pairs.empty and "clm" in pairs.columns
-    assert "compares no objectives" in cm.objective_sentence(pd.DataFrame())
+    assert "compares no objectives" in fd.objective_sentence(pd.DataFrame())
 
 
 @pytest.fixture(scope="module")
@@ -128,7 +129,7 @@ def test_the_pair_table_holds_the_brier_scores_of_the_pairs_instances(sent, est,
     assert diffs["estimator"].tolist() == list(cm.ESTIMATORS)
     expected = table.iloc[0]["brier_margin"] - table.iloc[1]["brier_margin"]
     assert diffs.iloc[0]["difference"] == pytest.approx(expected)
-    assert diffs["sentence"].str.contains("(causal)", regex=False).all()
+    assert all("(causal)" in s for s in fd.pair_sentences(diffs))
     bars = cm.brier_bars(table)
     assert len(bars) == 4 and set(bars["estimator"]) == set(cm.ESTIMATORS)
 
@@ -136,7 +137,7 @@ def test_the_pair_table_holds_the_brier_scores_of_the_pairs_instances(sent, est,
 def test_the_objective_sentence_counts_the_pairs():
     diffs = pd.DataFrame({"estimator": ["Margin", "Margin", "Average/min"],
                           "low": [-0.2, 0.01, -0.1], "high": [-0.1, 0.2, 0.1]})
-    text = cm.objective_sentence(diffs)
+    text = fd.objective_sentence(diffs)
     assert "for Margin, the causal model has the lower Brier score in 1 of 2" in text
     assert "the higher in 1" in text and "cannot be told apart in 1" in text
 
@@ -148,8 +149,8 @@ def test_model_rows_without_pairs(est):
 
 
 def test_the_pairing_note_states_the_settings():
-    assert "at least 10 instances" in cm.pairing_note("domain", 10, None)
-    text = cm.pairing_note("probe", 10, 0.05)
+    assert "at least 10 instances" in fd.pairing_note("domain", 10, None)
+    text = fd.pairing_note("probe", 10, 0.05)
     assert "whole probe" in text and "above 0.05" in text
     assert text.startswith(cm.PAIRING_RULE)
 

@@ -112,7 +112,7 @@ def test_grounding_checks_and_tally():
 
 
 def test_change_sentence_is_neutral_and_follows_the_interval():
-    from calib.experiments.prose import change_sentence
+    from calib.report.prose import change_sentence
 
     up = change_sentence("'certainly'", "plain", {"difference": 0.1, "low": 0.02, "high": 0.2},
                          "mean confidence", "m1")

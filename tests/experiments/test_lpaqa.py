@@ -1,5 +1,6 @@
-"""The LPAQA chapter's experiments (calib.experiments.lpaqa) on hand-made and synthetic tables
-and on a few real LAMA relations (data only, no model)."""
+"""The LPAQA chapter's experiments (calib.experiments.lpaqa, lpaqa_beyond, lpaqa_chapter) on
+hand-made and synthetic tables, on a few real LAMA relations (data only) and, for the whole
+run, on a tiny model."""
 
 from __future__ import annotations
 
@@ -8,107 +9,21 @@ import pandas as pd
 import pytest
 
 from calib.data.bear import PARAPHRASES
-from calib.experiments import lpaqa as L
-from calib.prompts.paraphrase import Candidate
+from calib.experiments import lpaqa as lp, lpaqa_beyond as lb, lpaqa_chapter as lc
 
 
 # ---------------------------------------------------------------------------------------------
-# prompts
-
-
-def test_prompt_key_ignores_case_spacing_and_the_final_stop():
-    assert L.prompt_key("[X] plays [Y] .") == L.prompt_key("[x]  plays [Y].") == "[x] plays [y]"
-    assert L.prompt_key("[X] , who plays [Y] .") == "[x], who plays [y]"
-    assert L.prompt_key("[X] plays [Y] .") != L.prompt_key("[X] played [Y] .")
-
-
-class EchoTranslator:
-    """A fake translator: into the pivot unchanged; back into English with a fixed rewrite."""
-
-    name = "echo"
-
-    def __init__(self, rewrites: dict[str, list[str]]):
-        self.rewrites = rewrites
-
-    def translate(self, texts, src, tgt):
-        if tgt != "en":
-            return [[Candidate(t)] for t in texts]
-        return [[Candidate(r) for r in self.rewrites.get(t, [t])] for t in texts]
-
-
-def _corpus(rows):
-    return pd.DataFrame(rows, columns=["relation", "sub_label", "obj_label", "sub_surface",
-                                       "obj_surface", "masked_sentence"])
+# data
 
 
 @pytest.fixture(scope="module")
 def small_lama():
-    return L.load_sample(["P30", "P1303"], None, 3, 4, seed=0)
-
-
-def test_generate_prompts_orders_sources_removes_duplicates_and_caps_at_top(small_lama):
-    spacy = pytest.importorskip("spacy")
-    corpus = _corpus([
-        # P30: "is located in" repeats the manual prompt; "lies in" is new (2 sentences)
-        ("P30", "Kenya", "Africa", "Kenya", "Africa", "Kenya is located in [MASK]."),
-        ("P30", "Chad", "Africa", "Chad", "Africa", "Chad lies in [MASK]."),
-        ("P30", "Peru", "South America", "Peru", "South America", "Peru lies in [MASK]."),
-        ("P30", "Laos", "Asia", "Laos", "Asia", "Laos , far away in [MASK]."),
-        ("P30", "Fiji", "Oceania", "Fiji", "Oceania", "Fiji , an island of [MASK]."),
-        ("P1303", "Miles", "trumpet", "Miles", "trumpet", "Miles played the [MASK]."),
-    ])
-    rewrites = {"PX1 is located in PY1 .": ["PX1 is situated in PY1 .", "PX1 lies in PY1 ."],
-                "PX1 plays PY1 .": ["PX1 plays PY1.", "PX1 performs PY1 ."]}
-    prompts = L.generate_prompts(small_lama.sample, corpus, top=2,
-                                 translator=EchoTranslator(rewrites), pivots=("es",),
-                                 methods=("middle",), nlp=spacy.blank("en"))
-    p30 = prompts[prompts["relation"] == "P30"]
-    assert list(p30["source"]) == ["manual", "mined", "mined", "paraphrase"]
-    assert list(p30["text"]) == ["[X] is located in [Y] .", "[X] lies in [Y] .",
-                                 "[X] , an island of [Y] .", "[X] is situated in [Y] ."]
-    assert p30["count"].iloc[1] == 2
-    p1303 = prompts[prompts["relation"] == "P1303"]
-    # "[X] plays [Y]." is the manual prompt again: dropped
-    assert list(p1303["text"]) == ["[X] plays [Y] .", "[X] played the [Y] .",
-                                   "[X] performs [Y] ."]
-    for rel, grp in prompts.groupby("relation"):
-        assert grp["text"].map(L.prompt_key).is_unique
-        assert (grp["source"] == "mined").sum() <= 2 and (grp["source"] == "paraphrase").sum() <= 2
-    with pytest.raises(ValueError, match="top must be at least 1"):
-        L.generate_prompts(small_lama.sample, corpus, top=0)
-
-
-def test_mining_corpus_counts_each_evidence_once_and_caps_with_a_seed():
-    full = L.mining_corpus(["P30"])
-    assert not full.duplicated(["relation", "sub_label", "obj_label", "masked_sentence"]).any()
-    a, b = L.mining_corpus(["P30"], 50, seed=1), L.mining_corpus(["P30"], 50, seed=1)
-    assert len(a) == 50 and a.equals(b)
-    assert not a.equals(L.mining_corpus(["P30"], 50, seed=2))
-
-
-def test_reference_prompts_leave_out_ours_and_each_others_duplicates(small_lama):
-    ours = pd.DataFrame({"relation": ["P1303"], "template": ["x"],
-                         "text": ["[X] on vocals and [Y]."], "source": ["mined"]})
-    ref = L.reference_prompts(ours, 1)
-    assert set(ref["source"]) <= {"lpaqa-mine", "lpaqa-paraphrase"}
-    assert (ref.groupby("source").size() <= 1).all()
-    assert "[x] on vocals and [y]" not in set(ref["text"].map(L.prompt_key))
-    assert ref["text"].map(L.prompt_key).is_unique
-    assert L.reference_prompts(ours, 0).empty
-
-
-def test_lpaqa_overlap_finds_a_released_prompt():
-    ours = pd.DataFrame({"relation": ["P1303", "P1303"], "template": ["mined-00", "bt-00"],
-                         "text": ["[X] played [Y] .", "[X] zzz [Y] ."],
-                         "source": ["mined", "paraphrase"]})
-    out = L.lpaqa_overlap(ours).set_index("source")
-    assert out.loc["mined", "shared"] == 1 and out.loc["mined", "ours"] == 1
-    assert out.loc["paraphrase", "shared"] == 0 and out.loc["paraphrase", "lpaqa"] > 0
+    return lp.load_sample(["P30", "P1303"], None, 3, 4, seed=0)
 
 
 def test_load_sample_rejects_named_relations_without_training_pairs():
     with pytest.raises(ValueError, match=r"P264.*no training pair"):
-        L.load_sample(["P264"], answer_space="test")
+        lp.load_sample(["P264"], answer_space="test")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -123,14 +38,14 @@ def test_queries_cover_ours_on_both_splits_and_references_on_test_only(small_lam
         "text": ["[X] is located in [Y] .", "[X] lies in [Y] .", "[X] is in [Y] .",
                  "[X] plays [Y] ."],
         "source": ["manual", "mined", "lpaqa-mine", "manual"]})
-    queries = L.lama_queries(lama, prompts)
-    train = [q for q in queries if q.dataset == L.TRAIN]
-    test = [q for q in queries if q.dataset == L.TEST]
+    queries = lp.lama_queries(lama, prompts)
+    train = [q for q in queries if q.dataset == lp.TRAIN]
+    test = [q for q in queries if q.dataset == lp.TEST]
     assert {q.template for q in train} == {"manual", "mined-00"}
     assert {q.template for q in test} == {"manual", "mined-00", "lpaqa-mine-00"}
     assert len(train) == 2 * 3 + 1 * 3 and len(test) == 3 * 4 + 1 * 4
-    plan = L.plan_table(lama, prompts, None, 3)
-    assert plan["statements"].sum() == L.statements(queries)
+    plan = lp.plan_table(lama, prompts, None, 3)
+    assert plan["statements"].sum() == lp.statements(queries)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -165,10 +80,10 @@ PROMPTS = pd.DataFrame({"relation": [r for r in ("R1", "R2") for _ in RATES],
 
 @pytest.fixture(scope="module")
 def selection():
-    train = synthetic(RATES, 60, 0, L.TRAIN)
-    test = synthetic(RATES, 60, 1, L.TEST)
+    train = synthetic(RATES, 60, 0, lp.TRAIN)
+    test = synthetic(RATES, 60, 1, lp.TEST)
     facts = test.drop_duplicates("instance")[["relation", "instance", "answer_idx"]]
-    return test, L.select_and_ensemble(train, test, PROMPTS, facts, ks=(2,), steps=150)
+    return test, lp.select_and_ensemble(train, test, PROMPTS, facts, ks=(2,), steps=150)
 
 
 def test_selection_finds_the_good_prompt_and_ensembles_beat_the_manual_one(selection):
@@ -179,19 +94,19 @@ def test_selection_finds_the_good_prompt_and_ensembles_beat_the_manual_one(selec
     assert weights.groupby("relation")["weight"].sum().to_numpy() == pytest.approx([1.0, 1.0])
     best = weights.loc[weights.groupby("relation")["weight"].idxmax(), "template"]
     assert set(best) == {"mined-00"}
-    acc = L.accuracy_table(sel.hits).set_index("method")
+    acc = lp.accuracy_table(sel.hits).set_index("method")
     assert list(acc.index) == ["majority", "manual", "top-1", "top-2", "optimized", "oracle"]
     assert acc.loc["top-1", "micro"] > acc.loc["manual", "micro"] + 0.3
     assert acc.loc["oracle", "micro"] >= acc[["micro"]].drop(index="oracle").max().item()
     # Man+Para has no mined prompt: its top-1 is far below All's
-    sets = L.set_table(L.accuracy_table(sel.hits, None)).set_index("prompt_set")
+    sets = lp.set_table(lp.accuracy_table(sel.hits, None)).set_index("prompt_set")
     assert sets.loc["Man+Para", "top-1"] < sets.loc["All", "top-1"] - 0.3
-    assert set(sets.index) == set(L.PROMPT_SETS)
+    assert set(sets.index) == set(lp.PROMPT_SETS)
 
 
 def test_majority_and_macro_accuracy(selection):
     test, sel = selection
-    acc = L.accuracy_table(sel.hits).set_index("method")
+    acc = lp.accuracy_table(sel.hits).set_index("method")
     maj = sel.hits[sel.hits["method"] == "majority"]
     assert (maj.groupby("relation")["hit"].mean().mean()
             == pytest.approx(acc.loc["majority", "micro"]))
@@ -202,31 +117,31 @@ def test_majority_and_macro_accuracy(selection):
 
 def test_wide_table_has_one_row_per_method_and_micro_macro_per_model(selection):
     test, sel = selection
-    wide = L.wide_accuracy(L.accuracy_table(sel.hits))
+    wide = lp.wide_accuracy(lp.accuracy_table(sel.hits))
     assert list(wide.columns) == ["method", "m micro", "m macro"]
     assert list(wide["method"]) == ["majority", "manual", "top-1", "top-2", "optimized", "oracle"]
 
 
 def test_paired_accuracy_difference(selection):
     _, sel = selection
-    diff = L.paired_accuracy(sel.hits, "top-1", "manual", n_boot=200).iloc[0]
+    diff = lp.paired_accuracy(sel.hits, "top-1", "manual", n_boot=200).iloc[0]
     assert diff["difference"] > 0.3 and diff["low"] > 0
     with pytest.raises(ValueError, match="no facts scored by both"):
-        L.paired_accuracy(sel.hits, "top-9", "manual")
+        lp.paired_accuracy(sel.hits, "top-9", "manual")
 
 
 def test_calibration_rows_and_consistency_estimators_over_ranked_prompts(selection):
     test, sel = selection
-    cal = L.calibration(test, sel, k=3, n_boot=0).set_index("method")
+    cal = lb.calibration(test, sel, k=3, n_boot=0).set_index("method")
     assert {"manual", "top-1", "top-2", "optimized", "Average/min (3)", "Consistency/min (3)",
             "Entropy/min (3)"} == set(cal.index)
     assert cal["ace"].between(0, 1).all() and cal["brier"].between(0, 1).all()
     # Consistency over 3 prompts is a multiple of 1/3
     ranking = sel.rankings[sel.rankings["prompt_set"] == "All"]
-    cons = L.consistency_estimates(test, ranking, 3)
+    cons = lb.consistency_estimates(test, ranking, 3)
     c = cons[cons["method"] == "Consistency/min (3)"]["confidence"] * 3
     assert np.allclose(c, c.round())
-    renamed = L.ranked_templates(test, ranking, 2)
+    renamed = lb.ranked_templates(test, ranking, 2)
     assert set(renamed["template"]) == {"rank-0", "rank-1"}
     assert len(renamed) == 2 * len(test) // len(RATES)
 
@@ -235,8 +150,8 @@ def test_transfer_results_compare_against_bears_plain_template(selection):
     _, sel = selection
     ranking = sel.rankings[sel.rankings["prompt_set"] == "All"]
     rates = {**{t: 0.5 for t in PARAPHRASES}, **{f"lama-{t}": r for t, r in RATES.items()}}
-    sent = synthetic(rates, 40, 3, L.BEAR)
-    out = L.transfer_results(sent, ranking, 2, n_boot=0).set_index("method")
+    sent = synthetic(rates, 40, 3, lp.BEAR)
+    out = lb.transfer_results(sent, ranking, 2, n_boot=0).set_index("method")
     assert out.loc["BEAR paraphrase-0", ["d_accuracy", "d_ace", "d_brier"]].tolist() == [0, 0, 0]
     assert {"BEAR mean", "LAMA manual", "LAMA top-1", "LAMA top-2", "BEAR Average/min",
             "LAMA Consistency/min (2)"} <= set(out.index)
@@ -246,18 +161,18 @@ def test_transfer_results_compare_against_bears_plain_template(selection):
 def test_transfer_queries_use_bear_templates_and_the_models_best_lama_prompts():
     from calib.data.bear import load_bear
 
-    bear = L.transfer_sample(["P30"], 2, 0)
+    bear = lb.transfer_sample(["P30"], 2, 0)
     prompts = pd.DataFrame({"relation": "P30", "template": ["manual", "mined-00", "bt-00"],
                             "text": ["[X] is located in [Y] .", "[X] lies in [Y] .",
                                      "[X] sits in [Y] ."],
                             "source": ["manual", "mined", "paraphrase"]})
-    ranking = pd.DataFrame({"model": "m", "relation": "P30", "dataset": L.TRAIN,
+    ranking = pd.DataFrame({"model": "m", "relation": "P30", "dataset": lp.TRAIN,
                             "template": ["bt-00", "manual", "mined-00"], "rank": [0, 1, 2]})
-    queries = L.transfer_queries(bear, prompts, ranking, "m", 2)
+    queries = lb.transfer_queries(bear, prompts, ranking, "m", 2)
     names = {q.template for q in queries}
     assert names == {*PARAPHRASES, "lama-manual", "lama-bt-00"}
     n_opts = load_bear(relations=["P30"]).relations["P30"].n_options
-    assert L.statements(queries) == 2 * len(names) * n_opts
+    assert lp.statements(queries) == 2 * len(names) * n_opts
     assert {q.dataset for q in queries} == {"bear"}
 
 
@@ -265,7 +180,7 @@ def test_transfer_results_with_one_transferred_prompt(selection):
     _, sel = selection
     ranking = sel.rankings[sel.rankings["prompt_set"] == "All"]
     rates = {**{t: 0.5 for t in PARAPHRASES}, **{f"lama-{t}": r for t, r in RATES.items()}}
-    out = L.transfer_results(synthetic(rates, 10, 4, L.BEAR), ranking, 1, n_boot=0)
+    out = lb.transfer_results(synthetic(rates, 10, 4, lp.BEAR), ranking, 1, n_boot=0)
     assert out["method"].is_unique and "LAMA top-1" in set(out["method"])
     assert not out["method"].str.startswith("LAMA Average").any()
 
@@ -274,12 +189,36 @@ def test_score_reduces_cached_scores_and_reports_the_cost(small_lama):
     lama = small_lama.sample.select(["P30"])
     prompts = pd.DataFrame({"relation": "P30", "template": ["manual"],
                             "text": ["[X] is located in [Y] ."], "source": ["manual"]})
-    queries = L.lama_queries(lama, prompts)
-    sent, cost = L.score(["tiny-gpt2"], queries, "LAMA", progress=False)
-    assert len(sent) == L.statements(queries) == cost["statements"].item()
-    assert set(sent["dataset"]) == {L.TRAIN, L.TEST} and sent["score"].lt(0).all()
-    again, cost2 = L.score(["tiny-gpt2"], queries, "LAMA", progress=False)
+    queries = lp.lama_queries(lama, prompts)
+    sent, cost = lp.score(["tiny-gpt2"], queries, "LAMA", progress=False)
+    assert len(sent) == lp.statements(queries) == cost["statements"].item()
+    assert set(sent["dataset"]) == {lp.TRAIN, lp.TEST} and sent["score"].lt(0).all()
+    again, cost2 = lp.score(["tiny-gpt2"], queries, "LAMA", progress=False)
     pd.testing.assert_frame_equal(again, sent)
-    table = L.cost_table(cost, cost2.assign(part="again", seconds=0.01)).set_index("part")
+    table = lp.cost_table(cost, cost2.assign(part="again", seconds=0.01)).set_index("part")
     assert table.loc["total", "statements"] == 2 * len(sent)
     assert np.isnan(table.loc["again", "statements/s"])
+
+
+def test_run_lpaqa_returns_every_part_of_the_chapter():
+    """The chapter's one entry point on a tiny model: the parts the page shows, and the
+    ledger's variant without the steps beyond the paper."""
+    pytest.importorskip("spacy")
+    params = dict(lama_relations=["P30"], train_per_relation=2, test_per_relation=3, top_t=1,
+                  max_sentences=30, pivots=[], ensemble_k=[2], adam_steps=5,
+                  reference_per_set=1, bear_per_relation=1, bear_top_k=1, n_bootstrap=20)
+    run = lc.run_lpaqa(["tiny-gpt2"], **params)
+    assert set(run.sentences["dataset"]) == {lp.TRAIN, lp.TEST}
+    assert len(run.test) + len(run.train) == len(run.sentences)
+    assert set(run.prompts["source"]) >= {"manual", "lpaqa-mine"}
+    assert set(run.paired["a"]) == set(lp.COMPARED) and (run.paired["b"] == "manual").all()
+    assert run.calibration["method"].str.contains("manual").any()
+    assert run.bear_relations == ["P30"] and run.transfer is not None
+    assert set(run.cost["part"]) == {"LAMA", "BEAR", "total"}
+    assert (run.plan["part"] == "BEAR (at most)").any()
+    assert list(run.overlap["source"]) == ["mined", "paraphrase"]
+    # the ledger's run: the same selection, nothing beyond the paper
+    bare = lc.run_lpaqa(["tiny-gpt2"], **params, beyond_paper=False)
+    pd.testing.assert_frame_equal(bare.selection.hits, run.selection.hits)
+    assert bare.calibration is None and bare.transfer is None and bare.bear is None
+    assert set(bare.cost["part"]) == {"LAMA", "total"}

@@ -10,6 +10,7 @@ import pytest
 
 from calib.experiments import start_tokens as st
 from calib.scoring.statements import bear_queries
+from calib.report import findings as fd
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +51,7 @@ def test_left_padding_doubles_the_bos_and_is_scored_apart(left_llama, small_bear
     assert abs(ours - theirs).max() > 1e-4  # the doubled BOS changes the scores
     diffs = st.rule_differences(est, n_boot=20)
     assert diffs["metric"].tolist() == ["accuracy", "ace"]
-    assert diffs["sentence"].str.contains("lm-pub-quiz 0.3.3").all()
+    assert all("lm-pub-quiz 0.3.3" in s for s in fd.rule_sentences(diffs))
 
 
 def test_models_to_measure_leaves_out_another_bos_only_when_asked():

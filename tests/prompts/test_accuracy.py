@@ -37,6 +37,19 @@ def test_mean_over_relations_weighs_each_relation_the_same():
     assert two.set_index("template")["micro"].to_dict() == {"t": 0.75, "u": 0.0}
 
 
+def test_mean_accuracy_groups_by_the_given_columns():
+    facts = pd.concat([FACTS.assign(prompt_set="A", method="m1"),
+                       FACTS.assign(prompt_set="A", method="m2", hit=False),
+                       FACTS.assign(prompt_set="B", method="m1", hit=True)], ignore_index=True)
+    acc = mean_accuracy(facts, by=["prompt_set", "method"])
+    assert acc.columns.tolist() == ["prompt_set", "method", "n_relations", "n", "micro", "macro"]
+    assert acc.set_index(["prompt_set", "method"])["micro"].to_dict() == {
+        ("A", "m1"): 0.75, ("A", "m2"): 0.0, ("B", "m1"): 1.0}
+    assert mean_accuracy(facts, by=())["n"].item() == 18  # one row over everything
+    with pytest.raises(ValueError, match=r"grouping column\(s\) \['source'\]"):
+        mean_accuracy(facts, by=["source"])
+
+
 def test_predictions_take_the_highest_score():
     rows = [("m", "lama", "R1", "i1", "t", o, 1, s) for o, s in enumerate([-2.0, -1.0, -3.0])]
     rows += [("m", "lama", "R1", "i2", "t", o, 0, s) for o, s in enumerate([-2.0, -1.0, -3.0])]

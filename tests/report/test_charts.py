@@ -9,7 +9,7 @@ import altair as alt
 import pandas as pd
 import pytest
 
-from calib.report import charts
+from calib.report import chart_rendering as rendering, charts
 
 
 @pytest.fixture
@@ -114,25 +114,39 @@ def test_every_builder_makes_a_valid_vega_lite_spec_that_renders(bins):
              charts.grouped_bars(summary.assign(delta=0.1))]
     for chart in built:
         spec = chart.to_dict(validate=True)
-        svg = charts.static_svg(spec)
+        svg = rendering.static_svg(spec)
         assert svg.lstrip().startswith("<svg") and "<path" in svg
 
 
 def test_the_chart_html_holds_the_spec_safely_and_a_static_fallback():
     spec = {"$schema": alt.SCHEMA_URL, "data": {"values": [{"a": "</script><b>&"}]},
             "mark": "point", "encoding": {"x": {"field": "a", "type": "nominal"}}}
-    html = charts.chart_html(spec, svg="<svg>fallback</svg>")
+    html = rendering.chart_html(spec, svg="<svg>fallback</svg>")
     assert html.startswith('<div class="calib-chart" id="calib-chart-')
     data = re.search(r'<script type="application/json" class="calib-chart-spec">(.*?)</script>',
                      html, re.S).group(1)
     assert "<" not in data and ">" not in data and "&" not in data
     assert json.loads(data) == spec
     assert '<div class="calib-chart-view"><svg>fallback</svg></div>' in html
-    assert charts.chart_html(spec) != charts.chart_html(spec)  # unique container ids
+    assert rendering.chart_html(spec) != rendering.chart_html(spec)  # unique container ids
 
 
-def test_the_offline_renderer_is_enabled_and_names_no_other_host(bins):
-    assert alt.renderers.active == charts.RENDERER
+def test_importing_changes_no_renderer_and_enable_registers_the_offline_one(bins):
+    import subprocess
+    import sys
+
+    code = ("import altair as alt; before = alt.renderers.active; "
+            "from calib.report import chart_rendering, charts; "
+            "assert alt.renderers.active == before, alt.renderers.active; "
+            "chart_rendering.enable(); print(alt.renderers.active)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == rendering.RENDERER
+
+
+def test_the_offline_renderer_names_no_other_host(bins):
+    rendering.enable()
+    assert alt.renderers.active == rendering.RENDERER
     bundle = charts.calibration_curve(bins)._repr_mimebundle_()
     bundle = bundle[0] if isinstance(bundle, tuple) else bundle
     assert set(bundle) == {"text/html", "image/svg+xml", "text/plain"}
@@ -142,8 +156,8 @@ def test_the_offline_renderer_is_enabled_and_names_no_other_host(bins):
 
 
 def test_the_vega_bundle_is_a_classic_script_setting_vega_embed():
-    header = charts.vega_bundle_header()
-    code = charts.vega_bundle()
+    header = rendering.vega_bundle_header()
+    code = rendering.vega_bundle()
     assert code.startswith(header) and header.endswith("*/\n")
     assert code.rstrip().endswith("})();")
     assert "window.vegaEmbed=" in code.replace(" ", "")
@@ -179,7 +193,7 @@ def test_interval_chart_shows_each_estimate_with_its_interval():
     assert point["encoding"]["y"]["sort"] == ["Base", "Margin"]
     assert [t["field"] for t in point["encoding"]["tooltip"]] == [
         "model", "estimator", "metric", "value", "low", "high", "n"]
-    assert charts.static_svg(spec).lstrip().startswith("<svg")
+    assert rendering.static_svg(spec).lstrip().startswith("<svg")
 
 
 def test_every_mark_has_a_tooltip_with_the_interval_and_n_and_a_legend_selects_a_series(bins):
@@ -205,7 +219,7 @@ def test_every_mark_has_a_tooltip_with_the_interval_and_n_and_a_legend_selects_a
     import vl_convert as vlc
 
     for name, spec in specs.items():  # the legend Vega draws is the one bound to the selection
-        vega = vlc.vegalite_to_vega(spec, vl_version=charts._vl_version())
+        vega = vlc.vegalite_to_vega(spec, vl_version=rendering._vl_version())
         legends = vega.get("legends") or [leg for mark in vega.get("marks", [])
                                           for leg in mark.get("legends", [])]
         assert legends and all(leg["encode"]["symbols"].get("interactive")

@@ -1,4 +1,5 @@
-"""HTML tables: rounding, intervals, the "Reported in the paper" label (calib.report.tables)."""
+"""HTML tables: rounding, intervals, the "Reported in the paper" label
+(calib.report.table_format)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from calib.report import tables
-from calib.report.tables import (REPORTED_LABEL, format_interval, format_number, html_table,
+from calib.report import table_format
+from calib.report.table_format import (REPORTED_LABEL, format_interval, format_number, html_table,
                                  reported_table, with_intervals)
 
 
@@ -86,4 +87,4 @@ def test_reported_table_is_labelled_with_its_source_and_keeps_values_as_given():
 def test_computed_tables_carry_no_reported_label():
     html = html_table(pd.DataFrame({"a": [1]})).html
     assert REPORTED_LABEL not in html and "calib-reported" not in html
-    assert tables.TABLE_CLASS in html
+    assert table_format.TABLE_CLASS in html

@@ -36,8 +36,8 @@ from calib.data.bear import PLAIN
 #: the paper's names of the reductions (its figure's labels)
 REDUCTION_LABELS: dict[str, str] = {"sum": "Sum", "mean": "Mean", "sum-answer": "Sum (A)",
                                     "mean-answer": "Mean (A)"}
-#: the metrics of Figure 7, in order, with their display names
-METRIC_LABELS: dict[str, str] = {"accuracy": "Accuracy", "ace": "ACE", "H": "H"}
+#: the metrics of Figure 7, in order (display names: :data:`calib.report.findings.METRIC_LABELS`)
+FIGURE7_METRICS: tuple[str, ...] = ("accuracy", "ace", "H")
 
 
 def _plain(scores: pd.DataFrame, template: str) -> pd.DataFrame:
@@ -104,7 +104,7 @@ def objective_means(table: pd.DataFrame, objective: str = "objective",
     means = grouped[["accuracy", "ace", "H"]].mean()
     means["n_models"] = grouped.size()
     out = means.reset_index().melt(id_vars=[objective, reduction, "n_models"],
-                                   value_vars=list(METRIC_LABELS), var_name="metric",
+                                   value_vars=list(FIGURE7_METRICS), var_name="metric",
                                    value_name="value")
     out = out.rename(columns={objective: "objective", reduction: "reduction"})
     return out[["objective", "reduction", "metric", "value", "n_models"]]

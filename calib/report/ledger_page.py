@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from calib.report.tables import HtmlTable, html_table
+from calib.report.table_format import HtmlTable, html_table
 
 #: the papers' short citations
 PAPERS = {"kissling2026": "Kissling et al. 2026", "jiang2020": "Jiang et al. 2020 (LPAQA)"}

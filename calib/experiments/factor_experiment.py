@@ -49,10 +49,8 @@ import pandas as pd
 from calib.confidence import (base, margin, paired_estimates_difference, sentence_scores, summary,
                               template_predictions)
 from calib.data.factor import OFFLINE_SUBSETS, Factor, load_factor
-from calib.experiments.prose import compare_sentence
 from calib.experiments.scores import objectives
 from calib.models.loading import context_length, load_tokenizer
-from calib.experiments.verdicts import FAILS, HOLDS, universal_verdict
 from calib.scoring.run import score_queries
 from calib.scoring.statements import Query, continuation_statement
 
@@ -64,7 +62,7 @@ FACTOR_MAX_TOKENS = 1024
 ESTIMATORS: tuple[str, ...] = ("Base", "Margin")
 #: the metrics of Table 4
 METRICS: tuple[str, ...] = ("accuracy", "ace", "brier")
-#: interval columns of :func:`table4`, for :func:`calib.report.tables.html_table`
+#: interval columns of :func:`table4`, for :func:`calib.report.table_format.html_table`
 TABLE4_INTERVALS = {c: (f"{c}_low", f"{c}_high") for c in
                     ("accuracy", "ace_base", "ace_margin", "brier_base", "brier_margin")}
 
@@ -223,15 +221,14 @@ def table4(summ: pd.DataFrame) -> pd.DataFrame:
 def margin_vs_base(estimates: pd.DataFrame, metric: str = "ace", n_boot: int = 1000,
                    seed: int = 0) -> pd.DataFrame:
     """Paired bootstrap of ``metric(Margin) - metric(Base)`` per model and dataset, with a
-    generated sentence (:func:`calib.experiments.prose.compare_sentence`)."""
+    ``dataset`` (sentences: :func:`calib.report.findings.margin_sentences`)."""
     rows = []
     for (model, dataset), part in estimates.groupby(["model", "dataset"], sort=False):
         b = part[part["estimator"] == "Base"]
         m = part[part["estimator"] == "Margin"]
         diff = paired_estimates_difference(m, b, metric, n_boot=n_boot, seed=seed)
         rows.append({"model": model, "subset": dataset.removeprefix("factor-"), **diff,
-                     "sentence": compare_sentence("Margin", "Base", diff,
-                                                  subject=f"{model} on {dataset}")})
+                     "dataset": dataset})
     return pd.DataFrame(rows)
 
 
@@ -243,27 +240,6 @@ def mean_over_models(table: pd.DataFrame, models: Sequence[str] | None = None) -
         models=("model", "nunique"), ace_base=("ace_base", "mean"),
         ace_margin=("ace_margin", "mean")).reset_index()
     return out
-
-
-def margin_claim(differences: pd.DataFrame, reported_base: float, reported_margin: float) -> str:
-    """A sentence setting the mean ACE of Base and Margin that the paper's Appendix F states
-    for Wiki-FACTOR beside this run's paired comparisons (:func:`margin_vs_base`): it agrees
-    only if Margin's ACE is lower with an interval below 0 in every model and subset, and
-    disagrees as soon as it is higher with an interval above 0 in one
-    (:func:`calib.experiments.verdicts.universal_verdict`); otherwise it cannot decide."""
-    n = len(differences)
-    lower = int((differences["high"] < 0).sum())
-    higher = int((differences["low"] > 0).sum())
-    evidence = (f"Margin's ACE is lower than Base's with a 95% paired interval below 0 in "
-                f"{lower} of {n} model-subset cell(s), higher in {higher}, and not "
-                f"distinguishable in {n - lower - higher}")
-    verdict = {HOLDS: "this run agrees", FAILS: "this run does not agree"}.get(
-        universal_verdict(lower, higher, n), "this run cannot decide it")
-    return (f"Appendix F of the paper reports a lower mean ACE for Margin than for Base over its "
-            f"causal models on Wiki-FACTOR ({reported_margin:.3f} vs {reported_base:.3f}) and "
-            f"says Margin improves on Base for every model; {verdict} ({evidence}). This "
-            f"build's subsets and models differ from the paper's, so this compares tendencies, "
-            f"not values.")
 
 
 @dataclass(frozen=True)

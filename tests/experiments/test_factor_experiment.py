@@ -9,8 +9,9 @@ import pytest
 from calib.confidence import ace, brier
 from calib.confidence.reductions import sentence_scores
 from calib.data.factor import load_factor
-from calib.experiments import factor as fx
+from calib.experiments import factor_experiment as fx
 from calib.scoring.schema import SCORE_COLUMNS
+from calib.report import findings as fd
 
 
 @pytest.fixture(scope="module")
@@ -139,15 +140,15 @@ def test_table4_has_the_papers_columns_and_the_metric_values(scores):
 def test_margin_vs_base_and_the_claim_sentence(scores):
     est = fx.factor_estimates(scores)
     diffs = fx.margin_vs_base(est, "ace", n_boot=100, seed=0)
-    assert len(diffs) == 4 and diffs["sentence"].str.contains("Margin").all()
+    assert len(diffs) == 4 and all("Margin" in s for s in fd.margin_sentences(diffs))
     fake = pd.DataFrame({"low": [-0.2, -0.1], "high": [-0.05, -0.01]})
-    assert "this run agrees" in fx.margin_claim(fake, 0.48, 0.45)
+    assert "this run agrees" in fd.margin_claim(fake, 0.48, 0.45)
     fake = pd.DataFrame({"low": [0.01, -0.1], "high": [0.2, 0.1]})
-    assert "does not agree" in fx.margin_claim(fake, 0.48, 0.45)
+    assert "does not agree" in fd.margin_claim(fake, 0.48, 0.45)
     fake = pd.DataFrame({"low": [0.01, -0.2], "high": [0.2, -0.05]})  # one model against
-    assert "does not agree" in fx.margin_claim(fake, 0.48, 0.45)
+    assert "does not agree" in fd.margin_claim(fake, 0.48, 0.45)
     fake = pd.DataFrame({"low": [-0.2, -0.1], "high": [-0.05, 0.1]})
-    text = fx.margin_claim(fake, 0.48, 0.45)
+    text = fd.margin_claim(fake, 0.48, 0.45)
     assert "cannot decide" in text and "1 of 2" in text and "0.450 vs 0.480" in text
 
 

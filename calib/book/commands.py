@@ -8,7 +8,7 @@ import time
 from calib.book.build import build_book, build_html
 from calib.book.layout import BookError, ChapterNotFound, ParameterError, book_root
 from calib.book.parameters import chapter_parameters, parse_cli_parameters
-from calib.book.run import run_chapter
+from calib.book.chapters import run_chapter
 
 
 def _on_cluster(command: str, args, body) -> int:

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from calib.book import downloads, render
-from calib.book.layout import FAILED_DIR, ChapterFailed, Log, book_root, chapter_source, executed_path
+from calib.book.layout import (FAILED_DIR, ChapterFailed, Log, book_root, chapter_source,
+                               executed_path)
 from calib.book.parameters import (parameters_cell, parse_parameters, read_notebook,
                                    resolve_parameters)
 from calib.book.profiles import DEFAULT_PROFILE, Profile, get_profile

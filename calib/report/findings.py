@@ -1,0 +1,238 @@
+"""The sentences the chapters print about their results, built from the experiments' frames
+(:mod:`calib.experiments`): no number is computed here, and no sentence claims what its numbers
+do not show (the wording rules are :mod:`calib.report.prose`'s).
+
+===============================  ===========================================================
+chapter                          sentences
+===============================  ===========================================================
+calibration                      :func:`below_zero_sentence`
+answer_set                       :func:`trend_sentences`, :func:`figure4_sentences`,
+                                 :data:`METRIC_TITLES`
+clm_vs_mlm                       :func:`model_kinds_note`, :func:`pairing_note`,
+                                 :func:`pair_sentences`, :func:`objective_sentence`
+factor                           :func:`margin_sentences`, :func:`margin_claim`
+start_tokens                     :func:`rule_sentences`
+reductions                       :func:`best_reduction_sentence`, :data:`METRIC_LABELS`
+lpaqa                            :func:`manual_comparison_sentences`
+===============================  ===========================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+
+from calib.confidence.tables import require_columns
+from calib.experiments.answer_set import curve_spread
+from calib.experiments.clm_vs_mlm import PAIRING_RULE, SCOPES
+from calib.experiments.reduction_choice import REDUCTION_LABELS
+from calib.experiments.start_tokens import RULES
+from calib.experiments.verdicts import FAILS, HOLDS, universal_verdict
+from calib.report.prose import compare_sentence
+
+#: how the metrics of the answer-set curves are titled in charts and sentences
+METRIC_TITLES = {"confidence": "mean Base confidence", "accuracy": "accuracy",
+                 "ace": "ACE (Base)", "ace_margin": "ACE (Margin)"}
+#: the display names of Figure 7's metrics
+#: (:data:`calib.experiments.reduction_choice.FIGURE7_METRICS`)
+METRIC_LABELS: dict[str, str] = {"accuracy": "Accuracy", "ace": "ACE", "H": "H"}
+
+
+def bullets(sentences: Sequence[str]) -> str:
+    """Markdown bullet points, one per sentence."""
+    return "\n".join(f"- {s}" for s in sentences)
+
+
+# ---------------------------------------------------------------------------------------------
+# calibration
+
+
+def below_zero_sentence(est: pd.DataFrame) -> str:
+    """How many instances each estimator gave a confidence below 0, per model, as a sentence.
+    Only the paper's Entropy-Confidence (Eq. 7, not normalised) can: it is 1 minus an entropy
+    in nats, below 0 when the templates split into three or more answers of similar weight."""
+    require_columns(est, ("model", "estimator", "confidence"), "estimate table")
+    counts = (est.assign(below=est["confidence"] < 0)
+              .groupby(["estimator", "model"], sort=False)
+              .agg(below=("below", "sum"), n=("below", "size"), lowest=("confidence", "min"))
+              .reset_index())
+    counts = counts[counts["below"] > 0]
+    if counts.empty:
+        return ("No estimator gave any instance a confidence below 0 in this run (the paper's "
+                "Entropy-Confidence, Eq. 7, can be below 0 when the templates split into three "
+                "or more answers).")
+    parts = [f"{r.estimator} for {int(r.below)} of {int(r.n)} instances of {r.model} "
+             f"(lowest {r.lowest:.2f})" for r in counts.itertuples(index=False)]
+    return ("The paper's Entropy-Confidence (Eq. 7) is 1 minus an entropy in nats, not "
+            "normalised, so it falls below 0 when the templates split into three or more "
+            "answers of similar weight; ACE and Brier are computed on these values as they are. "
+            "In this run confidences below 0 came from " + "; ".join(parts) + ".")
+
+
+# ---------------------------------------------------------------------------------------------
+# answer_set
+
+
+def trend_sentences(curve: pd.DataFrame) -> list[str]:
+    """Sentences on how accuracy and mean Base confidence change from the smallest to the
+    largest ``k`` per model, and whether the change is larger than the spread of the repeats
+    (no claim is made where the repeats' ranges at the two ends overlap)."""
+    spread = curve_spread(curve)
+    lo_k, hi_k = spread["k"].min(), spread["k"].max()
+    out = []
+    for model, part in spread.groupby("model", sort=True):
+        bits = []
+        for metric in ("accuracy", "confidence", "ace"):
+            p = part[part["metric"] == metric].set_index("k")
+            if lo_k not in p.index or hi_k not in p.index:
+                continue
+            a, b = p.loc[lo_k], p.loc[hi_k]
+            change = b["mean"] - a["mean"]
+            apart = b["lower"] > a["upper"] or b["upper"] < a["lower"]
+            direction = "rises" if change > 0 else "falls"
+            if apart:
+                bits.append(f"{METRIC_TITLES[metric]} {direction} from {a['mean']:.3f} at k={lo_k} "
+                            f"to {b['mean']:.3f} at k={hi_k}")
+            else:
+                bits.append(f"{METRIC_TITLES[metric]} goes from {a['mean']:.3f} to "
+                            f"{b['mean']:.3f}, within the spread of the repeats")
+        if bits:
+            out.append(f"{model}: " + "; ".join(bits) + ".")
+    return out
+
+
+def figure4_sentences(points: pd.DataFrame) -> list[str]:
+    """Per model, the ACE and accuracy of each benchmark in
+    :func:`calib.experiments.answer_set.bear_vs_factor`, in words (a description of the
+    plotted numbers, no claim beyond them)."""
+    out = []
+    for model, part in points.groupby("model", sort=True):
+        bits = [f"ACE {r.ace:.3f} at accuracy {r.accuracy:.3f} on {r.benchmark}"
+                for r in part.itertuples(index=False)]
+        out.append(f"{model}: " + "; ".join(bits) + ".")
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# clm_vs_mlm
+
+
+def model_kinds_note(kinds: Mapping[str, str]) -> str:
+    """The causal and the masked models of a run (``kinds``: model -> ``clm``/``mlm``,
+    :func:`calib.experiments.scores.objectives`), and why there is no pair when it has no
+    masked model."""
+    clms = [m for m, o in kinds.items() if o == "clm"]
+    mlms = [m for m, o in kinds.items() if o == "mlm"]
+    note = (f"Causal models: {', '.join(clms) or 'none'}. "
+            f"Masked models: {', '.join(mlms) or 'none'}.")
+    if not mlms:
+        note += (" **This build has no masked language model**: the offline machine that ran "
+                 "it has no real masked model (the paper's six come from the Hugging Face hub), "
+                 "so no pair can be formed and this page shows only the causal models' rows. "
+                 "Run with the `paper` profile, or `-p models` with masked model ids where the "
+                 "hub is reachable, to fill the masked side.")
+    return note
+
+
+def pairing_note(within: str, min_instances: int, max_gap: float | None) -> str:
+    """:data:`PAIRING_RULE` with the scope and gap settings of this run, in words."""
+    if within not in SCOPES:
+        raise ValueError(f"unknown within {within!r}; expected one of {list(SCOPES)}")
+    scope = (f"a BEAR domain with at least {min_instances} instances (the per-domain option)"
+             if within == "domain" else "the whole probe (this build's BEAR sample)")
+    gap = "" if max_gap is None else f"; pairs with an accuracy gap above {max_gap} are left out"
+    return f"{PAIRING_RULE} In this run the scope is {scope}{gap}."
+
+
+def pair_sentences(differences: pd.DataFrame) -> list[str]:
+    """One sentence per row of :func:`calib.experiments.clm_vs_mlm.pair_differences`
+    (:func:`~calib.report.prose.compare_sentence`)."""
+    return [compare_sentence(f"{d['clm']} (causal)", f"{d['mlm']} (masked)", d,
+                             subject=f"{d['estimator']} on {d['scope']}")
+            for d in differences.to_dict("records")]
+
+
+def objective_sentence(differences: pd.DataFrame) -> str:
+    """How many pairs show the causal model with a lower / higher Brier score than its masked
+    partner (95% paired interval excluding 0), per estimator: generated from the numbers."""
+    if differences.empty:
+        return "No causal-masked pair was formed, so this run compares no objectives."
+    parts = []
+    for est, part in differences.groupby("estimator", sort=False):
+        n = len(part)
+        lower = int((part["high"] < 0).sum())
+        higher = int((part["low"] > 0).sum())
+        parts.append(f"for {est}, the causal model has the lower Brier score in {lower} of {n} "
+                     f"pair(s), the higher in {higher}, and the two cannot be told apart in "
+                     f"{n - lower - higher}")
+    return "In this run, " + "; ".join(parts) + " (95% paired bootstrap intervals)."
+
+
+# ---------------------------------------------------------------------------------------------
+# factor
+
+
+def margin_sentences(differences: pd.DataFrame) -> list[str]:
+    """One sentence per row of :func:`calib.experiments.factor_experiment.margin_vs_base`."""
+    return [compare_sentence("Margin", "Base", d, subject=f"{d['model']} on {d['dataset']}")
+            for d in differences.to_dict("records")]
+
+
+def margin_claim(differences: pd.DataFrame, reported_base: float, reported_margin: float) -> str:
+    """A sentence setting the mean ACE of Base and Margin that the paper's Appendix F states
+    for Wiki-FACTOR beside this run's paired comparisons
+    (:func:`calib.experiments.factor_experiment.margin_vs_base`): it agrees only if Margin's ACE
+    is lower with an interval below 0 in every model and subset, and disagrees as soon as it is
+    higher with an interval above 0 in one (:func:`calib.experiments.verdicts.universal_verdict`);
+    otherwise it cannot decide."""
+    n = len(differences)
+    lower = int((differences["high"] < 0).sum())
+    higher = int((differences["low"] > 0).sum())
+    evidence = (f"Margin's ACE is lower than Base's with a 95% paired interval below 0 in "
+                f"{lower} of {n} model-subset cell(s), higher in {higher}, and not "
+                f"distinguishable in {n - lower - higher}")
+    verdict = {HOLDS: "this run agrees", FAILS: "this run does not agree"}.get(
+        universal_verdict(lower, higher, n), "this run cannot decide it")
+    return (f"Appendix F of the paper reports a lower mean ACE for Margin than for Base over its "
+            f"causal models on Wiki-FACTOR ({reported_margin:.3f} vs {reported_base:.3f}) and "
+            f"says Margin improves on Base for every model; {verdict} ({evidence}). This "
+            f"build's subsets and models differ from the paper's, so this compares tendencies, "
+            f"not values.")
+
+
+# ---------------------------------------------------------------------------------------------
+# start_tokens
+
+
+def rule_sentences(differences: pd.DataFrame) -> list[str]:
+    """One sentence per row of :func:`calib.experiments.start_tokens.rule_differences`."""
+    return [compare_sentence(RULES["lm-pub-quiz-0.3.3"], RULES["single"], d,
+                             subject=d["model"]) for d in differences.to_dict("records")]
+
+
+# ---------------------------------------------------------------------------------------------
+# reductions
+
+
+def best_reduction_sentence(best: pd.DataFrame) -> str:
+    """Per objective, the reduction with the highest mean H and the H of Sum, the paper's
+    choice (rows of :func:`calib.experiments.reduction_choice.best_reductions`)."""
+    return (" ".join(
+        f"Among the {r['n_models']} {r['objective'].upper()}(s) of this build, the highest mean "
+        f"H is that of **{REDUCTION_LABELS[r['best']]}** ({r['H_best']:.3f}); Sum, the paper's "
+        f"choice, has {r['H_sum']:.3f}."
+        for r in best.to_dict("records"))
+        + " H has no interval here; the intervals of accuracy and ACE in the table above show "
+          "how far apart the reductions are on this sample.")
+
+
+# ---------------------------------------------------------------------------------------------
+# lpaqa
+
+
+def manual_comparison_sentences(paired: pd.DataFrame) -> list[str]:
+    """One sentence per row of the LPAQA chapter's paired comparisons with the manual prompt
+    (:attr:`calib.experiments.lpaqa_chapter.LpaqaResult.paired`)."""
+    return [compare_sentence(d["a"], "the manual prompt", d, subject=d["model"])
+            for d in paired.to_dict("records")]

@@ -1,0 +1,74 @@
+"""The chapters' conventions (notebooks/*.md), read from their sources without running them:
+
+* code is hidden with the ``hide-input`` tag (the reader can unfold it) on every code cell but
+  the parameters cell; the ``extending`` chapter's example cells show their code, which the
+  reader is meant to copy. No chapter removes or hides whole cells (``remove-input``,
+  ``remove-cell``, ``hide-cell``, ``hide-output``);
+* calib is imported as modules under two-letter aliases
+  (``from calib.report import charts as ch``), never a name out of a module;
+* a chapter that draws charts enables their offline rendering in its setup cell
+  (``cr.enable()``, :func:`calib.report.chart_rendering.enable`).
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import re
+from pathlib import Path
+
+import pytest
+
+NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("*.md"))
+#: the chapter whose example cells show their code
+TUTORIAL = "extending"
+FORBIDDEN_TAGS = {"remove-input", "remove-cell", "hide-cell", "hide-output"}
+ALIAS = re.compile(r"[a-z]{2}")
+
+
+def code_cells(path: Path) -> list[tuple[list[str], str]]:
+    """``(tags, source)`` of each code cell of a MyST notebook."""
+    cells = []
+    for body in re.findall(r"```\{code-cell\}[^\n]*\n(.*?)\n```", path.read_text("utf-8"), re.S):
+        m = re.match(r":tags: \[([^\]]*)\]\n", body)
+        tags = [t.strip() for t in m.group(1).split(",")] if m else []
+        cells.append((tags, body[m.end():] if m else body))
+    return cells
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_code_cells_are_hidden_one_way(path):
+    cells = code_cells(path)
+    assert cells and "parameters" in cells[0][0], "the first code cell is the parameters cell"
+    for tags, source in cells[1:]:
+        assert not FORBIDDEN_TAGS & set(tags), (path.name, tags, source[:80])
+        if path.stem != TUTORIAL:
+            assert "hide-input" in tags, f"{path.name}: a code cell without hide-input:\n" \
+                                         f"{source[:200]}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_calib_is_imported_as_modules_under_two_letter_aliases(path):
+    for _tags, source in code_cells(path):
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.Import):
+                assert not any(a.name.split(".")[0] == "calib" for a in node.names), \
+                    f"{path.name}: write `from calib.<stage> import <module> as <xx>`"
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("calib"):
+                for a in node.names:
+                    where = f"{path.name}: from {node.module} import {a.name}"
+                    assert a.asname and ALIAS.fullmatch(a.asname), \
+                        f"{where}: alias it with two lower-case letters"
+                    importlib.import_module(f"{node.module}.{a.name}")  # a module, not a name
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_charts_are_rendered_offline_by_an_explicit_call(path):
+    sources = [s for _t, s in code_cells(path)]
+    if any(re.search(r"\bch\.\w+\(", s) for s in sources):
+        setup = sources[1]
+        assert "chart_rendering as cr" in setup and "cr.enable()" in setup, path.name
+
+
+def test_the_test_sees_the_chapters():
+    assert {p.stem for p in NOTEBOOKS} >= {"lpaqa", "calibration", TUTORIAL}
