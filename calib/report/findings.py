@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from calib.confidence.tables import require_columns
+from calib.confidence.schema import require_columns
 from calib.experiments.answer_set import curve_spread
 from calib.experiments.clm_vs_mlm import PAIRING_RULE, SCOPES
 from calib.experiments.reduction_choice import REDUCTION_LABELS

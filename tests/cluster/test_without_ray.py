@@ -42,7 +42,7 @@ def test_without_ray_installed_the_error_says_how_to_install_it(no_ray, tmp_path
                "--cache-dir", str(tmp_path), "--ray"])
     assert rc == 2
     assert "pip install 'calib[cluster]'" in capsys.readouterr().err
-    from calib.book.cli import cli_book
+    from calib.book.commands import cli_book
 
     rc = cli_book(argparse.Namespace(profile="quick", ray="auto", root=None))
     assert rc == 2

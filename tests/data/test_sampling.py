@@ -11,7 +11,7 @@ from calib.data.bear import load_bear
 from calib.data.factor import load_factor
 from calib.data.lama import load_lama
 from calib.data.sampling import sample_groups, seeded_positions
-from calib.experiments.lpaqa import mining_corpus
+from calib.prompts.mining import mining_corpus
 
 BEAR = {
     0: [("P1412", "Q8739"), ("P1412", "Q30812"), ("P1412", "Q1271"), ("P19", "Q5623985"),
