@@ -1,7 +1,7 @@
 """The ledger of the papers' claims: where each is made, the paper's own evidence, and this
 build's verdict computed from this build's numbers.
 
-Each claim (:data:`CLAIMS`) is a sentence the paper states about its results, with the
+Each claim (:data:`CLAIMS`, read from ``claims.yaml`` beside this module) is a sentence the paper states about its results, with the
 section and a verbatim quote (``tests/experiments/test_ledger.py`` checks the quotes against the
 papers' text). Its verdict in this build is one of :data:`VERDICTS`, decided by a rule applied
 to the same numbers the chapters show, computed by the chapters' own functions from the same
@@ -20,11 +20,14 @@ The paper's own evidence comes from :func:`calib.experiments.paper_tables.claim_
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import yaml
 
 from calib.confidence.bootstrap import paired_estimates_difference
 from calib.confidence.reductions import sentence_scores
@@ -51,6 +54,8 @@ CHAPTERS: tuple[str, ...] = ("calibration", "linguistic", "answer_set", "clm_vs_
 NUMERIC_WEAKENERS: tuple[str, ...] = ("numeric-0", "numeric-25")
 #: at most this many per-model numbers are written into an evidence phrase
 MAX_DETAILS = 6
+#: the claims, one entry per claim with :class:`Claim`'s fields
+CLAIMS_FILE = Path(__file__).with_name("claims.yaml")
 
 
 @dataclass(frozen=True)
@@ -66,72 +71,25 @@ class Claim:
     needs: str  # what would test it where this build cannot
 
 
-CLAIMS: tuple[Claim, ...] = (
-    Claim("margin_bear", "kissling2026", "§5.1",
-          "C_Margin is better calibrated (lower ACE) than C_Base on BEAR, for every model.",
-          "emerged as a consistently well-calibrated method across all LMs", "calibration",
-          "any model on BEAR"),
-    Claim("margin_factor", "kissling2026", "§5.1, Appendix F",
-          "C_Margin is better calibrated (lower ACE) than C_Base on FACTOR, for every causal "
-          "model.",
-          "across all models and both evaluation metrics, highlighting it as a more reliable "
-          "confidence estimate", "factor", "a causal model scored on FACTOR"),
-    Claim("average_best", "kissling2026", "§5.1",
-          "C_Average is the best-calibrated estimate (the lowest ACE) for every model.",
-          "clearly outperforms the other approaches across all models in terms of both Brier "
-          "Score and ACE", "calibration", "any model on BEAR"),
-    Claim("larger_better", "kissling2026", "§5.1",
-          "Within a model family, larger models are better calibrated (lower ACE).",
-          "For most model families, we see that by increasing model size, ACEs and Brier "
-          "Scores decrease.", "calibration",
-          "two or more sizes of one family, e.g. opt-125m, opt-350m, opt-1.3b (the paper "
-          "profile, with the hub)"),
-    Claim("more_options", "kissling2026", "§5.2",
-          "More answer options lower the ACE of C_Base for causal models smaller than 1B.",
-          "significantly reduces calibration error in CLMs smaller than 1B", "answer_set",
-          "a causal model under 1B parameters and BEAR's 1:1 relations"),
-    Claim("ace_stabilises", "kissling2026", "§5.2",
-          "Beyond 15-20 answer options ACE stabilises: no further gain in calibration.",
-          "After 15–20 answer options, ACE stabilizes", "answer_set",
-          "BEAR's 1:1 relations with answer-space sizes of 20 and more"),
-    Claim("clm_better", "kissling2026", "§5.3",
-          "Causal models are better calibrated (lower Brier score of C_Margin and C_Average) "
-          "than masked models of similar accuracy.",
-          "we find that CLMs are much better calibrated using most of our estimates",
-          "clm_vs_mlm",
-          "causal and masked models in one build, e.g. opt-125m with roberta-base (the paper "
-          "profile, with the hub)"),
-    Claim("possibly_vs_numeric", "kissling2026", "§6",
-          "'possibly' improves calibration (lowers ACE) in more models than the numeric "
-          "weakeners ('I'm 0% / 25% confident').",
-          "verbal weakeners such as possibly improve calibration more consistently than "
-          "numerical weakeners", "linguistic", "any model on BEAR's injected templates"),
-    Claim("injections_accuracy", "kissling2026", "Appendix G",
-          "Injected confidence markers lower accuracy.",
-          "we find that the injections significantly reduce accuracy", "linguistic",
-          "any model on BEAR's injected templates"),
-    Claim("sum_reduction", "kissling2026", "Appendix C",
-          "The Sum reduction has the highest H (harmonic mean of accuracy and 1 - ACE), for "
-          "causal and for masked models.",
-          "as it resulted in highest $H$ scores for both CLMs and MLMs", "reductions",
-          "any model on BEAR"),
-    Claim("ace_accuracy", "kissling2026", "Appendix D",
-          "ACE is negatively correlated with accuracy across models.",
-          "We find an overall negative correlation between accuracy and ACE", "calibration",
-          f"at least {cx.MIN_MODELS_FOR_CORRELATION} models (the paper profile, or `-p models`)"),
-    Claim("lpaqa_beats_manual", "jiang2020", "LPAQA §5.2",
-          "A prompt selected from mined and paraphrased ones beats the manual prompt.",
-          "the manually created prompts are a somewhat weak lower bound", "lpaqa",
-          "any model on LAMA T-REx"),
-    Claim("lpaqa_ensembles", "jiang2020", "LPAQA §5.2",
-          "Ensembles of prompts beat the single best prompt (Top1).",
-          "ensembling multiple prompts almost always leads to better", "lpaqa",
-          "any model on LAMA T-REx"),
-    Claim("lpaqa_optimised", "jiang2020", "LPAQA §5.2",
-          "The optimised ensemble beats the rank-based (averaged) ensembles.",
-          "outperforming the rank-based ensemble by a large margin", "lpaqa",
-          "any model on LAMA T-REx"),
-)
+def load_claims(path: Path = CLAIMS_FILE) -> tuple[Claim, ...]:
+    """The claims of ``path`` (:file:`claims.yaml` beside this module), in its order; an entry
+    without one of :class:`Claim`'s fields is an error naming the file and the entry."""
+    with open(path, encoding="utf-8") as fh:
+        entries = yaml.safe_load(fh)
+    fields = [f.name for f in dataclasses.fields(Claim)]
+    out = []
+    for i, entry in enumerate(entries):
+        missing = [f for f in fields if not isinstance(entry.get(f), str)]
+        if missing:
+            raise ValueError(f"{path}, entry {i + 1}: field(s) {missing} missing or not text; "
+                             f"expected {fields}")
+        entry = {f: entry[f] for f in fields}
+        entry["needs"] = entry["needs"].format(min_models=cx.MIN_MODELS_FOR_CORRELATION)
+        out.append(Claim(**entry))
+    return tuple(out)
+
+
+CLAIMS: tuple[Claim, ...] = load_claims()
 CLAIM_KEYS: tuple[str, ...] = tuple(c.key for c in CLAIMS)
 
 

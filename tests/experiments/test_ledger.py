@@ -114,3 +114,17 @@ def test_a_ledger_without_parameters_is_all_untestable_but_keeps_the_papers_evid
     assert ledger["needs"].str.len().gt(0).all()
     assert lg.verdict_counts(ledger) == {"holds": 0, "does not hold": 0, "undecided": 0,
                                          "not testable": 14}
+
+
+def test_the_claims_file_is_read_whole_and_a_bad_entry_is_named(tmp_path):
+    from calib.experiments.calibration import MIN_MODELS_FOR_CORRELATION
+    from calib.experiments.ledger import CLAIMS, CLAIMS_FILE, load_claims
+
+    assert load_claims(CLAIMS_FILE) == CLAIMS and len(CLAIMS) == 14
+    needs = {c.key: c.needs for c in CLAIMS}["ace_accuracy"]
+    assert f"at least {MIN_MODELS_FOR_CORRELATION} models" in needs
+    bad = tmp_path / "claims.yaml"
+    bad.write_text("- key: x\n  paper: kissling2026\n  section: s\n  claim: c\n  quote: q\n"
+                   "  chapter: calibration\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"claims\.yaml, entry 1: field\(s\) \['needs'\]"):
+        load_claims(bad)
