@@ -12,7 +12,8 @@ cached positions (its rows' copies of the prefix cache).
 
 ``pad=False`` (the default on CPUs, where compute is the bottleneck) packs only sequences of
 equal length into a pass: nothing is spent on padding. ``pad=True`` (GPUs, where a pass has a
-fixed launch cost) mixes lengths, sorted so that little is padded.
+fixed launch cost) mixes lengths, sorted, as long as at most :data:`MAX_PADDING_SHARE` of a
+pass is padding.
 
 :func:`token_budget` picks the budget from the device: small on a CPU (what keeps its caches
 warm), from free memory and the model's sizes on a GPU. :mod:`calib.scoring.accounting` counts
@@ -34,6 +35,8 @@ CPU_TOKEN_BUDGET = 2048
 CPU_MAX_LOGITS = 1 << 28
 #: a continuation pass holds at most ``KV_FACTOR * budget`` cached key/value positions
 KV_FACTOR = 4
+#: padded positions allowed in a pass that mixes lengths, as a share of its tokens
+MAX_PADDING_SHARE = 0.02
 #: share of a GPU's free memory the budget may plan for
 GPU_MEMORY_SHARE = 0.7
 MIN_BUDGET, MAX_BUDGET = 256, 1 << 20
@@ -80,12 +83,17 @@ class ClmPlan:
         return self.lengths - 1 - self.prefix_len[self.prefix_of]
 
 
-def pack(widths: np.ndarray, budget: int, pad: bool, cached: int = 0) -> list[tuple[int, int]]:
+def pack(widths: np.ndarray, budget: int, pad: bool, cached: int = 0,
+         attached: np.ndarray | None = None) -> list[tuple[int, int]]:
     """Consecutive runs ``[start, end)`` of ascending ``widths``: ``n`` sequences of the run's
     largest width ``w`` with ``n * w <= budget`` and ``n * (cached + w) <= KV_FACTOR * budget``
-    when ``cached`` key/value positions precede them; with ``pad=False`` only equal widths. A
-    sequence wider than the budget runs alone."""
+    when ``cached`` key/value positions precede them. With ``pad=False`` a run holds one width;
+    with ``pad=True`` the longest run whose padded positions are at most
+    :data:`MAX_PADDING_SHARE` of its tokens plus the ``attached`` tokens of its sequences (a
+    prefix's continuations, which its padding delays). A sequence wider than the budget runs
+    alone."""
     n = len(widths)
+    widths = np.asarray(widths, dtype=np.int64)
     runs, start = [], 0
     while start < n:
         stop = n if pad else int(np.searchsorted(widths, widths[start], side="right"))
@@ -94,7 +102,11 @@ def pack(widths: np.ndarray, budget: int, pad: bool, cached: int = 0) -> list[tu
         w = widths[cand - 1]
         count = cand - start
         ok = (count * w <= budget) & (count * (cached + w) <= KV_FACTOR * budget)
-        end = int(cand[ok][-1]) if ok.any() else start + 1  # ok is a prefix (monotone)
+        if pad:
+            real = np.cumsum(widths[start:stop])
+            more = 0 if attached is None else np.cumsum(attached[start:stop])
+            ok &= count * w - real <= MAX_PADDING_SHARE * (count * w + more)
+        end = int(cand[ok][-1]) if ok.any() else start + 1
         runs.append((start, end))
         start = end
     return runs
@@ -135,7 +147,8 @@ def plan_clm(groups: Sequence[Sequence[np.ndarray]], budget: int, pad: bool,
     bounds = np.searchsorted(prefix_of[by_prefix], np.arange(len(plen) + 1))
     order = np.argsort(plen, kind="stable")
     passes = []
-    for a, b in pack(plen[order], budget, pad_prefixes):
+    attached = np.bincount(prefix_of, weights=cont, minlength=len(plen))
+    for a, b in pack(plen[order], budget, pad_prefixes, attached=attached[order]):
         prefixes = order[a:b]
         width = int(plen[prefixes].max())
         stmts = np.concatenate([by_prefix[bounds[p]:bounds[p + 1]] for p in prefixes])

@@ -5,7 +5,7 @@ import pytest
 
 from calib.scoring.clm import clm_score
 from calib.scoring.reference import clm_reference
-from helpers import encode, queries, sentence_totals
+from helpers import encode, queries
 
 CLMS = ["tiny-gpt2", "tiny-llama"]
 
