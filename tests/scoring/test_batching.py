@@ -15,7 +15,7 @@ def _hand():
     return [[np.asarray(ids) for ids in g] for g in HAND]
 
 
-def test_hand_example_minimum_and_plans():
+def test_hand_example_minimum_and_plans(monkeypatch):
     # minimum: prefixes [1] and [1, 5, 6] once (4) + continuations 0, 1, 1, 0, 0, 0 (2)
     plan = plan_clm(_hand(), budget=4, pad=False)
     assert plan.prefix_len.tolist() == [3, 1]
@@ -26,7 +26,11 @@ def test_hand_example_minimum_and_plans():
     # equal lengths only: prefix [1], its continuation, prefix [1, 5, 6], its continuation
     assert [(pp.width, len(pp.prefixes)) for pp in plan.passes] == [(1, 1), (3, 1)]
     assert (acc.forwarded, acc.padding, acc.passes, acc.ratio) == (6, 0, 4, 1.0)
-    # padded: both prefixes in one pass 3 wide (2 padded), both continuations in one pass
+    # padded, at most 2% padding per pass: 2 padded positions of 6 + 2 tokens is too many
+    assert account(plan_clm(_hand(), budget=8, pad=True)) == acc.__class__(
+        8, True, 6, 22, 6, 6, 0, 4)
+    # with up to half padded: both prefixes in one pass 3 wide, both continuations in one pass
+    monkeypatch.setattr("calib.scoring.batching.MAX_PADDING_SHARE", 0.5)
     padded = account(plan_clm(_hand(), budget=8, pad=True))
     assert (padded.forwarded, padded.padding, padded.passes) == (8, 2, 2)
     assert padded.ratio == pytest.approx(8 / 6) and padded.padding_share == 0.25
@@ -80,7 +84,9 @@ def test_mlm_plan_covers_every_copy_once():
             assert pad or len(set(widths[idx].tolist())) == 1
 
 
-def test_hand_example_scores_equal_the_reference(tiny_models):
+@pytest.mark.parametrize("share", [0.02, 1.0])
+def test_hand_example_scores_equal_the_reference(share, tiny_models, monkeypatch):
+    monkeypatch.setattr("calib.scoring.batching.MAX_PADDING_SHARE", share)
     from calib.scoring.clm import clm_score
     from calib.scoring.encoding import Encoded
     from calib.scoring.reference import clm_reference

@@ -25,9 +25,12 @@ def test_fast_equals_reference(name, tiny_models, small_bear):
 
 @pytest.mark.parametrize("name", CLMS)
 @pytest.mark.parametrize("pad", [False, True])
-def test_token_budget_changes_no_score(name, pad, tiny_models, small_bear):
+def test_token_budget_changes_no_score(name, pad, tiny_models, small_bear, monkeypatch):
     """A tiny budget (a pass per few sequences, answer spaces split) and a huge one (every
-    query in one prefix pass) both equal the reference per statement."""
+    query in one prefix pass) both equal the reference per statement; padded passes mix
+    prefix and continuation lengths freely here."""
+    if pad:
+        monkeypatch.setattr("calib.scoring.batching.MAX_PADDING_SHARE", 1.0)
     lm = tiny_models[name]
     groups = encode(lm, queries(small_bear))
     for budget in (6, 1 << 20):
