@@ -14,7 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
-from calib.scoring.batching import ClmPlan, plan_clm
+from calib.scoring.batching import ClmPlan, plan_clm, shared_prefixes
 
 
 @dataclass(frozen=True)
@@ -68,6 +68,13 @@ def account(plan: ClmPlan) -> Accounting:
     passes = sum(1 + len(pp.continuations) for pp in plan.passes)
     return Accounting(plan.budget, plan.pad, len(plan.lengths), int(plan.lengths.sum()), minimum,
                       int(forwarded), int(forwarded) - minimum, passes)
+
+
+def minimum_tokens(groups: Sequence[Sequence[np.ndarray]]) -> int:
+    """Tokens to forward at least for ``groups`` scored at once: every distinct prefix once and
+    every continuation once (the ``minimum`` of one plan over all of them)."""
+    lengths, prefix_of, plen, _ = shared_prefixes(groups)
+    return int(plen.sum() + (lengths - 1 - plen[prefix_of]).sum())
 
 
 def clm_accounting(groups: Sequence[Sequence[np.ndarray]], budget: int, pad: bool,

@@ -112,15 +112,10 @@ def pack(widths: np.ndarray, budget: int, pad: bool, cached: int = 0,
     return runs
 
 
-def plan_clm(groups: Sequence[Sequence[np.ndarray]], budget: int, pad: bool,
-             pad_prefixes: bool | None = None) -> ClmPlan:
-    """The passes that score ``groups[g][o]`` (token ids of option ``o`` of query ``g``, start
-    token first) within ``budget`` tokens per pass. ``pad_prefixes=False`` keeps prefixes of
-    one length per pass even when ``pad`` (a sliding-window model: a padded prefix would shift
-    the window of its continuations); by default it follows ``pad``."""
-    if budget < 1:
-        raise ValueError(f"token budget must be positive, got {budget}")
-    pad_prefixes = pad if pad_prefixes is None else pad_prefixes
+def shared_prefixes(groups: Sequence[Sequence[np.ndarray]]):
+    """``(lengths, prefix_of, prefix_len, prefix_source)`` of flat statements (see
+    :class:`ClmPlan`): a query's prefix is its options' common prefix, but at least one token
+    of each option left to predict; equal prefixes of different queries are one prefix."""
     lengths = np.asarray([len(ids) for g in groups for ids in g], dtype=np.int64)
     prefix_of = np.empty(len(lengths), dtype=np.int64)
     prefix_len: list[int] = []
@@ -140,7 +135,20 @@ def plan_clm(groups: Sequence[Sequence[np.ndarray]], budget: int, pad: bool,
             prefix_source.append(s)
         prefix_of[s:s + len(g)] = seen[key]
         s += len(g)
-    plen = np.asarray(prefix_len, dtype=np.int64)
+    return (lengths, prefix_of, np.asarray(prefix_len, dtype=np.int64),
+            np.asarray(prefix_source, dtype=np.int64))
+
+
+def plan_clm(groups: Sequence[Sequence[np.ndarray]], budget: int, pad: bool,
+             pad_prefixes: bool | None = None) -> ClmPlan:
+    """The passes that score ``groups[g][o]`` (token ids of option ``o`` of query ``g``, start
+    token first) within ``budget`` tokens per pass. ``pad_prefixes=False`` keeps prefixes of
+    one length per pass even when ``pad`` (a sliding-window model: a padded prefix would shift
+    the window of its continuations); by default it follows ``pad``."""
+    if budget < 1:
+        raise ValueError(f"token budget must be positive, got {budget}")
+    pad_prefixes = pad if pad_prefixes is None else pad_prefixes
+    lengths, prefix_of, plen, source = shared_prefixes(groups)
     cont = lengths - 1 - plen[prefix_of]
     # statements of each prefix, in flat order
     by_prefix = np.argsort(prefix_of, kind="stable")
@@ -157,8 +165,7 @@ def plan_clm(groups: Sequence[Sequence[np.ndarray]], budget: int, pad: bool,
         conts = tuple(ContinuationPass(todo[c:d], int(cont[todo[d - 1]]))
                       for c, d in pack(cont[todo], budget, pad, cached=width))
         passes.append(PrefixPass(prefixes, width, stmts, conts))
-    return ClmPlan(budget, pad, lengths, prefix_of, plen, np.asarray(prefix_source, np.int64),
-                   tuple(passes))
+    return ClmPlan(budget, pad, lengths, prefix_of, plen, source, tuple(passes))
 
 
 def plan_mlm(widths: np.ndarray, budget: int, pad: bool) -> list[np.ndarray]:
