@@ -65,13 +65,19 @@ def resolve_device(device: str | torch.device | None = "auto") -> torch.device:
     return dev
 
 
+def device_type(device: str | torch.device | None) -> str:
+    """``"cuda"``, ``"cpu"``, ... for a device name (``"auto"``: as :func:`resolve_device`
+    picks), without checking that the device is there."""
+    if device in (None, "auto"):
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return torch.device(device).type
+
+
 def default_dtype(device: str | torch.device | None) -> str:
     """The dtype a model runs in when neither the call nor its registry entry names one:
     bfloat16 on GPUs (log-probabilities are still taken in float32,
     :func:`calib.scoring.logprobs.token_logprobs`), float32 elsewhere."""
-    if device in (None, "auto"):
-        device = "cuda" if torch.cuda.is_available() else "cpu"
-    return "bfloat16" if torch.device(device).type == "cuda" else "float32"
+    return "bfloat16" if device_type(device) == "cuda" else "float32"
 
 
 def resolve_dtype(dtype: str | torch.dtype | None, spec: ModelSpec | None,

@@ -19,8 +19,8 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm  # plain text bars: also readable in a notebook's stderr
 
-from calib.models.loading import (LoadedModel, default_dtype, load_model, model_key,
-                                  resolve_device)
+from calib.models.loading import (LoadedModel, default_dtype, device_type, load_model,
+                                  model_key)
 from calib.models.registry import get_spec
 from calib.scoring.cache import ScoreStore, as_stored, empty_scores
 from calib.scoring.clm import clm_score
@@ -204,8 +204,8 @@ def score_queries(model: str | LoadedModel, queries: Sequence[Query], *,
     frames = []
     loaded = [model] if isinstance(model, LoadedModel) else []
     if chunk_statements is None:
-        on = model.device if isinstance(model, LoadedModel) else resolve_device(device)
-        chunk_statements = CPU_CHUNK_STATEMENTS if on.type == "cpu" else GPU_CHUNK_STATEMENTS
+        on = model.device.type if isinstance(model, LoadedModel) else device_type(device)
+        chunk_statements = CPU_CHUNK_STATEMENTS if on == "cpu" else GPU_CHUNK_STATEMENTS
 
     def get_model() -> LoadedModel:
         if not loaded:
