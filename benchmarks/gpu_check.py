@@ -1,15 +1,26 @@
-"""GPU check: the fast scorers on CUDA agree with the naive references, and how fast they are.
+"""GPU check: token-budget scoring speed of three architectures in bfloat16, and its agreement
+with float32. One prepared script for a lent device: with the defaults it scores one template
+over all of BEAR (209,499 statements) per architecture, which at the issue's target rates takes
+seconds and at 1,000 statements/s about 3.5 minutes each; ``--per-relation 30`` cuts that to a
+quarter. Nothing of it was run on a GPU when it was written. ``--smoke`` runs a tiny version
+on the CPU (tested).
 
-Meant for a machine with a GPU but without the hub (the embedded weights need not travel):
+For each architecture (random weights, built from a config in this file; no hub needed): the
+SmolLM2-135M, Gemma-3-270M and Llama-3.2-1B shapes, scored with
+:func:`calib.scoring.clm.clm_score` at the device's token budget on BEAR under one template:
 
-1. correctness on CUDA: tiny CLMs and MLMs, fast vs naive per statement (float32), and the
-   fast path on CUDA vs on CPU;
-2. throughput: models with the *architectures and tokenizers* of the embedded models but random
-   weights (``--arch-folder``, a folder holding ``config.json`` and tokenizer files), on CUDA in
-   float32 and bfloat16, fast vs naive, on the BEAR paraphrase sample, extrapolated to one
-   template over all of BEAR (209,499 statements).
+* statements/s, tokens/s (forwarded by the plan, padding included, and the minimum), model
+  FLOPs utilisation: 2 x (non-embedding parameters + output layer) FLOPs per minimum token over
+  the device's dense bf16 peak (``--peak-tflops``, H200: 989);
+* bfloat16 vs float32 on a subsample (same weights): share of queries with the same predicted
+  option, mean and max |difference| of the sentence log-likelihood per statement;
+* first, the tiny registry models on the device against the naive reference (float32).
 
-    python benchmarks/gpu_check.py --arch-folder .device/smollm2 --arch-folder .device/gemma
+Token ids come from one tokenizer (``--tokenizer``: a registry name or folder; SmolLM2's by
+default) for all three, so their lengths are SmolLM2's.
+
+    python benchmarks/gpu_check.py --tokenizer .device/smollm2 --json gpu_check.json
+    python benchmarks/gpu_check.py --smoke
 """
 
 from __future__ import annotations
@@ -19,104 +30,199 @@ import json
 import time
 from pathlib import Path
 
+import numpy as np
 import torch
 
-from calib.models.loading import LoadedModel, load_model
+from calib.scoring.accounting import account
+from calib.scoring.batching import model_token_budget, plan_clm, sliding_window
 from calib.scoring.clm import clm_score
-from calib.scoring.encoding import encode_clm, encode_mlm
 
-import scoring_throughput as st
+H200_BF16_TFLOPS = 989.0
 
-BEAR_STATEMENTS_PER_TEMPLATE = 209_499
+
+def architectures(smoke: bool, vocab: int) -> dict:
+    """Configs of the three architectures (tiny stand-ins with ``smoke``)."""
+    from transformers import Gemma3TextConfig, LlamaConfig
+
+    if smoke:
+        small = dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                     num_attention_heads=4, num_key_value_heads=2, vocab_size=vocab)
+        return {"smollm2-135m": LlamaConfig(**small, tie_word_embeddings=True),
+                "gemma-3-270m": Gemma3TextConfig(**small, head_dim=16, sliding_window=8,
+                                                 layer_types=["sliding_attention",
+                                                              "full_attention"]),
+                "llama-1b": LlamaConfig(**small)}
+    return {
+        "smollm2-135m": LlamaConfig(vocab_size=49152, hidden_size=576, intermediate_size=1536,
+                                    num_hidden_layers=30, num_attention_heads=9,
+                                    num_key_value_heads=3, max_position_embeddings=8192,
+                                    rope_theta=100000.0, tie_word_embeddings=True),
+        "gemma-3-270m": Gemma3TextConfig(vocab_size=262144, hidden_size=640,
+                                         intermediate_size=2048, num_hidden_layers=18,
+                                         num_attention_heads=4, num_key_value_heads=1,
+                                         head_dim=256, sliding_window=512,
+                                         max_position_embeddings=32768,
+                                         layer_types=(["sliding_attention"] * 5
+                                                      + ["full_attention"]) * 3),
+        "llama-1b": LlamaConfig(vocab_size=128256, hidden_size=2048, intermediate_size=8192,
+                                num_hidden_layers=16, num_attention_heads=32,
+                                num_key_value_heads=8, head_dim=64,
+                                max_position_embeddings=131072, rope_theta=500000.0,
+                                tie_word_embeddings=True),
+    }
+
+
+def flops_per_token(model) -> float:
+    """2 x (parameters without the input embedding, plus the output layer's matrix)."""
+    emb = model.get_input_embeddings().weight
+    head = model.get_output_embeddings().weight
+    params = sum(p.numel() for p in model.parameters())
+    tied = head.data_ptr() == emb.data_ptr()
+    return 2.0 * (params - emb.numel() + (head.numel() if tied else 0))
+
+
+def sync(device: str) -> None:
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
 
 
 def check_tiny(device: str, queries) -> list[dict]:
+    """Tiny registry models on ``device``: fast (default budget) vs the naive reference."""
+    from calib.models.loading import load_model
+    from calib.scoring.encoding import encode_clm, encode_mlm
+    from calib.scoring.mlm import mlm_score
+    from calib.scoring.reference import clm_reference, mlm_reference
+
     out = []
-    for name in ("tiny-gpt2", "tiny-llama", "tiny-bert", "tiny-roberta"):
-        cpu = load_model(name, device="cpu")
-        gpu = load_model(name, device=device)
-        groups = [(encode_clm(gpu.tokenizer, q.statements, gpu.start_token_id)
-                   if gpu.objective == "clm" else encode_mlm(gpu.tokenizer, q.statements))
-                  for q in queries]
-        fast_gpu = st.run_fast(gpu, groups)
-        fast_cpu = st.run_fast(cpu, groups)
-        sub = groups[:: max(1, len(groups) // 6)]
-        naive = st.run_naive(gpu, sub)
-        idx = list(range(0, len(groups), max(1, len(groups) // 6)))
-        d_naive = max(abs(fast_gpu[g][o].sum() - naive[i][o].sum())
-                      for i, g in enumerate(idx) for o in range(len(sub[i])))
-        d_cpu = max(abs(a.sum() - b.sum()) for ga, gb in zip(fast_gpu, fast_cpu)
-                    for a, b in zip(ga, gb))
-        row = {"model": name, "objective": gpu.objective, "fast_vs_naive_cuda": float(d_naive),
-               "cuda_vs_cpu": float(d_cpu)}
-        print(json.dumps(row))
+    for name in ("tiny-gpt2", "tiny-llama", "tiny-bert"):
+        lm = load_model(name, device=device, dtype="float32")
+        tok = lm.tokenizer
+        if lm.objective == "clm":
+            groups = [encode_clm(tok, q.statements, lm.start_token_id) for q in queries]
+            fast = clm_score(lm.model, groups, device=lm.device)
+            naive = [[clm_reference(lm.model, e, lm.device) for e in g] for g in groups]
+        else:
+            groups = [encode_mlm(tok, q.statements) for q in queries]
+            fast = mlm_score(lm.model, groups, tok.mask_token_id, tok.pad_token_id or 0,
+                             device=lm.device)
+            naive = [[mlm_reference(lm.model, e, tok.mask_token_id, lm.device) for e in g]
+                     for g in groups]
+        diff = max(abs(a.sum() - b.sum()) for ga, gb in zip(fast, naive) for a, b in zip(ga, gb))
+        row = {"model": name, "fast_vs_naive_max_abs_diff": float(diff)}
+        print(json.dumps(row), flush=True)
         out.append(row)
     return out
 
 
-def random_model(folder: Path, device: str, dtype: torch.dtype) -> LoadedModel:
-    from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
+def sentence_totals(scores) -> list[np.ndarray]:
+    return [np.asarray([s.sum() for s in g]) for g in scores]
 
-    config = AutoConfig.from_pretrained(folder)
+
+def agreement(a, b) -> dict:
+    """Same predicted option share, mean and max |difference| per statement."""
+    same = float(np.mean([x.argmax() == y.argmax() for x, y in zip(a, b)]))
+    d = np.abs(np.concatenate(a) - np.concatenate(b))
+    return {"same_prediction_share": same, "mean_abs_diff": float(d.mean()),
+            "max_abs_diff": float(d.max())}
+
+
+def one_architecture(name: str, config, groups, sub, args) -> dict:
+    from transformers import AutoModelForCausalLM
+
+    device = args.device
     torch.manual_seed(0)
-    model = AutoModelForCausalLM.from_config(config, dtype=dtype).to(device).eval()
-    tok = AutoTokenizer.from_pretrained(folder)
-    start = 0 if "smollm" in folder.name.lower() else tok.bos_token_id
-    return LoadedModel(name=f"random-{folder.name}", objective="clm", model=model, tokenizer=tok,
-                       device=torch.device(device), dtype=dtype, key="random",
-                       start_token_id=start)
-
-
-def throughput(lm: LoadedModel, queries, naive_share: float) -> dict:
-    groups = [encode_clm(lm.tokenizer, q.statements, lm.start_token_id) for q in queries]
-    n = sum(len(g) for g in groups)
-    st.run_fast(lm, groups[:4])
-    fast, t_fast = st.timed(st.run_fast, lm, groups)
-    k = max(1, int(len(groups) * naive_share))
-    naive, t_naive = st.timed(st.run_naive, lm, groups[:k])
-    n_naive = sum(len(g) for g in groups[:k])
-    diff = max(abs(a.sum() - b.sum()) for ga, gb in zip(fast[:k], naive) for a, b in zip(ga, gb))
-    buckets, t_buckets = st.timed(
-        lambda m, g: clm_score(m.model, g, device=m.device, pad=False), lm, groups)
-    diff_buckets = max(abs(a.sum() - b.sum()) for ga, gb in zip(fast, buckets)
-                       for a, b in zip(ga, gb))
-    rate = n / t_fast
-    row = {"model": lm.name, "dtype": str(lm.dtype), "statements": n, "fast_per_s": rate,
-           "naive_per_s": n_naive / t_naive, "ratio": rate / (n_naive / t_naive),
-           "max_abs_diff": float(diff), "buckets_per_s": n / t_buckets,
-           "padded_vs_buckets_max_abs_diff": float(diff_buckets),
-           "bear_one_template_minutes": BEAR_STATEMENTS_PER_TEMPLATE / rate / 60,
-           "gpu_mem_gb": torch.cuda.max_memory_allocated() / 2**30
-           if lm.device.type == "cuda" else None}
-    print(json.dumps(row))
+    t0 = time.perf_counter()
+    model = AutoModelForCausalLM.from_config(config, dtype=torch.bfloat16).to(device).eval()
+    ids = [[e.ids for e in g] for g in groups]
+    budget = args.token_budget or model_token_budget(model, device)
+    pad = not device.startswith("cpu")
+    acc = account(plan_clm(ids, budget, pad, pad_prefixes=pad and not sliding_window(model)))
+    built = time.perf_counter() - t0
+    clm_score(model, groups[:8], device=device, token_budget=budget)  # warm-up
+    sync(device)
+    t0 = time.perf_counter()
+    bf16 = clm_score(model, groups, device=device, token_budget=budget)
+    sync(device)
+    seconds = time.perf_counter() - t0
+    n = acc.statements
+    fpt = flops_per_token(model)
+    row = {"architecture": name, "parameters": sum(p.numel() for p in model.parameters()),
+           "budget": budget, "statements": n, "seconds": seconds, "statements_per_s": n / seconds,
+           "forwarded_tokens_per_s": acc.forwarded / seconds,
+           "minimum_tokens_per_s": acc.minimum / seconds, "ratio": acc.ratio,
+           "padding_share": acc.padding_share, "statements_per_pass": acc.statements_per_pass,
+           "mfu": fpt * acc.minimum / seconds / (args.peak_tflops * 1e12),
+           "bear_x12_minutes": 2_513_988 / (n / seconds) / 60, "build_s": built}
+    if device.startswith("cuda"):
+        row["gpu_mem_gb"] = torch.cuda.max_memory_allocated() / 2**30
+    # bfloat16 vs float32, the same weights, on the subsample
+    del bf16
+    low = sentence_totals(clm_score(model, sub, device=device, token_budget=budget))
+    model32 = model.float()
+    f32 = sentence_totals(clm_score(model32, sub, device=device, token_budget=budget))
+    row.update(agreement(low, f32))
+    print(json.dumps(row), flush=True)
+    del model, model32
+    if device.startswith("cuda"):
+        torch.cuda.empty_cache()
+        torch.cuda.reset_peak_memory_stats()
     return row
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    ap.add_argument("--arch-folder", action="append", default=[])
-    ap.add_argument("--relations", type=int, default=20)
-    ap.add_argument("--per-relation", type=int, default=2)
-    ap.add_argument("--naive-share", type=float, default=0.1)
+    ap.add_argument("--smoke", action="store_true",
+                    help="tiny architectures and sample, on the CPU (seconds)")
+    ap.add_argument("--tokenizer", default=None,
+                    help="registry name or folder (default: smollm2-135m-instruct; smoke: "
+                         "tiny-llama)")
+    ap.add_argument("--template", default="paraphrase-0")
+    ap.add_argument("--per-relation", type=int, default=None,
+                    help="facts per relation (default: all; smoke: 1)")
+    ap.add_argument("--agreement-per-relation", type=int, default=10,
+                    help="facts per relation of the float32 comparison (smoke: 1)")
+    ap.add_argument("--architectures", default="smollm2-135m,gemma-3-270m,llama-1b")
+    ap.add_argument("--token-budget", type=int, default=None, help="default: from the device")
+    ap.add_argument("--peak-tflops", type=float, default=H200_BF16_TFLOPS)
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
+    from calib.data.bear import load_bear
+    from calib.models.loading import load_tokenizer, start_token_id
+    from calib.scoring.encoding import encode_clm
+    from calib.scoring.statements import bear_queries
+
+    if args.smoke:
+        args.device = "cpu"
+        args.tokenizer = args.tokenizer or "tiny-llama"
+        args.per_relation = args.per_relation or 1
+        args.agreement_per_relation = 1
+    tok_name = args.tokenizer or "smollm2-135m-instruct"
+    tok = load_tokenizer(tok_name)
+    start = start_token_id(tok_name, tok) if not Path(tok_name).is_dir() else \
+        (tok.bos_token_id if tok.bos_token_id is not None else 0)
     print(f"device {args.device}: "
           f"{torch.cuda.get_device_name() if args.device.startswith('cuda') else 'cpu'}, "
-          f"torch {torch.__version__}")
-    results = {"tiny": check_tiny(args.device, st.sample_queries(6, 1, 0))}
-    queries = st.sample_queries(args.relations, args.per_relation, 0)
-    results["throughput"] = []
-    for folder in args.arch_folder:
-        for dtype in (torch.float32, torch.bfloat16):
-            t0 = time.time()
-            lm = random_model(Path(folder), args.device, dtype)
-            results["throughput"].append(throughput(lm, queries, args.naive_share))
-            print(f"  ({time.time() - t0:.0f} s)")
-            del lm
-            if args.device.startswith("cuda"):
-                torch.cuda.empty_cache()
-                torch.cuda.reset_peak_memory_stats()
+          f"torch {torch.__version__}; tokenizer {tok_name}", flush=True)
+    bear = load_bear()
+    if args.smoke:
+        bear = bear.select(sorted(bear.relations)[:2])
+    results = {"tiny": check_tiny(args.device, bear_queries(bear.sample(1, 0),
+                                                            [args.template])[:6])}
+
+    def encoded(per_relation):
+        qs = bear_queries(bear.sample(per_relation, 0), [args.template])
+        return [encode_clm(tok, q.statements, start) for q in qs]
+
+    groups, sub = encoded(args.per_relation), encoded(args.agreement_per_relation)
+    configs = architectures(args.smoke, len(tok))
+    results["architectures"] = [one_architecture(name, configs[name], groups, sub, args)
+                                for name in args.architectures.split(",")]
+    for r in results["architectures"]:
+        print(f"{r['architecture']:14} {r['statements_per_s']:10,.0f} statements/s "
+              f"{r['forwarded_tokens_per_s']:12,.0f} tokens/s  MFU {r['mfu']:6.1%}  "
+              f"same prediction bf16/fp32 {r['same_prediction_share']:.1%}, |diff| mean "
+              f"{r['mean_abs_diff']:.3f} max {r['max_abs_diff']:.3f}")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
     return 0

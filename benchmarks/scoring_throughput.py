@@ -1,121 +1,231 @@
-"""Throughput of the fast scorers against the naive references, on real BEAR statements.
+"""Token accounting of the causal scorer on BEAR, and its CPU throughput before vs after.
 
-Scores a fixed seeded BEAR sample under the five paraphrase templates twice: with the fast
-path (:func:`calib.scoring.clm.clm_score`: shared-prefix key/value reuse, length buckets) and
-with the naive reference (one statement, one full forward pass), checks that both give the same
-scores, and prints statements per second and the speed-up ratio. No cache is involved.
+1. Accounting (hardware-independent, deterministic): every BEAR statement under the 12
+   templates, tokenised with the SmolLM2 tokenizer, planned as :func:`calib.scoring.clm.clm_score`
+   plans it (:mod:`calib.scoring.batching`), at the CPU budget and at a GPU budget: tokens
+   forwarded per statement against the minimum (each distinct prefix once, each continuation
+   once), padding share, statements per forward pass.
+2. Throughput on this CPU: the scorer of a base commit (``--base``, extracted with
+   ``git archive`` into a temporary folder and run in its own process) and this checkout's, each
+   in a worker process that loads the model once, timed in alternating rounds on the same
+   statements; statements/s of both, their ratio, and the largest score difference.
 
-    python benchmarks/scoring_throughput.py                       # SmolLM2, CPU
-    python benchmarks/scoring_throughput.py --model gemma-3-270m --compare-dtype float32
-    python benchmarks/scoring_throughput.py --device cuda --relations 60 --per-relation 5
+    python benchmarks/scoring_throughput.py                        # make benchmark (<= 5 min)
+    python benchmarks/scoring_throughput.py --accounting-per-relation 5 --rounds 1   # smoke
+    python benchmarks/scoring_throughput.py --worker                # (internal: one scorer)
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
-import torch
 
-from calib.data.bear import PARAPHRASES, load_bear
-from calib.models.loading import load_model
-from calib.scoring.clm import clm_score
-from calib.scoring.encoding import encode_clm, encode_mlm
-from calib.scoring.mlm import mlm_score
-from calib.scoring.reference import clm_reference, mlm_reference
-from calib.scoring.statements import bear_queries
+REPO = Path(__file__).resolve().parents[1]
+BASE_COMMIT = "7424ea6"  # the scorer before token-budget batching (per-instance units)
+GPU_BUDGET = 1 << 18  # what calib.scoring.batching.token_budget gives SmolLM2 on an H200
 
 
-def sample_queries(n_relations: int, per_relation: int, seed: int):
+def sample_queries(n_relations: int, per_relation: int, seed: int, templates=None):
+    """A seeded BEAR sample: ``n_relations`` relations, ``per_relation`` instances each."""
+    from calib.data.bear import PARAPHRASES, load_bear
+    from calib.scoring.statements import bear_queries
+
     bear = load_bear()
     rng = np.random.default_rng(seed)
     rels = sorted(rng.choice(sorted(bear.relations), size=n_relations, replace=False))
-    return bear_queries(bear.select(list(rels)).sample(per_relation, seed), PARAPHRASES)
+    return bear_queries(bear.select(list(rels)).sample(per_relation, seed),
+                        templates or PARAPHRASES)
 
 
-def run_fast(lm, groups):
-    if lm.objective == "clm":
-        return clm_score(lm.model, groups, device=lm.device)
-    tok = lm.tokenizer
-    return mlm_score(lm.model, groups, tok.mask_token_id, tok.pad_token_id or 0, device=lm.device)
+# --------------------------------------------------------------------------- accounting
+def bear_token_ids(tokenizer, start_id: int, per_relation: int | None, templates: str):
+    """Token ids (start token first, as :func:`calib.scoring.encoding.encode_clm` makes them)
+    of every BEAR statement under ``templates``, grouped by query."""
+    from calib.data.bear import load_bear, template_names
+    from calib.scoring.encoding import encode_clm
+    from calib.scoring.statements import bear_queries
+
+    queries = bear_queries(load_bear().sample(per_relation, 0), template_names(templates))
+    check = encode_clm(tokenizer, queries[0].statements, start_id)
+    groups = []
+    for a in range(0, len(queries), 2000):  # in slices: Python lists of ids are large
+        chunk = queries[a:a + 2000]
+        # the fast tokenizer's backend: the ids tokenizer(texts)["input_ids"] gives (checked
+        # below against encode_clm), without building a BatchEncoding
+        flat = [e.ids for e in tokenizer.backend_tokenizer.encode_batch(
+            [s.text for q in chunk for s in q.statements], add_special_tokens=False)]
+        pos = 0
+        for q in chunk:
+            groups.append([np.asarray([start_id, *ids], dtype=np.int32)
+                           for ids in flat[pos:pos + len(q.statements)]])
+            pos += len(q.statements)
+    assert [e.ids.tolist() for e in check] == [g.tolist() for g in groups[0]]
+    return groups
 
 
-def run_naive(lm, groups):
-    if lm.objective == "clm":
-        return [[clm_reference(lm.model, e, lm.device) for e in g] for g in groups]
-    return [[mlm_reference(lm.model, e, lm.tokenizer.mask_token_id, lm.device) for e in g]
-            for g in groups]
+def accounting(args) -> list[dict]:
+    from calib.models.loading import load_tokenizer, start_token_id
+    from calib.scoring.accounting import clm_accounting, minimum_tokens
+    from calib.scoring.batching import token_budget
+    from calib.scoring.run import CPU_CHUNK_STATEMENTS, GPU_CHUNK_STATEMENTS
 
-
-def timed(fn, lm, groups):
-    if lm.device.type == "cuda":
-        torch.cuda.synchronize()
     t0 = time.perf_counter()
-    out = fn(lm, groups)
-    if lm.device.type == "cuda":
-        torch.cuda.synchronize()
-    return out, time.perf_counter() - t0
+    tok = load_tokenizer(args.model)
+    groups = bear_token_ids(tok, start_token_id(args.model, tok), args.accounting_per_relation,
+                            args.accounting_templates)
+    t_enc = time.perf_counter() - t0
+    cpu = token_budget("cpu", len(tok))
+    settings = [("CPU", cpu, False, CPU_CHUNK_STATEMENTS),
+                ("GPU", GPU_BUDGET, True, GPU_CHUNK_STATEMENTS)]
+    minimum = minimum_tokens(groups)
+    rows = []
+    for name, budget, pad, chunk in settings:
+        acc = clm_accounting(groups, budget, pad, chunk).as_dict()
+        rows.append({"setting": name, "chunk_statements": chunk, **acc,
+                     "minimum_at_once": minimum, "ratio_to_minimum": acc["forwarded"] / minimum})
+    n, tokens = rows[0]["statements"], rows[0]["tokens"]
+    sample = "" if args.accounting_per_relation is None \
+        else f" ({args.accounting_per_relation} facts per relation)"
+    print(f"accounting: {args.model} tokenizer, BEAR x {args.accounting_templates} templates"
+          f"{sample}: {n:,} statements, {tokens:,} tokens; minimum {minimum:,} forwarded "
+          f"({minimum / n:.2f} per statement; {minimum + n:,} counting each statement's last "
+          f"token): each distinct prefix once, each continuation once; encoded in {t_enc:.0f} s")
+    print(f"  {'setting':8} {'budget':>7} {'pad':>5} {'chunk':>7} {'ratio':>6} {'padding':>8} "
+          f"{'passes':>7} {'stmts/pass':>10} {'fwd/stmt':>8}")
+    for r in rows:
+        print(f"  {r['setting']:8} {r['budget']:>7} {str(r['pad']):>5} "
+              f"{r['chunk_statements']:>7} {r['ratio_to_minimum']:6.3f} "
+              f"{r['padding_share']:8.1%} {r['passes']:>7,} {r['statements_per_pass']:10,.0f} "
+              f"{r['forwarded_per_statement']:8.2f}")
+    print("  ratio: forwarded tokens / minimum; padding: share of forwarded tokens; chunk: "
+          "statements per scorer call (score_queries' chunks), prefixes are shared within one")
+    return rows
+
+
+# --------------------------------------------------------------------------- throughput
+def worker(args) -> int:
+    """One scorer (whichever ``calib`` is on the path) in a loop: ``time`` -> seconds of one
+    scoring of the sample; ``scores PATH`` -> sentence totals saved to PATH (npy)."""
+    import torch
+
+    from calib.models.loading import load_model
+    from calib.scoring.clm import clm_score
+    from calib.scoring.encoding import encode_clm
+
+    lm = load_model(args.model, device="cpu", dtype="float32")
+    queries = sample_queries(args.relations, args.per_relation, args.seed)
+    groups = [encode_clm(lm.tokenizer, q.statements, lm.start_token_id) for q in queries]
+    clm_score(lm.model, groups[:4], device="cpu")  # warm-up
+    print(json.dumps({"ready": sum(len(g) for g in groups), "threads": torch.get_num_threads()}),
+          flush=True)
+    for line in sys.stdin:
+        cmd, _, arg = line.strip().partition(" ")
+        t0 = time.perf_counter()
+        out = clm_score(lm.model, groups, device="cpu")
+        seconds = time.perf_counter() - t0
+        if cmd == "scores":
+            np.save(arg, np.asarray([s.sum() for g in out for s in g]))
+        print(json.dumps({"seconds": seconds}), flush=True)
+    return 0
+
+
+class Worker:
+    """A worker process whose ``calib`` comes from ``root``."""
+
+    def __init__(self, root: Path, args):
+        env = {**os.environ, "PYTHONPATH": str(root)}
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", "--model", args.model,
+               "--relations", str(args.relations), "--per-relation", str(args.per_relation),
+               "--seed", str(args.seed)]
+        self.proc = subprocess.Popen(cmd, env=env, cwd=root, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True)
+        self.ready = self._reply()
+
+    def _reply(self) -> dict:
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"worker {self.proc.args} ended (exit {self.proc.wait()})")
+        return json.loads(line)
+
+    def run(self, cmd: str = "time") -> float:
+        self.proc.stdin.write(cmd + "\n")
+        self.proc.stdin.flush()
+        return self._reply()["seconds"]
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+
+
+def throughput(args) -> dict:
+    tmp = Path(tempfile.mkdtemp(prefix="calib-base-"))
+    try:
+        archive = subprocess.run(["git", "-C", str(REPO), "archive", args.base, "calib"],
+                                 check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive, check=True)
+        before, after = Worker(tmp, args), Worker(REPO, args)
+        n = after.ready["ready"]
+        print(f"throughput: {args.model} float32 on cpu ({after.ready['threads']} threads), "
+              f"{n} statements ({args.relations} relations x {args.per_relation} x 5 paraphrase "
+              f"templates); {args.base} vs this checkout, {args.rounds} alternating round(s)")
+        t_before, t_after = [], []
+        for r in range(args.rounds):
+            last = r == args.rounds - 1
+            t_before.append(before.run(f"scores {tmp / 'before.npy'}" if last else "time"))
+            t_after.append(after.run(f"scores {tmp / 'after.npy'}" if last else "time"))
+            print(f"  round {r + 1}: before {n / t_before[-1]:7.1f}  after "
+                  f"{n / t_after[-1]:7.1f} statements/s")
+        before.close()
+        after.close()
+        diff = float(np.abs(np.load(tmp / "before.npy") - np.load(tmp / "after.npy")).max())
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    b, a = n / float(np.median(t_before)), n / float(np.median(t_after))
+    # the ratio of each round (the two runs adjacent in time), then their median: robust to a
+    # load that changes between rounds
+    ratio = float(np.median(np.asarray(t_before) / np.asarray(t_after)))
+    print(f"  median: before {b:.1f}, after {a:.1f} statements/s; after / before = {ratio:.2f} "
+          f"(median of the rounds' ratios); max |score difference| per statement {diff:.1e}")
+    return {"statements": n, "before_per_s": b, "after_per_s": a, "ratio": ratio,
+            "max_abs_diff": diff, "rounds_before_s": t_before, "rounds_after_s": t_after}
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default="smollm2-135m-instruct")
-    ap.add_argument("--relations", type=int, default=6, help="relations in the sample")
-    ap.add_argument("--per-relation", type=int, default=1)
+    ap.add_argument("--relations", type=int, default=6, help="throughput sample: relations")
+    ap.add_argument("--per-relation", type=int, default=1, help="throughput sample: instances")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--device", default="cpu")
-    ap.add_argument("--dtype", default=None, help="default: the model's registry dtype")
-    ap.add_argument("--compare-dtype", default=None,
-                    help="also score with this dtype and report how much the scores move")
-    ap.add_argument("--naive-share", type=float, default=1.0,
-                    help="score only this share of queries naively (time extrapolated)")
+    ap.add_argument("--rounds", type=int, default=3, help="alternating timing rounds")
+    ap.add_argument("--base", default=BASE_COMMIT, help="the commit to compare with")
+    ap.add_argument("--accounting-per-relation", type=int, default=None,
+                    help="accounting over a sample of N facts per relation (default: all)")
+    ap.add_argument("--accounting-templates", default="all")
+    ap.add_argument("--no-accounting", action="store_true")
+    ap.add_argument("--no-throughput", action="store_true")
     ap.add_argument("--json", default=None, help="write the results here as JSON")
+    ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-
-    lm = load_model(args.model, device=args.device, dtype=args.dtype)
-    queries = sample_queries(args.relations, args.per_relation, args.seed)
-    encode = (lambda q: encode_clm(lm.tokenizer, q.statements, lm.start_token_id)) \
-        if lm.objective == "clm" else (lambda q: encode_mlm(lm.tokenizer, q.statements))
-    groups = [encode(q) for q in queries]
-    n = sum(len(g) for g in groups)
-    print(f"model {lm.name} ({lm.objective}, {lm.dtype}, {lm.device}, "
-          f"{torch.get_num_threads()} threads); {len(queries)} queries, {n} statements "
-          f"over {args.relations} relations x 5 paraphrase templates")
-    run_fast(lm, groups[:2])  # warm-up
-    fast, t_fast = timed(run_fast, lm, groups)
-    k = max(1, int(round(len(groups) * args.naive_share)))
-    sub = groups[:k]
-    n_sub = sum(len(g) for g in sub)
-    naive, t_naive = timed(run_naive, lm, sub)
-    diff = max(abs(float(a.sum()) - float(b.sum()))
-               for ga, gb in zip(fast[:k], naive) for a, b in zip(ga, gb))
-    fast_rate, naive_rate = n / t_fast, n_sub / t_naive
-    result = {"model": lm.name, "dtype": str(lm.dtype), "device": str(lm.device),
-              "statements": n, "fast_s": t_fast, "fast_per_s": fast_rate,
-              "naive_statements": n_sub, "naive_s": t_naive, "naive_per_s": naive_rate,
-              "ratio": fast_rate / naive_rate, "max_abs_diff": diff}
-    print(f"fast : {t_fast:8.1f} s  {fast_rate:8.1f} statements/s")
-    print(f"naive: {t_naive:8.1f} s  {naive_rate:8.1f} statements/s  ({n_sub} statements)")
-    print(f"same scores: max |fast - naive| per statement = {diff:.2e}")
-    print(f"speed-up (fast / naive): {fast_rate / naive_rate:.2f}x")
-    if args.compare_dtype:
-        other = load_model(args.model, device=args.device, dtype=args.compare_dtype)
-        alt, t_alt = timed(run_fast, other, groups)
-        a = [np.asarray([s.sum() for s in g]) for g in fast]
-        b = [np.asarray([s.sum() for s in g]) for g in alt]
-        d = np.abs(np.concatenate(a) - np.concatenate(b))
-        agree = float(np.mean([x.argmax() == y.argmax() for x, y in zip(a, b)]))
-        result.update(compare_dtype=args.compare_dtype, compare_per_s=n / t_alt,
-                      compare_mean_abs_diff=float(d.mean()), compare_max_abs_diff=float(d.max()),
-                      compare_argmax_agreement=agree)
-        print(f"{args.compare_dtype}: {n / t_alt:.1f} statements/s; sentence scores differ by "
-              f"{d.mean():.3f} on average (max {d.max():.3f}); same predicted option in "
-              f"{agree:.1%} of queries")
+    if args.worker:
+        return worker(args)
+    t0 = time.perf_counter()
+    result = {}
+    if not args.no_accounting:
+        result["accounting"] = accounting(args)
+    if not args.no_throughput:
+        result["throughput"] = throughput(args)
+    print(f"({time.perf_counter() - t0:.0f} s)")
     if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(result, fh, indent=1)
+        Path(args.json).write_text(json.dumps(result, indent=1))
     return 0
 
 

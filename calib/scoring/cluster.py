@@ -127,10 +127,9 @@ class Scorer:
     def pid(self) -> int:
         return os.getpid()
 
-    def score(self, store, queries, max_logits, start_token) -> dict:
+    def score(self, store, queries, token_budget, start_token) -> dict:
         """Claim, score and write ``queries`` into ``store`` (units stored meanwhile are
         skipped, units another process holds are waited for)."""
-        import ray
         from tqdm import tqdm
 
         from calib.models.loading import load_model
@@ -140,18 +139,25 @@ class Scorer:
 
         def get_model():
             if self.lm is None:
-                args = dict(self.load_args)
-                if ray.get_gpu_ids():
-                    args["device"] = "cuda"  # Ray set CUDA_VISIBLE_DEVICES to this actor's GPU
+                args = dict(self.load_args)  # on a GPU actor, Ray set CUDA_VISIBLE_DEVICES
                 self.lm = load_model(args.pop("name"), **args)
                 loads.append(1)
             return self.lm
 
         with tqdm(disable=True) as bar:
-            _score_missing(store, list(queries), get_model, _statements(queries), max_logits,
-                           bar, start_token)
+            _score_missing(store, list(queries), get_model, _statements(queries),
+                           token_budget, bar, start_token)
         return {"statements": _statements(queries), "loads": len(loads), "pid": os.getpid(),
                 "host": socket.gethostname()}
+
+
+def cluster_device(address: str | None, device: str | None) -> str | None:
+    """The device the cluster's actors score on: ``"cuda"`` for ``"auto"`` (or ``None``) when
+    the cluster has GPUs, else ``"cpu"``; an explicit device as given. The driver keys the
+    score store by it, so the store names the dtype the actors use (bfloat16 on GPUs)."""
+    if device not in (None, "auto"):
+        return device
+    return "cuda" if int(connect(address).cluster_resources().get("GPU", 0)) else "cpu"
 
 
 def _resources(ray) -> tuple[int, dict, int]:
@@ -220,7 +226,7 @@ def cluster_for_chapters(address: str | None):
 
 def score_on_ray(address: str | None, store, missing: Sequence, *, model: str,
                  objective: str | None, device: str | None, dtype: str | None, cache_dir,
-                 chunk_statements: int, max_logits: int | None, start_token: str,
+                 chunk_statements: int, token_budget: int | None, start_token: str,
                  bar=None):
     """Score the ``missing`` queries of ``model`` into ``store`` on the cluster at ``address``
     (see the module docstring) and return their rows, read back from the store."""
@@ -233,7 +239,7 @@ def score_on_ray(address: str | None, store, missing: Sequence, *, model: str,
     while units or running:
         while units and idle:
             actor, unit = idle.pop(), units.popleft()
-            ref = actor.score.remote(store, unit, max_logits, start_token)
+            ref = actor.score.remote(store, unit, token_budget, start_token)
             running[ref] = (actor, unit)
         (ref,), _ = ray.wait(list(running), num_returns=1)
         actor, unit = running.pop(ref)

@@ -3,7 +3,9 @@
 Paper §2.3 follows Kauf & Ivanova (2023): a token is scored by masking it and every later token
 of the same word, so that a multi-token word does not leak its own continuation. Each statement
 yields one masked copy per scored token; copies of all statements are pooled, sorted by length
-and run in batches whose logits stay under ``max_logits`` floats.
+and packed into forward passes of at most ``token_budget`` tokens, padding included
+(:func:`calib.scoring.batching.plan_mlm`; equal lengths only per pass on CPUs). Log-probabilities
+are taken in float32 whatever the model's dtype.
 
 Agreement with :func:`calib.scoring.reference.mlm_reference` (one masked copy per forward pass)
 is tested to 1e-4 per statement in float32.
@@ -16,36 +18,30 @@ from typing import Callable, Sequence
 import numpy as np
 import torch
 
+from calib.scoring.batching import model_token_budget, plan_mlm
 from calib.scoring.encoding import Encoded, mlm_masked_positions
 from calib.scoring.logprobs import token_logprobs
-
-DEFAULT_MAX_LOGITS = 1 << 27
 
 
 @torch.inference_mode()
 def mlm_score(model, groups: Sequence[Sequence[Encoded]], mask_id: int, pad_id: int = 0,
-              device: torch.device | str = "cpu", max_logits: int = DEFAULT_MAX_LOGITS,
-              progress: Callable[[int], None] | None = None) -> list[list[np.ndarray]]:
+              device: torch.device | str = "cpu", token_budget: int | None = None,
+              progress: Callable[[int], None] | None = None,
+              pad: bool | None = None) -> list[list[np.ndarray]]:
     """Within-word l2r PLL terms for every statement of every group (same nesting as
-    :func:`calib.scoring.clm.clm_score`). ``progress(n)`` gets the number of statements done."""
+    :func:`calib.scoring.clm.clm_score`). ``progress(n)`` gets the number of statements done.
+    ``token_budget`` and ``pad`` as for :func:`calib.scoring.clm.clm_score`."""
     device = torch.device(device)
-    vocab = int(model.get_output_embeddings().weight.shape[0])
+    budget = token_budget or model_token_budget(model, device)
+    pad_lengths = device.type != "cpu" if pad is None else pad
     # one masked copy per (group, option, target index)
     copies = [(g, o, k) for g, encs in enumerate(groups) for o, e in enumerate(encs)
               for k in range(len(e.targets))]
-    copies.sort(key=lambda c: len(groups[c[0]][c[1]].ids))
+    widths = np.asarray([len(groups[g][o].ids) for g, o, _ in copies], dtype=np.int64)
     out = [[np.zeros(len(e.targets)) for e in encs] for encs in groups]
     remaining = [[len(e.targets) for e in encs] for encs in groups]
-    start = 0
-    while start < len(copies):
-        # grow the batch while (rows x longest) logits fit; copies are sorted by length
-        end = start + 1
-        while end < len(copies):
-            longest = len(groups[copies[end][0]][copies[end][1]].ids)
-            if (end - start + 1) * longest * vocab > max_logits:
-                break
-            end += 1
-        batch = copies[start:end]
+    for idx in plan_mlm(widths, budget, pad_lengths):
+        batch = [copies[i] for i in idx]
         width = max(len(groups[g][o].ids) for g, o, _ in batch)
         ids = np.full((len(batch), width), pad_id, dtype=np.int64)
         attn = np.zeros((len(batch), width), dtype=np.int64)
@@ -70,5 +66,4 @@ def mlm_score(model, groups: Sequence[Sequence[Encoded]], mask_id: int, pad_id: 
             done += remaining[g][o] == 0
         if progress is not None and done:
             progress(int(done))
-        start = end
     return out

@@ -2,8 +2,11 @@
 ``calib score``).
 
 Asking for scores that are stored returns them without loading the model; missing units are
-scored in chunks of about ``chunk_statements`` statements, each written atomically as soon as it
-is done (so an interrupted run resumes), with a progress bar. Each chunk is claimed first
+scored in chunks of about ``chunk_statements`` statements (:data:`CPU_CHUNK_STATEMENTS` on a CPU,
+:data:`GPU_CHUNK_STATEMENTS` on a GPU, so that its passes fill the token budget), each written
+atomically as soon as it is done (so an interrupted run resumes), with a progress bar. The
+token budget of a forward pass (:mod:`calib.scoring.batching`) is no part of the cache key: it
+changes no score beyond float rounding. Each chunk is claimed first
 (:class:`calib.scoring.cache.Claims`), so concurrent runs on one cache score each unit once.
 """
 
@@ -17,7 +20,8 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm  # plain text bars: also readable in a notebook's stderr
 
-from calib.models.loading import LoadedModel, load_model, model_key
+from calib.models.loading import (LoadedModel, default_dtype, device_type, load_model,
+                                  model_key)
 from calib.models.registry import get_spec
 from calib.scoring.cache import ScoreStore, as_stored, empty_scores
 from calib.scoring.clm import clm_score
@@ -33,6 +37,8 @@ from calib.settings import CacheWriteError, cache_root
 #: lm-pub-quiz 0.3.3 builds them, :func:`calib.scoring.statements.fill_template`)
 SCORER_VERSION = "2"
 PLL_VARIANT = "within-word-l2r"
+#: statements per stored chunk (one scorer call) on a CPU and on a GPU
+CPU_CHUNK_STATEMENTS, GPU_CHUNK_STATEMENTS = 2000, 500_000
 
 
 class ScoringInterrupted(KeyboardInterrupt):
@@ -51,15 +57,17 @@ def _check_start_token(start_token: str) -> None:
 
 
 def scoring_options(model: str, objective: str | None, dtype: str | None,
-                    start_token: str = "single") -> dict:
+                    start_token: str = "single", device: str | None = "auto") -> dict:
     """The settings that, with the model key, determine the scores (the cache key).
     ``start_token`` (:data:`~calib.scoring.encoding.START_TOKENS`) enters the key only when it
-    is not calib's ``"single"``."""
+    is not calib's ``"single"``. Without ``dtype`` the registry's, else ``device``'s default
+    (:func:`calib.models.loading.default_dtype`)."""
     _check_start_token(start_token)
     spec = get_spec(model)
     out = {"version": SCORER_VERSION,
            "objective": objective or (spec.objective if spec else "auto"),
-           "dtype": str(dtype or (spec.dtype if spec else "float32")).replace("torch.", ""),
+           "dtype": str(dtype or (spec.dtype if spec else None)
+                        or default_dtype(device)).replace("torch.", ""),
            "pll": PLL_VARIANT}
     if start_token != "single" and out["objective"] != "mlm":
         out["start"] = start_token
@@ -82,16 +90,16 @@ def _encode_groups(lm: LoadedModel, queries: Sequence[Query], start_token: str) 
     return groups
 
 
-def _score_chunk(lm: LoadedModel, queries: Sequence[Query], max_logits: int | None,
+def _score_chunk(lm: LoadedModel, queries: Sequence[Query], token_budget: int | None,
                  progress, start_token: str = "single") -> pd.DataFrame:
     groups = _encode_groups(lm, queries, start_token)
-    kwargs = {} if max_logits is None else {"max_logits": max_logits}
     if lm.objective == "clm":
-        scores = clm_score(lm.model, groups, device=lm.device, progress=progress, **kwargs)
+        scores = clm_score(lm.model, groups, device=lm.device, progress=progress,
+                           token_budget=token_budget)
     else:
         tok = lm.tokenizer
         scores = mlm_score(lm.model, groups, tok.mask_token_id, tok.pad_token_id or 0,
-                           device=lm.device, progress=progress, **kwargs)
+                           device=lm.device, progress=progress, token_budget=token_budget)
     rows = {c: [] for c in SCORE_COLUMNS}
     for q, encs, values in zip(queries, groups, scores):
         for o, (enc, lp) in enumerate(zip(encs, values)):
@@ -113,7 +121,7 @@ def _statements(queries: Sequence[Query]) -> int:
 
 
 def _score_missing(store: ScoreStore, missing: list[Query], get_model, chunk_statements: int,
-                   max_logits: int | None, bar,
+                   token_budget: int | None, bar,
                    start_token: str = "single") -> list[pd.DataFrame]:
     """Score ``missing`` into ``store`` one claimed chunk at a time; units another process
     claims meanwhile are waited for and read from the store (each unit is scored once). Returns
@@ -129,7 +137,7 @@ def _score_missing(store: ScoreStore, missing: list[Query], get_model, chunk_sta
             raise exc.needing(_STORED_BYTES * _statements(todo), "scores") from exc.__cause__
         with claim:
             if claim.queries:
-                frame = _score_chunk(get_model(), claim.queries, max_logits, bar.update,
+                frame = _score_chunk(get_model(), claim.queries, token_budget, bar.update,
                                      start_token)
                 try:
                     store.write(frame, claim.queries, claim)
@@ -157,22 +165,23 @@ def _score_missing(store: ScoreStore, missing: list[Query], get_model, chunk_sta
 
 def score_store(model: str | LoadedModel, dataset: str, *,
                 cache_dir: str | os.PathLike | None = None, dtype: str | None = None,
-                objective: str | None = None, start_token: str = "single") -> ScoreStore:
+                objective: str | None = None, start_token: str = "single",
+                device: str | None = "auto") -> ScoreStore:
     """The store that holds ``model``'s scores of ``dataset`` under these scoring options
-    (computed without loading the model)."""
+    (computed without loading the model; ``device`` picks the default dtype)."""
     if isinstance(model, LoadedModel):
         key = model.key
         options = scoring_options(model.name, model.objective, str(model.dtype), start_token)
     else:
         key = model_key(model, cache_dir)
-        options = scoring_options(model, objective, dtype, start_token)
+        options = scoring_options(model, objective, dtype, start_token, device)
     return ScoreStore.at(cache_root(cache_dir), key, options, dataset)
 
 
 def score_queries(model: str | LoadedModel, queries: Sequence[Query], *,
                   cache_dir: str | os.PathLike | None = None, device: str | None = "auto",
                   dtype: str | None = None, objective: str | None = None,
-                  chunk_statements: int = 2000, max_logits: int | None = None,
+                  chunk_statements: int | None = None, token_budget: int | None = None,
                   progress: bool = True, start_token: str = "single",
                   ray: str | None = None) -> pd.DataFrame:
     """The score table (:mod:`calib.scoring.schema`) of ``queries`` under ``model``.
@@ -182,9 +191,14 @@ def score_queries(model: str | LoadedModel, queries: Sequence[Query], *,
     of ``queries`` and their options. ``start_token``: calib's ``"single"`` start token, or
     ``"lm-pub-quiz-0.3.3"`` to reproduce that library's start tokens (two with a tokenizer that
     pads on the left; :func:`calib.scoring.encoding.encode_clm_lm_pub_quiz`), to measure
-    what they change; a causal model's scores are stored apart for each rule. ``ray``: score
-    the missing units on that Ray cluster (``"auto"``: the local one; default ``$CALIB_RAY``,
-    else no Ray; :mod:`calib.scoring.cluster`); a model given already loaded is scored here.
+    what they change; a causal model's scores are stored apart for each rule.
+    ``token_budget``: tokens per forward pass (default: picked from the device,
+    :func:`calib.scoring.batching.model_token_budget`); it changes no score beyond float
+    rounding and is no part of the cache key. ``device`` ``"auto"`` takes a GPU when there is
+    one; models then run in bfloat16 unless ``dtype`` or the registry says otherwise.
+    ``ray``: score the missing units on that Ray cluster (``"auto"``: the local one; default
+    ``$CALIB_RAY``, else no Ray; :mod:`calib.scoring.cluster`); ``device`` ``"auto"`` then
+    means the cluster's GPUs if it has any. A model given already loaded is scored here.
     """
     _check_start_token(start_token)
     cluster = None if isinstance(model, LoadedModel) else ray_address(ray)
@@ -196,6 +210,13 @@ def score_queries(model: str | LoadedModel, queries: Sequence[Query], *,
         by_dataset.setdefault(q.dataset, []).append(q)
     frames = []
     loaded = [model] if isinstance(model, LoadedModel) else []
+    if cluster is not None:
+        from calib.scoring.cluster import cluster_device
+
+        device = cluster_device(cluster, device)  # the store key names the actors' device
+    if chunk_statements is None:
+        on = model.device.type if isinstance(model, LoadedModel) else device_type(device)
+        chunk_statements = CPU_CHUNK_STATEMENTS if on == "cpu" else GPU_CHUNK_STATEMENTS
 
     def get_model() -> LoadedModel:
         if not loaded:
@@ -205,7 +226,7 @@ def score_queries(model: str | LoadedModel, queries: Sequence[Query], *,
 
     for dataset, qs in by_dataset.items():
         store = score_store(model, dataset, cache_dir=cache_dir, dtype=dtype, objective=objective,
-                            start_token=start_token)
+                            start_token=start_token, device=device)
         stored, missing = store.lookup(qs)
         frames.append(stored)
         if not missing:
@@ -219,9 +240,9 @@ def score_queries(model: str | LoadedModel, queries: Sequence[Query], *,
                 frames.append(score_on_ray(
                     cluster, store, missing, model=name, objective=objective, device=device,
                     dtype=dtype, cache_dir=cache_dir, chunk_statements=chunk_statements,
-                    max_logits=max_logits, start_token=start_token, bar=bar))
+                    token_budget=token_budget, start_token=start_token, bar=bar))
                 continue
-            frames += _score_missing(store, missing, get_model, chunk_statements, max_logits,
+            frames += _score_missing(store, missing, get_model, chunk_statements, token_budget,
                                      bar, start_token)
         except KeyboardInterrupt as exc:
             raise ScoringInterrupted(store) from exc

@@ -5,7 +5,7 @@ import pytest
 
 from calib.scoring.clm import clm_score
 from calib.scoring.reference import clm_reference
-from helpers import encode, queries, sentence_totals
+from helpers import encode, queries
 
 CLMS = ["tiny-gpt2", "tiny-llama"]
 
@@ -24,14 +24,20 @@ def test_fast_equals_reference(name, tiny_models, small_bear):
 
 
 @pytest.mark.parametrize("name", CLMS)
-def test_invariant_to_batch_size(name, tiny_models, small_bear):
+@pytest.mark.parametrize("pad", [False, True])
+def test_token_budget_changes_no_score(name, pad, tiny_models, small_bear, monkeypatch):
+    """A tiny budget (a pass per few sequences, answer spaces split) and a huge one (every
+    query in one prefix pass) both equal the reference per statement; padded passes mix
+    prefix and continuation lengths freely here."""
+    if pad:
+        monkeypatch.setattr("calib.scoring.batching.MAX_PADDING_SHARE", 1.0)
     lm = tiny_models[name]
     groups = encode(lm, queries(small_bear))
-    vocab = lm.model.get_output_embeddings().weight.shape[0]
-    big = sentence_totals(clm_score(lm.model, groups))
-    # logits budget of ~40 token positions: many small batches, large answer spaces split
-    small = sentence_totals(clm_score(lm.model, groups, max_logits=40 * vocab))
-    np.testing.assert_allclose(small, big, atol=1e-4)
+    for budget in (6, 1 << 20):
+        got = clm_score(lm.model, groups, token_budget=budget, pad=pad)
+        for encs, values in zip(groups[::2], got[::2]):
+            for enc, v in zip(encs, values):
+                np.testing.assert_allclose(v, clm_reference(lm.model, enc), atol=1e-4)
 
 
 @pytest.mark.parametrize("name", CLMS)

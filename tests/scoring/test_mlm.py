@@ -40,9 +40,10 @@ def test_invariant_to_batch_size_and_order(name, tiny_models, small_bear):
     lm = tiny_models[name]
     mask, pad = lm.tokenizer.mask_token_id, lm.tokenizer.pad_token_id
     groups = encode(lm, queries(small_bear)[::3])
-    vocab = lm.model.get_output_embeddings().weight.shape[0]
-    big = sentence_totals(mlm_score(lm.model, groups, mask, pad))
-    small = sentence_totals(mlm_score(lm.model, groups, mask, pad, max_logits=50 * vocab))
+    big = sentence_totals(mlm_score(lm.model, groups, mask, pad, token_budget=1 << 20))
+    small = sentence_totals(mlm_score(lm.model, groups, mask, pad, token_budget=50))
+    padded = sentence_totals(mlm_score(lm.model, groups, mask, pad, token_budget=50, pad=True))
+    np.testing.assert_allclose(padded, big, atol=1e-4)
     np.testing.assert_allclose(small, big, atol=1e-4)
     rev = [list(reversed(g)) for g in reversed(groups)]
     got = sentence_totals([list(reversed(g)) for g in reversed(mlm_score(lm.model, rev, mask,
