@@ -91,12 +91,12 @@ PROFILES: dict[str, Profile] = {
     "cpu": Profile(
         name="cpu",
         description=("the two embedded offline models (smollm2-135m-instruct, gemma-3-270m) "
-                     "on a seeded BEAR sample of 3 instances per relation, all 60 relations "
-                     "(180 facts per model; sized so that a cold `make book` fits 45 minutes "
-                     "on 2 CPU cores)"),
+                     "on a seeded BEAR sample of 2 instances per relation, all 60 relations "
+                     "(120 facts per model, 6 per ACE bin; at 3 per relation a cold `make "
+                     "book` ran past 40 minutes on 2 CPU cores)"),
         label="two small offline models on a seeded BEAR sample",
         shared={"models": ["smollm2-135m-instruct", "gemma-3-270m"], "relations": None,
-                "per_relation": 3, "seed": 0, "n_bootstrap": 1000},
+                "per_relation": 2, "seed": 0, "n_bootstrap": 1000},
     ),
     "paper": Profile(
         name="paper",
