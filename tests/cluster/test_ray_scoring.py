@@ -109,31 +109,14 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(local_cluster):
     caches, model = local_cluster, "tiny-bert"
     store = score_store(model, "bear", cache_dir=caches["ray"])
     claims = store.folder / "claims"
-    killed: list[int] = []
-    stop = threading.Event()
 
-    def killer():
-        while not stop.is_set() and not killed:
-            for record in sorted(claims.glob("*.json")) if claims.is_dir() else []:
-                try:
-                    pid = json.loads(record.read_text())["pid"]
-                except (OSError, ValueError, KeyError):
-                    continue  # released meanwhile
-                if pid != os.getpid():
-                    os.kill(pid, signal.SIGKILL)
-                    killed.append(pid)
-                    break
-            time.sleep(0.002)
+    def sigkill(pid: int) -> bool:
+        if pid == os.getpid():
+            return False
+        os.kill(pid, signal.SIGKILL)
+        return True
 
-    thread = threading.Thread(target=killer, daemon=True)
-    thread.start()
-    try:
-        got = score_bear(model, "paraphrase-2..3", cache_dir=caches["ray"], device="cpu",
-                         ray="auto", **SAMPLE)
-    finally:
-        stop.set()
-        thread.join()
-    assert killed, "no actor was caught holding a claim"
+    got, killed = _score_killing_a_claim_holder(model, caches["ray"], claims, sigkill)
     assert _gone(killed[0])
     want = score_bear(model, "paraphrase-2..3", cache_dir=caches["local"], device="cpu",
                       **SAMPLE)
@@ -156,7 +139,29 @@ def test_an_actor_that_cannot_restart_hands_its_unit_to_the_others(local_cluster
     by_pid = {ray.get(a.pid.remote()): a for a in actors}
     assert len(by_pid) == 2
     store = score_store(model, "bear", cache_dir=caches["ray"])
-    claims = store.folder / "claims"
+
+    def kill_for_good(pid: int) -> bool:
+        if pid not in by_pid:
+            return False
+        ray.kill(by_pid[pid], no_restart=True)
+        return True
+
+    got, killed = _score_killing_a_claim_holder(model, caches["ray"], store.folder / "claims",
+                                                kill_for_good)
+    assert len(cluster._POOL["actors"]) == 1  # the dead one was dropped
+    want = score_bear(model, "paraphrase-2..3", cache_dir=caches["local"], device="cpu",
+                      **SAMPLE)
+    assert_bit_equal(got, want)
+    units = {k: n for k, n in stored_units(store).items()
+             if k[1] in ("paraphrase-2", "paraphrase-3")}
+    assert set(units.values()) == {1}
+    assert len(units) == got.groupby(["relation", "template", "instance"]).ngroups
+
+
+def _score_killing_a_claim_holder(model, cache, claims, kill) -> tuple:
+    """Score the sample on the cluster while a thread calls ``kill(pid)`` on the first process
+    seen holding a claim in ``claims`` (``kill`` returns whether it killed it); returns the
+    score table and the killed pids, failing if no holder was caught."""
     killed: list[int] = []
     stop = threading.Event()
 
@@ -166,9 +171,8 @@ def test_an_actor_that_cannot_restart_hands_its_unit_to_the_others(local_cluster
                 try:
                     pid = json.loads(record.read_text())["pid"]
                 except (OSError, ValueError, KeyError):
-                    continue
-                if pid in by_pid:
-                    ray.kill(by_pid[pid], no_restart=True)
+                    continue  # released meanwhile
+                if kill(pid):
                     killed.append(pid)
                     break
             time.sleep(0.002)
@@ -176,20 +180,13 @@ def test_an_actor_that_cannot_restart_hands_its_unit_to_the_others(local_cluster
     thread = threading.Thread(target=killer, daemon=True)
     thread.start()
     try:
-        got = score_bear(model, "paraphrase-2..3", cache_dir=caches["ray"], device="cpu",
-                         ray="auto", **SAMPLE)
+        got = score_bear(model, "paraphrase-2..3", cache_dir=cache, device="cpu", ray="auto",
+                         **SAMPLE)
     finally:
         stop.set()
         thread.join()
     assert killed, "no actor was caught holding a claim"
-    assert len(cluster._POOL["actors"]) == 1  # the dead one was dropped
-    want = score_bear(model, "paraphrase-2..3", cache_dir=caches["local"], device="cpu",
-                      **SAMPLE)
-    assert_bit_equal(got, want)
-    units = {k: n for k, n in stored_units(store).items()
-             if k[1] in ("paraphrase-2", "paraphrase-3")}
-    assert set(units.values()) == {1}
-    assert len(units) == got.groupby(["relation", "template", "instance"]).ngroups
+    return got, killed
 
 
 def _gone(pid: int) -> bool:
