@@ -35,8 +35,8 @@ COMMIT_MAIN, COMMIT_V1 = "a" * 40, "b" * 40
 @pytest.mark.parametrize("name, base, revision", [
     ("gpt2", "gpt2", None),
     ("gpt2@main", "gpt2", "main"),
-    ("openai-community/gpt2@607a30d783dfa663caf39e06633721c8d4cfcd7e",
-     "openai-community/gpt2", "607a30d783dfa663caf39e06633721c8d4cfcd7e"),
+    ("openai-community/gpt2@0123456789abcdef0123456789abcdef01234567",
+     "openai-community/gpt2", "0123456789abcdef0123456789abcdef01234567"),
     ("org/model@v1.0", "org/model", "v1.0"),
     ("org/model@refs/pr/3", "org/model", "refs/pr/3"),
 ])
