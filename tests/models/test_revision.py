@@ -311,6 +311,14 @@ def test_a_pinned_revision_loads_those_weights_and_is_recorded(fake_hub, tmp_pat
         ("hub", "org/tiny-llama", "v1", COMMIT_V1, f"revision:{COMMIT_V1}")
     line = next(li for li in provenance_lines({"models": [fp]}) if "Models" in li)
     assert f"revision:{COMMIT_V1[:12]}" in line and "revision `v1` asked for" in line
+    from calib.scoring.run import score_bear, score_store
+
+    scores = score_bear("org/tiny-llama@v1", "paraphrase-0", per_relation=1, relations=["P30"],
+                        cache_dir=tmp_path, device="cpu", progress=False)
+    assert set(scores["model"]) == {"org/tiny-llama@v1"}
+    store = score_store("org/tiny-llama@v1", "bear", cache_dir=tmp_path, device="cpu")
+    assert store.chunks() and store.folder.parent.parent.name.startswith(
+        f"org_tiny-llama_{COMMIT_V1}")
     fp = model_fingerprint("org/tiny-llama@v2")
     assert fp["hash"] is None and fp["revision"] == "v2" and "'v2' is not in the local" in \
         fp["note"]
