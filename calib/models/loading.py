@@ -317,20 +317,18 @@ def start_token_id(name: str, tokenizer) -> int:
 def load_model(name: str, objective: str | None = None, device: str | None = "auto",
                dtype: str | torch.dtype | None = None,
                cache_dir: str | os.PathLike | None = None) -> LoadedModel:
-    """Load ``name`` (registry name, local folder or hub id) for scoring, in eval mode.
+    """Load ``name`` (registry name, local folder or hub id; a hub model optionally pinned as
+    ``NAME@REVISION``) for scoring, in eval mode.
 
     ``objective`` overrides the inferred one; asking for ``"mlm"`` from a model without a
     masked-LM head (or ``"clm"`` from one without a causal head) is a :class:`ModelLoadError`.
     """
-    from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
 
     ref = model_ref(name)
     spec = get_spec(name)
+    config = load_config(name, cache_dir)
     source = _source(ref, cache_dir)
-    try:
-        config = AutoConfig.from_pretrained(source, revision=ref.revision)
-    except (OSError, ValueError) as exc:
-        raise _not_loadable(name, ref, exc) from None
     inferred = infer_objective(config)
     wanted = objective or (spec.objective if spec else None) or inferred
     if wanted not in ("clm", "mlm"):
