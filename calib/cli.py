@@ -56,6 +56,7 @@ def _score(args: argparse.Namespace) -> int:
     print(f"{len(scores)} statements ({n_inst} instances x {scores['template'].nunique()} "
           f"templates) in {time.time() - t0:.1f} s")
     print(f"scores: {store.folder}")
+    _print_revision(args.model)
     if args.ray is not None:
         _print_ray_totals(before)
     est = base(sentence_scores(scores), templates=None)
@@ -63,6 +64,17 @@ def _score(args: argparse.Namespace) -> int:
     print(f"accuracy (Base, micro over instances and templates): {accuracy(est['correct']):.3f}; "
           f"chance (mean 1/answer-space size): {(1 / per_instance).mean():.3f}")
     return 0
+
+
+def _print_revision(model: str) -> None:
+    """For a hub model: the revision asked for and the commit the scores are keyed by."""
+    from calib.models.locate import model_ref, resolved_revision
+
+    ref = model_ref(model)
+    if ref.kind == "hub":
+        commit = resolved_revision(ref.source, ref.revision) or "not in the local cache"
+        print(f"revision: {ref.revision or 'default branch'} of {ref.source}, resolved to "
+              f"{commit}")
 
 
 def _print_ray_totals(before) -> None:
@@ -117,7 +129,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_models)
 
     p = sub.add_parser("score", help="score a model on BEAR (cached)")
-    p.add_argument("--model", required=True, help="registry name, hub id or local folder")
+    p.add_argument("--model", required=True,
+                   help="registry name, hub id or local folder; a hub model pinned to a "
+                        "revision as NAME@REVISION (commit hash, branch or tag)")
     p.add_argument("--templates", default="paraphrase-0..4",
                    help="template names, ranges (paraphrase-0..4) or groups (all, linguistic)")
     p.add_argument("--per-relation", type=int, default=None,

