@@ -14,19 +14,19 @@ estimators (or two models) really differ.
   :func:`interval_p_value` a p-value), with the method of :data:`INTERVAL_METHODS`.
 
 **Which interval.** Smooth statistics (Brier score, accuracy, the signed gap, AUROC, AURC,
-correlations, differences of means) get the *bias-corrected and accelerated* (BCa) interval (Efron 1987; Efron & Tibshirani
-1993, ch. 14): the percentile levels are moved by the bias-correction ``z0`` (the normal quantile
-of the share of resamples below the estimate, ties counted half) and the acceleration ``a``
-(from the delete-one jackknife). The *binned* metrics (ACE, ECE, MCE, RMS) get the *bias-centred
-percentile* interval: the percentile interval of the resamples shifted by the bootstrap bias
-``mean(resamples) - estimate``. ACE averages ``|accuracy - confidence|`` over bins of a few
-instances each; a resample, with its repeated instances, adds a second layer of that binning noise
-and so has a larger ACE than the sample (on a BEAR sample of a few hundred facts typically more
-than 97.5% of the resamples lie above the estimate): the percentile interval and BCa then lie
-beside the estimate instead of around it. Centring the resamples on the estimate keeps their
-spread, which is what an interval of ACE at this sample size needs; its bounds are clipped to
-the metric's range ``[0, 1]``. (``benchmarks/interval_coverage.py`` compares the three methods
-on simulated samples.)
+correlations, differences of means) get the *bias-corrected and accelerated* (BCa) interval
+(Efron 1987; Efron & Tibshirani 1993, ch. 14): the percentile levels are moved by the
+bias-correction ``z0`` (the normal quantile of the share of resamples below the estimate, ties
+counted half) and the acceleration ``a`` (from the delete-one jackknife). The *binned* metrics
+(ACE, ECE, MCE, RMS) get the *bias-centred percentile* interval: the percentile interval of the
+resamples shifted by the bootstrap bias ``mean(resamples) - estimate``. ACE averages
+``|accuracy - confidence|`` over bins of a few instances each; a resample, with its repeated
+instances, adds a second layer of that binning noise and so has a larger ACE than the sample
+(on a BEAR sample of a few hundred facts typically more than 97.5% of the resamples lie above the
+estimate): the percentile interval and BCa then lie beside the estimate instead of around it.
+Centring the resamples on the estimate keeps their spread, which is what an interval of ACE at
+this sample size needs; its bounds are clipped to the metric's range ``[0, 1]``.
+(``benchmarks/interval_coverage.py`` compares the three methods on simulated samples.)
 
 Whatever the method, an interval that would not contain its estimate (BCa when nearly all
 resamples fall on one side of the estimate, or any method on pathological replicates) has its

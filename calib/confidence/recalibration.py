@@ -11,10 +11,11 @@ parameters, fitted on held-out data.
   on one template. The prediction is unchanged; Base-Confidence is recomputed by the paper's
   estimator on the scaled scores (``Base (temperature)``). ``Margin (temperature)`` is there on
   request, but the fit targets the probability of the correct option, i.e. Base's top
-  probability, not Margin's difference of two. The negative log-likelihood is convex in ``1 / T``; :func:`fit_temperature` gives
-  ``T`` with its profile-likelihood interval (the ``T`` whose likelihood-ratio statistic
-  ``2 (NLL(T) - NLL(T_hat))`` is within the ``chi^2_1`` quantile of ``level``; it assumes the
-  instances independent and the scaled softmax the true model, so it is a model-based interval).
+  probability, not Margin's difference of two. The negative log-likelihood is convex in
+  ``1 / T``; :func:`fit_temperature` gives ``T`` with its profile-likelihood interval (the ``T``
+  whose likelihood-ratio statistic ``2 (NLL(T) - NLL(T_hat))`` is within the ``chi^2_1``
+  quantile of ``level``; it assumes the instances independent and the scaled softmax the true
+  model, so it is a model-based interval).
 * **Platt scaling** (Platt, 1999) of any estimator's confidence: ``sigmoid(a * logit(c) + b)``
   (confidence clipped to ``[1e-12, 1 - 1e-12]`` first, so confidences of 0 or 1 and the
   paper's Entropy-Confidence below 0 have a logit), ``a``, ``b`` fitted by logistic regression
@@ -211,9 +212,9 @@ def temperature_scaling(sent: pd.DataFrame, template: str = PLAIN, k: int = N_FO
     (:func:`relation_folds`); fold ``f``'s instances get the temperature fitted on the other
     folds' instances, and ``estimators`` (names of
     :data:`calib.confidence.estimators.SINGLE`; default Base only) are computed on the scaled
-    scores, named ``"<name> (temperature)"``. ``fits``: ``model``, ``dataset``, ``fold``, ``n_scored``,
-    ``fit_relations``, ``scored_relations``, ``n_fit``, ``temperature``, ``temperature_low``,
-    ``temperature_high``, ``nll``."""
+    scores, named ``"<name> (temperature)"``. ``fits``: ``model``, ``dataset``, ``fold``,
+    ``n_scored``, ``fit_relations``, ``scored_relations``, ``n_fit``, ``temperature``,
+    ``temperature_low``, ``temperature_high``, ``nll`` (mean per fit instance)."""
     unknown = [e for e in estimators if e not in SINGLE]
     if unknown:
         raise ValueError(f"temperature scaling recomputes single-template estimators "

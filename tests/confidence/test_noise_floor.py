@@ -55,9 +55,9 @@ def test_the_floor_shrinks_with_n():
 
 def test_the_issues_beta_table():
     # the issue's simulation: Beta(1.2, 3) confidences, 20 equal-count bins, 300 draws
-    assert noise_floor(beta_confidences(120), n_draws=300)["floor"] == pytest.approx(0.13, abs=0.015)
-    assert noise_floor(beta_confidences(1000), n_draws=300)["floor"] == pytest.approx(0.044,
-                                                                                    abs=0.006)
+    floor = {n: noise_floor(beta_confidences(n), n_draws=300)["floor"] for n in (120, 1000)}
+    assert floor[120] == pytest.approx(0.13, abs=0.015)
+    assert floor[1000] == pytest.approx(0.044, abs=0.006)
 
 
 def test_seeded_and_independent_of_the_block_size(monkeypatch):
