@@ -12,11 +12,19 @@ module                 holds
 ``probabilities``      softmax over an instance's options, per-template predictions
 ``estimators``         Base, Margin (Eqs. 1-2), Average, Consistency, Entropy (Eqs. 3-7),
                        aggregation (min / max / vote-k), linguistic confidence
-``metrics``            ACE, ECE, Brier, calibration curve, accuracy-rejection curve, accuracy
+``metrics``            ACE, ECE, Brier, calibration curve, accuracy-rejection curve, accuracy;
+                       beyond the paper: MCE, RMS, signed gap, AUROC, AURC
 ``subsample``          answer-set subsampling (§5.2)
 ``bootstrap``          seeded bootstrap intervals, paired differences, correlation intervals
 ``summary``            one table of ACE / Brier / accuracy per estimator; reduction choice
+``noise_floor``        the ACE of a perfectly calibrated estimator with the same confidences
+``gap``                signed calibration gap (over/underconfident), per confidence range
+``selective``          AUROC / AURC per estimator, paired differences, risk-coverage curve
+``reliability``        reliability-diagram data: per-bin Wilson intervals, histogram
+``recalibration``      temperature and Platt scaling, cross-fitted over relations
 =====================  =====================================================================
+
+The modules after ``summary`` are beyond the paper (the book labels them so).
 
 From a score table to ACE and Brier per estimator::
 
@@ -30,6 +38,7 @@ from calib.confidence.bootstrap import (
     bootstrap_interval,
     bootstrap_metrics,
     correlation_interval,
+    estimator_differences,
     paired_difference,
     paired_estimates_difference,
 )
@@ -45,23 +54,48 @@ from calib.confidence.estimators import (
     margin,
     rejection_rate,
 )
+from calib.confidence.gap import gap_by_range, signed_gaps
 from calib.confidence.metrics import (
     accuracy,
     accuracy_per_relation,
     accuracy_rejection_curve,
     ace,
+    aurc,
+    auroc,
     brier,
     calibration_curve,
     ece,
+    mce,
+    rms_calibration_error,
+    signed_gap,
 )
+from calib.confidence.noise_floor import floor_record, noise_floor
 from calib.confidence.probabilities import (
     log_softmax,
     option_probabilities,
     template_predictions,
 )
+from calib.confidence.recalibration import (
+    fit_platt,
+    fit_temperature,
+    platt_scaling,
+    relation_folds,
+    temperature_scaling,
+)
 from calib.confidence.reductions import REDUCTIONS, harmonic_mean, sentence_scores
+from calib.confidence.reliability import (
+    confidence_histogram,
+    reliability_curve,
+    reliability_diagram,
+    wilson_interval,
+)
+from calib.confidence.selective import (
+    risk_coverage_curve,
+    selective_differences,
+    selective_prediction,
+)
 from calib.confidence.subsample import subsample_options, subsample_repeats
-from calib.confidence.summary import compare_reductions, summary
+from calib.confidence.summary import compare_reductions, gap_direction, summary
 from calib.confidence.schema import check_sentence_scores
 
 __all__ = [
@@ -77,4 +111,12 @@ __all__ = [
     "bootstrap_metrics", "bootstrap_interval", "paired_difference",
     "paired_estimates_difference", "correlation_interval",
     "summary", "compare_reductions",
+    # beyond the paper
+    "mce", "rms_calibration_error", "signed_gap", "auroc", "aurc",
+    "noise_floor", "floor_record",
+    "signed_gaps", "gap_by_range", "gap_direction",
+    "risk_coverage_curve", "selective_prediction", "selective_differences",
+    "estimator_differences",
+    "wilson_interval", "reliability_curve", "confidence_histogram", "reliability_diagram",
+    "relation_folds", "fit_temperature", "temperature_scaling", "fit_platt", "platt_scaling",
 ]

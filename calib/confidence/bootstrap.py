@@ -6,25 +6,27 @@ estimators (or two models) really differ.
 * :func:`paired_difference` -- the difference of a metric between two estimators on the *same*
   instances, each resample drawn once and applied to both (a paired bootstrap), with an interval
   and a two-sided bootstrap p-value.
+* :func:`estimator_differences` -- :func:`paired_difference` for every pair of estimators of a
+  long estimate table, per model, for several metrics.
 * :func:`correlation_interval` -- a correlation coefficient across models (e.g. ACE vs
   accuracy) with an interval from resampling the models.
 * :func:`interval` -- the one place where replicates become an interval (and
   :func:`interval_p_value` a p-value), with the method of :data:`INTERVAL_METHODS`.
 
-**Which interval.** Smooth statistics (Brier score, accuracy, correlations, differences of
-means) get the *bias-corrected and accelerated* (BCa) interval (Efron 1987; Efron & Tibshirani
-1993, ch. 14): the percentile levels are moved by the bias-correction ``z0`` (the normal quantile
-of the share of resamples below the estimate, ties counted half) and the acceleration ``a``
-(from the delete-one jackknife). The *binned* metrics (ACE, ECE) get the *bias-centred
-percentile* interval: the percentile interval of the resamples shifted by the bootstrap bias
-``mean(resamples) - estimate``. ACE averages ``|accuracy - confidence|`` over bins of a few
-instances each; a resample, with its repeated instances, adds a second layer of that binning noise
-and so has a larger ACE than the sample (on a BEAR sample of a few hundred facts typically more
-than 97.5% of the resamples lie above the estimate): the percentile interval and BCa then lie
-beside the estimate instead of around it. Centring the resamples on the estimate keeps their
-spread, which is what an interval of ACE at this sample size needs; its bounds are clipped to
-the metric's range ``[0, 1]``. (``benchmarks/interval_coverage.py`` compares the three methods
-on simulated samples.)
+**Which interval.** Smooth statistics (Brier score, accuracy, the signed gap, AUROC, AURC,
+correlations, differences of means) get the *bias-corrected and accelerated* (BCa) interval
+(Efron 1987; Efron & Tibshirani 1993, ch. 14): the percentile levels are moved by the
+bias-correction ``z0`` (the normal quantile of the share of resamples below the estimate, ties
+counted half) and the acceleration ``a`` (from the delete-one jackknife). The *binned* metrics
+(ACE, ECE, MCE, RMS) get the *bias-centred percentile* interval: the percentile interval of the
+resamples shifted by the bootstrap bias ``mean(resamples) - estimate``. ACE averages
+``|accuracy - confidence|`` over bins of a few instances each; a resample, with its repeated
+instances, adds a second layer of that binning noise and so has a larger ACE than the sample
+(on a BEAR sample of a few hundred facts typically more than 97.5% of the resamples lie above the
+estimate): the percentile interval and BCa then lie beside the estimate instead of around it.
+Centring the resamples on the estimate keeps their spread, which is what an interval of ACE at
+this sample size needs; its bounds are clipped to the metric's range ``[0, 1]``.
+(``benchmarks/interval_coverage.py`` compares the three methods on simulated samples.)
 
 Whatever the method, an interval that would not contain its estimate (BCa when nearly all
 resamples fall on one side of the estimate, or any method on pathological replicates) has its
@@ -56,10 +58,13 @@ METRICS: tuple[str, ...] = ("ace", "brier", "accuracy")
 #: the interval methods :func:`interval` knows
 METHODS: tuple[str, ...] = ("bca", "centred", "percentile")
 #: the interval method of each metric (and of differences of it)
-INTERVAL_METHODS: dict[str, str] = {"ace": "centred", "ece": "centred", "brier": "bca",
-                                    "accuracy": "bca"}
-#: the range of each metric's values: interval bounds are clipped to it
-METRIC_RANGE: dict[str, tuple[float, float]] = {m: (0.0, 1.0) for m in WEIGHTED}
+INTERVAL_METHODS: dict[str, str] = {"ace": "centred", "ece": "centred", "mce": "centred",
+                                    "rms": "centred", "brier": "bca", "accuracy": "bca",
+                                    "gap": "bca", "auroc": "bca", "aurc": "bca"}
+#: the range of each metric's values: interval bounds are clipped to it (the signed gap has
+#: none: with the paper's Entropy-Confidence, which can be below 0, it can be below -1)
+METRIC_RANGE: dict[str, tuple[float, float]] = {
+    m: (-np.inf, np.inf) if m == "gap" else (0.0, 1.0) for m in WEIGHTED}
 #: cap on the size of one block of resampling weights (resamples x instances)
 _BLOCK_CELLS = 4_000_000
 
@@ -233,19 +238,30 @@ def metric_intervals(conf, corr, metrics: Sequence[str], n_boot: int, seed: int,
                      level: float = 0.95, n_bins: int = N_BINS
                      ) -> dict[str, tuple[float, float, float]]:
     """``{metric: (value, low, high)}`` for validated float arrays ``conf``, ``corr``, each
-    interval by the metric's method (:data:`INTERVAL_METHODS`); ``n_boot=0``: NaN bounds."""
-    ones = np.ones((1, len(conf)), np.int64)
+    interval by the metric's method (:data:`INTERVAL_METHODS`); ``n_boot=0``: NaN bounds.
+    Every metric is evaluated on the same resamples: each block of resampling weights is drawn
+    once and used by all of them."""
+    n = len(conf)
+    ones = np.ones((1, n), np.int64)
+    stats_ = {m: _metric_statistic(m, conf, corr, n_bins)[0] for m in dict.fromkeys(metrics)}
+    values = {m: float(stat(ones)[0]) for m, stat in stats_.items()}
+    if not n_boot:
+        return {m: (v, float("nan"), float("nan")) for m, v in values.items()}
+    reps = {m: [] for m in stats_}
+    for w in resample_weights(n, n_boot, seed):
+        for m, stat in stats_.items():
+            reps[m].append(stat(w))
+    bca = [m for m in stats_ if INTERVAL_METHODS[m] == "bca"]
+    jack = {m: [] for m in bca}
+    if n >= 3:
+        for w in (jackknife_weights(n) if bca else ()):
+            for m in bca:
+                jack[m].append(stats_[m](w))
     out = {}
-    for m in metrics:
-        stat, _ = _metric_statistic(m, conf, corr, n_bins)
-        value = float(stat(ones)[0])
-        if not n_boot:
-            out[m] = (value, float("nan"), float("nan"))
-            continue
-        method = INTERVAL_METHODS[m]
-        reps = replicates(stat, len(conf), n_boot, seed)
-        jack = jackknife(stat, len(conf)) if method == "bca" else None
-        out[m] = (value, *interval(value, reps, level, method, jack, METRIC_RANGE[m]))
+    for m in stats_:
+        j = (np.concatenate(jack[m]) if n >= 3 else np.full(n, np.nan)) if m in jack else None
+        out[m] = (values[m], *interval(values[m], np.concatenate(reps[m]), level,
+                                       INTERVAL_METHODS[m], j, METRIC_RANGE[m]))
     return out
 
 
@@ -346,6 +362,50 @@ def paired_estimates_difference(est_a: pd.DataFrame, est_b: pd.DataFrame, metric
     return paired_difference(m["confidence_a"], m["correct_a"].astype(bool),
                              m["confidence_b"], m["correct_b"].astype(bool),
                              metric, n_boot, seed, level, n_bins)
+
+
+def estimator_differences(estimates: pd.DataFrame, pairs: Sequence[tuple[str, str]] | None = None,
+                          metrics: Sequence[str] = ("ace",), by: Sequence[str] = ("model",),
+                          n_boot: int = 1000, seed: int = 0, level: float = 0.95,
+                          n_bins: int = N_BINS, keys: Sequence[str] = INSTANCE
+                          ) -> pd.DataFrame:
+    """Paired bootstrap differences ``metric(a) - metric(b)`` between estimators of a long
+    estimate table (column ``estimator``), per group of ``by`` (default per model), for each
+    of ``metrics`` (any of :data:`calib.confidence.metrics.WEIGHTED`, e.g. ``"auroc"``,
+    ``"aurc"``).
+
+    ``pairs``: ``(a, b)`` estimator names; ``None``: every pair of the table's estimators in
+    the order they first appear (``a`` before ``b``); groups in sorted order. Each difference is
+    :func:`paired_estimates_difference` (the two estimators on the same resamples of the
+    group's instances, matched on ``keys``); with one ``seed`` every pair and metric of a
+    group uses the same resamples. Columns ``by``, ``a``, ``b``, ``metric``, ``difference``,
+    ``low``, ``high``, ``method``, ``p_value``, ``n``, ``n_boot``; a pair absent from a group
+    is a ``ValueError``.
+    """
+    check_bootstrap_args(n_boot, level, metrics)
+    by = list(by)
+    require_columns(estimates, (*by, "estimator", *keys, "confidence", "correct"),
+                    "estimate table")
+    names = list(dict.fromkeys(estimates["estimator"]))
+    pairs = ([(a, b) for i, a in enumerate(names) for b in names[i + 1:]] if pairs is None
+             else [tuple(p) for p in pairs])
+    rows = []
+    groups = estimates.groupby(by, sort=True, dropna=False) if by else [((), estimates)]
+    for label, part in groups:
+        label = label if isinstance(label, tuple) else (label,)
+        where = dict(zip(by, label))
+        for a, b in pairs:
+            est = {name: part[part["estimator"] == name] for name in (a, b)}
+            for name, frame in est.items():
+                if frame.empty:
+                    raise ValueError(f"no estimates of {name!r} in group {where}; it has "
+                                     f"{sorted(part['estimator'].unique())}")
+            for metric in metrics:
+                res = paired_estimates_difference(est[a], est[b], metric, n_boot, seed, level,
+                                                  n_bins, keys)
+                rows.append({**where, "a": a, "b": b, **res})
+    return pd.DataFrame(rows, columns=[*by, "a", "b", "metric", "difference", "low", "high",
+                                       "method", "p_value", "n", "n_boot"])
 
 
 def correlation_interval(x, y, method: str = "pearson", n_boot: int = 2000, seed: int = 0,

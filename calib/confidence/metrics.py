@@ -18,14 +18,26 @@ equal-width bin also takes the confidences below 0); a confidence above 1 is an 
   the authors' code uses.
 * :func:`ece` -- Expected Calibration Error with ``n_bins`` *equal-width* bins on ``[0, 1]``
   (right-closed, the first also holding 0), the gaps weighted by the share of instances per bin.
+* :func:`mce`, :func:`rms_calibration_error` -- the maximum and the root-mean-square calibration
+  error over the equal-width bins of ECE, as torchmetrics defines them (``norm="max"``,
+  ``norm="l2"``): ``max_b |accuracy_b - confidence_b|`` over the non-empty bins and
+  ``sqrt(sum_b (n_b / N) (accuracy_b - confidence_b)^2)`` (beyond the paper).
+* :func:`signed_gap` -- mean confidence minus accuracy: above 0 overconfident, below 0
+  underconfident (beyond the paper; :mod:`calib.confidence.gap`).
+* :func:`auroc`, :func:`aurc` -- selective prediction (beyond the paper; Appendix E shows only
+  accuracy-rejection curves): the area under the ROC curve of confidence for correctness, and
+  the area under the risk-coverage curve (:mod:`calib.confidence.selective`).
 * :func:`brier` -- Brier score ``mean((confidence - correct)^2)``.
 * :func:`calibration_curve` -- the per-bin data behind ACE / ECE (for reliability diagrams).
 * :func:`accuracy_rejection_curve` -- reject instances below a confidence threshold.
 * :func:`accuracy`, :func:`accuracy_per_relation` -- micro accuracy over instances.
 
-Every binned metric is computed once, in :func:`weighted_bins`, on *multiplicity weights* per
-instance: all ones for the plain metric, resampling counts for the bootstrap
-(:mod:`calib.confidence.bootstrap`), so the two can never disagree.
+Every metric is computed once, in a ``weighted_*`` function (the binned ones through
+:func:`weighted_bins`), on *multiplicity weights* per instance: all ones for the plain metric,
+resampling counts for the bootstrap (:mod:`calib.confidence.bootstrap`), so the two can never
+disagree. The binned metrics (:data:`BINNED`) also take one correctness vector per row of a
+``(rows, n)`` array with weights of one row: the simulated outcomes of the noise floor
+(:mod:`calib.confidence.noise_floor`), binned once.
 """
 
 from __future__ import annotations
@@ -34,6 +46,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from scipy import special
 
 from calib.confidence.schema import INSTANCE, require_columns
 
@@ -120,9 +133,19 @@ def weighted_bins(conf_sorted: np.ndarray, corr_sorted: np.ndarray, weights: np.
     an integer array ``(rows, n)`` of multiplicities. Returns ``(count, sum_conf,
     sum_correct, edges)``, the first three ``(rows, n_bins)``, ``edges`` ``(rows, n_bins+1)``.
     An instance equal to an inner edge goes to the lower bin (``searchsorted(..., "left")``).
+
+    ``corr_sorted`` may also be ``(draws, n)``, one correctness vector per row, with
+    ``weights`` of one row: the bins (which depend on the confidences and weights only) are
+    then computed once, and ``sum_correct`` has one row per draw (``count``, ``sum_conf`` and
+    ``edges`` keep the one row of ``weights``).
     """
     _check_bins(n_bins, strategy)
     w = np.asarray(weights)
+    y = np.asarray(corr_sorted)
+    y = y[None, :] if y.ndim == 1 else y
+    if y.shape[0] > 1 and w.shape[0] not in (1, y.shape[0]):
+        raise ValueError(f"{y.shape[0]} correctness rows need weights of one row or as many, "
+                         f"got {w.shape[0]}")
     n_rows, n = w.shape
     cumw = np.cumsum(w, axis=1)
     if strategy == "quantile":
@@ -136,14 +159,15 @@ def weighted_bins(conf_sorted: np.ndarray, corr_sorted: np.ndarray, weights: np.
                              np.full((n_rows, 1), n, np.int64)], axis=1)
 
     def per_bin(values):  # sums of `values` (rows, n) over each bin
-        c = np.concatenate([np.zeros((n_rows, 1), values.dtype), np.cumsum(values, axis=1)],
+        rows = values.shape[0]
+        c = np.concatenate([np.zeros((rows, 1), values.dtype), np.cumsum(values, axis=1)],
                            axis=1)
-        at = np.take_along_axis(c, bounds, axis=1)
+        at = np.take_along_axis(c, np.broadcast_to(bounds, (rows, bounds.shape[1])), axis=1)
         return np.diff(at, axis=1)
 
     count = per_bin(w)
     sum_conf = per_bin(w * conf_sorted[None, :])
-    sum_corr = per_bin(w * corr_sorted[None, :])
+    sum_corr = per_bin(w * y)
     return count, sum_conf, sum_corr, np.asarray(edges)
 
 
@@ -162,6 +186,25 @@ def weighted_ece(conf_sorted, corr_sorted, weights, n_bins: int = N_BINS) -> np.
     return np.abs(sy - sc).sum(axis=1) / count.sum(axis=1)
 
 
+def weighted_mce(conf_sorted, corr_sorted, weights, n_bins: int = N_BINS) -> np.ndarray:
+    """Maximum calibration error for every row of ``weights`` (see :func:`mce`)."""
+    count, sc, sy, _ = weighted_bins(conf_sorted, corr_sorted, weights, n_bins, "uniform")
+    full = count > 0
+    safe = np.where(full, count, 1)
+    return np.where(full, np.abs(sy / safe - sc / safe), 0.0).max(axis=1)
+
+
+def weighted_rms(conf_sorted, corr_sorted, weights, n_bins: int = N_BINS) -> np.ndarray:
+    """Root-mean-square calibration error for every row of ``weights`` (see
+    :func:`rms_calibration_error`)."""
+    count, sc, sy, _ = weighted_bins(conf_sorted, corr_sorted, weights, n_bins, "uniform")
+    full = count > 0
+    safe = np.where(full, count, 1)
+    # sum_b (n_b / N) (acc_b - conf_b)^2 = sum_b (sy_b - sc_b)^2 / n_b / N
+    sq = np.where(full, (sy - sc) ** 2 / safe, 0.0).sum(axis=1) / count.sum(axis=1)
+    return np.sqrt(sq)
+
+
 def weighted_brier(conf_sorted, corr_sorted, weights, n_bins: int = N_BINS) -> np.ndarray:
     """Brier score for every row of multiplicity ``weights`` (see :func:`brier`)."""
     w = np.asarray(weights, dtype=float)
@@ -174,9 +217,59 @@ def weighted_accuracy(conf_sorted, corr_sorted, weights, n_bins: int = N_BINS) -
     return w @ corr_sorted / w.sum(axis=1)
 
 
+def weighted_gap(conf_sorted, corr_sorted, weights, n_bins: int = N_BINS) -> np.ndarray:
+    """Signed calibration gap for every row of ``weights`` (see :func:`signed_gap`)."""
+    w = np.asarray(weights, dtype=float)
+    return w @ (conf_sorted - corr_sorted) / w.sum(axis=1)
+
+
+def _tie_starts(conf_sorted: np.ndarray) -> np.ndarray:
+    """Where each run of equal confidences starts in the ascending ``conf_sorted``."""
+    return np.r_[0, np.flatnonzero(np.diff(conf_sorted)) + 1]
+
+
+def weighted_auroc(conf_sorted, corr_sorted, weights, n_bins: int = N_BINS) -> np.ndarray:
+    """AUROC of confidence for correctness for every row of ``weights`` (see :func:`auroc`):
+    the share of (correct, wrong) pairs in which the correct instance has the higher confidence,
+    ties counted half; NaN for a row without both kinds."""
+    w = np.asarray(weights, dtype=float)
+    starts = _tie_starts(conf_sorted)
+    pos = np.add.reduceat(w * corr_sorted[None, :], starts, axis=1)  # correct, per tie group
+    neg = np.add.reduceat(w * (1.0 - corr_sorted)[None, :], starts, axis=1)
+    below = np.cumsum(neg, axis=1) - neg  # wrong instances with a lower confidence
+    num = (pos * (below + 0.5 * neg)).sum(axis=1)
+    den = pos.sum(axis=1) * neg.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+
+
+def weighted_aurc(conf_sorted, corr_sorted, weights, n_bins: int = N_BINS) -> np.ndarray:
+    """AURC for every row of ``weights`` (see :func:`aurc`).
+
+    With the instances in descending confidence and ``k = 1 .. N`` (``N`` the total weight),
+    ``AURC = (1/N) sum_k errors(top k) / k``, the errors of a tie group spread evenly over its
+    members. For a tie group of total weight ``M`` with ``E`` errors, preceded by ``K`` instances
+    with ``C`` errors, its ``k`` contribute ``sum_{j=1..M} (C + j E/M) / (K + j)
+    = E + (C - K E/M) (H(K+M) - H(K))``, ``H`` the harmonic numbers (``digamma(x+1) + gamma``).
+    """
+    w = np.asarray(weights, dtype=float)
+    starts = _tie_starts(conf_sorted)
+    m = np.add.reduceat(w, starts, axis=1)[:, ::-1]  # tie groups, highest confidence first
+    e = np.add.reduceat(w * (1.0 - corr_sorted)[None, :], starts, axis=1)[:, ::-1]
+    k = np.cumsum(m, axis=1) - m  # instances before the group
+    c = np.cumsum(e, axis=1) - e  # errors before the group
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = np.where(m > 0, e / np.where(m > 0, m, 1.0), 0.0)
+    harmonic = special.digamma(k + m + 1.0) - special.digamma(k + 1.0)
+    return (e + (c - k * rate) * harmonic).sum(axis=1) / m.sum(axis=1)
+
+
 #: the metrics that :mod:`calib.confidence.bootstrap` can resample, by name
 WEIGHTED = {"ace": weighted_ace, "ece": weighted_ece, "brier": weighted_brier,
-            "accuracy": weighted_accuracy}
+            "accuracy": weighted_accuracy, "mce": weighted_mce, "rms": weighted_rms,
+            "gap": weighted_gap, "auroc": weighted_auroc, "aurc": weighted_aurc}
+#: the binned calibration errors: they take ``(draws, n)`` correctness (noise floor)
+BINNED: tuple[str, ...] = ("ace", "ece", "mce", "rms")
 
 
 def sorted_inputs(confidence, correct) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -202,6 +295,42 @@ def ece(confidence, correct, n_bins: int = N_BINS) -> float:
     """Expected Calibration Error: ``n_bins`` equal-width bins on ``[0, 1]``,
     ``sum_b (n_b / N) * |accuracy_b - confidence_b|``."""
     return _point("ece", confidence, correct, n_bins)
+
+
+def mce(confidence, correct, n_bins: int = N_BINS) -> float:
+    """Maximum calibration error (beyond the paper), torchmetrics' ``norm="max"``: the largest
+    ``|accuracy_b - confidence_b|`` over the non-empty equal-width bins of :func:`ece`."""
+    return _point("mce", confidence, correct, n_bins)
+
+
+def rms_calibration_error(confidence, correct, n_bins: int = N_BINS) -> float:
+    """Root-mean-square calibration error (beyond the paper), torchmetrics' ``norm="l2"``:
+    ``sqrt(sum_b (n_b / N) (accuracy_b - confidence_b)^2)`` over the bins of :func:`ece`."""
+    return _point("rms", confidence, correct, n_bins)
+
+
+def signed_gap(confidence, correct) -> float:
+    """Signed calibration gap (beyond the paper): mean confidence minus accuracy. Above 0 the
+    estimator is overconfident on average, below 0 underconfident (the paper's §5.1 reads this
+    off the calibration curves)."""
+    return _point("gap", confidence, correct, N_BINS)
+
+
+def auroc(confidence, correct) -> float:
+    """AUROC of confidence for correctness (beyond the paper): the probability that a correct
+    instance has a higher confidence than a wrong one, ties counted half; equal to
+    ``sklearn.metrics.roc_auc_score(correct, confidence)``. NaN when all instances are correct
+    or all wrong."""
+    return _point("auroc", confidence, correct, N_BINS)
+
+
+def aurc(confidence, correct) -> float:
+    """Area under the risk-coverage curve (beyond the paper; Geifman et al.): instances sorted
+    by descending confidence, the selective risk ``errors(top k) / k`` averaged over
+    ``k = 1 .. N``. Ties: the errors of equally confident instances are spread evenly over them
+    (the mean over every order of the ties). Lower is better; see
+    :func:`calib.confidence.selective.risk_coverage_curve`."""
+    return _point("aurc", confidence, correct, N_BINS)
 
 
 def brier(confidence, correct) -> float:

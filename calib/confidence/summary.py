@@ -1,4 +1,5 @@
-"""One table of ACE / Brier / accuracy (with bootstrap intervals) per estimator.
+"""One table of ACE / Brier / accuracy (with bootstrap intervals) per estimator; on request also
+the noise floor of ACE, the signed gap, AUROC / AURC, ECE / MCE / RMS (beyond the paper).
 
     >>> from calib.confidence import sentence_scores, all_estimates, summary
     >>> table = summary(all_estimates(sentence_scores(scores)))   # doctest: +SKIP
@@ -15,7 +16,8 @@ import pandas as pd
 
 from calib.confidence.bootstrap import METRICS, check_bootstrap_args, metric_intervals
 from calib.confidence.estimators import base
-from calib.confidence.metrics import N_BINS, check_inputs
+from calib.confidence.metrics import BINNED, N_BINS, check_inputs
+from calib.confidence.noise_floor import N_DRAWS, floor_record
 from calib.confidence.reductions import REDUCTIONS, harmonic_mean, sentence_scores
 from calib.confidence.schema import INSTANCE, require_columns
 from calib.data.bear import PLAIN
@@ -24,9 +26,25 @@ from calib.data.bear import PLAIN
 DEFAULT_BY: tuple[str, ...] = ("model", "dataset", "estimator", "template")
 
 
+#: the direction labels of the signed gap (see :func:`gap_direction`)
+DIRECTIONS: tuple[str, ...] = ("overconfident", "underconfident", "undecided")
+
+
+def gap_direction(low: float, high: float) -> str:
+    """``"overconfident"`` when the interval of the signed gap (mean confidence - accuracy) lies
+    above 0, ``"underconfident"`` when below, ``"undecided"`` when it includes 0 or is NaN (the
+    same word as :data:`calib.experiments.verdicts.UNDECIDED`)."""
+    if low > 0:
+        return DIRECTIONS[0]
+    if high < 0:
+        return DIRECTIONS[1]
+    return DIRECTIONS[2]
+
+
 def summary(estimates: pd.DataFrame, by: Sequence[str] | None = None, n_bins: int = N_BINS,
             n_boot: int = 1000, seed: int = 0, level: float = 0.95,
-            metrics: Sequence[str] = METRICS) -> pd.DataFrame:
+            metrics: Sequence[str] = METRICS, floor: Sequence[str] = (),
+            n_draws: int = N_DRAWS) -> pd.DataFrame:
     """Calibration per group of an estimate table: ACE, Brier, accuracy (paper §4.3), each
     with a bootstrap interval over instances (BCa for Brier and accuracy, bias-centred
     percentile for ACE: :data:`calib.confidence.bootstrap.INTERVAL_METHODS`), and the
@@ -38,7 +56,17 @@ def summary(estimates: pd.DataFrame, by: Sequence[str] | None = None, n_bins: in
     ``<metric>_high`` for each of ``metrics`` and ``rejection_rate``. ``n_boot=0`` skips the
     intervals (NaN). Within a group the instances are sorted by their keys before resampling,
     and every group uses the same ``seed``: groups over the same instances (e.g. two
-    estimators of one model) get the same resamples, so their intervals are paired.
+    estimators of one model) get the same resamples, so their intervals are paired; within a
+    group every metric uses the same resamples.
+
+    Opt-in, beyond the paper: ``metrics`` may also name ``"ece"``, ``"mce"``, ``"rms"``
+    (:mod:`calib.confidence.metrics`), ``"gap"`` (signed calibration gap; adds
+    ``gap_direction``, :func:`gap_direction`), ``"auroc"`` and ``"aurc"``
+    (:mod:`calib.confidence.selective`). ``floor``: binned metrics among ``metrics`` (e.g.
+    ``("ace",)``) whose noise floor to add, from ``n_draws`` simulated outcome vectors seeded
+    by ``seed``: the columns of :func:`calib.confidence.noise_floor.floor_record`
+    (``ace_floor``, ``ace_floor_se``, ``ace_floor_low``, ``ace_floor_high``, ``ace_floor_p``,
+    ``ace_within_floor``, ``ace_debiased``, ``ace_debiased_low``, ``ace_debiased_high``).
     """
     require_columns(estimates, (*INSTANCE, "confidence", "correct"), "estimate table")
     if by is None:
@@ -49,6 +77,11 @@ def summary(estimates: pd.DataFrame, by: Sequence[str] | None = None, n_bins: in
         check_bootstrap_args(n_boot, level, metrics)
     else:
         check_bootstrap_args(1, level, metrics)
+    floor = list(floor)
+    bad = [m for m in floor if m not in BINNED or m not in metrics]
+    if bad:
+        raise ValueError(f"floor {bad}: a noise floor needs a binned metric {list(BINNED)} that "
+                         f"is also in metrics {list(metrics)}")
     rows = []
     keys = [c for c in INSTANCE if c not in by]
     groups = estimates.groupby(by, sort=True, dropna=False) if by else [((), estimates)]
@@ -65,6 +98,11 @@ def summary(estimates: pd.DataFrame, by: Sequence[str] | None = None, n_bins: in
         for m, values in metric_intervals(conf, corr, metrics, n_boot, seed, level,
                                           n_bins).items():
             row[m], row[f"{m}_low"], row[f"{m}_high"] = values
+            if m == "gap":
+                row["gap_direction"] = gap_direction(row["gap_low"], row["gap_high"])
+        for m in floor:
+            row.update(floor_record(conf, row[m], row[f"{m}_low"], row[f"{m}_high"], m,
+                                    n_draws, seed, n_bins, level))
         row["rejection_rate"] = (float(part["rejected"].astype(bool).mean())
                                  if "rejected" in part.columns else 0.0)
         rows.append(row)

@@ -369,3 +369,65 @@ def binned_histogram(frame: pd.DataFrame, *, lower: str = "lower", upper: str = 
                                       sort=list(dict.fromkeys(frame[column])))
     chart = bars.facet(**facets) if facets else bars
     return chart.properties(title=title) if title else chart
+
+
+def reliability_diagram(curve: pd.DataFrame, histogram: pd.DataFrame, *,
+                        confidence: str = "mean_confidence", accuracy: str = "accuracy",
+                        lower: str | None = "accuracy_low", upper: str | None = "accuracy_high",
+                        count: str = "count", bin_lower: str = "lower", bin_upper: str = "upper",
+                        color: str | None = "estimator", facet: str | None = "model",
+                        columns: int = 2, title: str | None = None) -> alt.TopLevelMixin:
+    """Reliability diagram (paper Fig. 2 as scikit-learn's ``CalibrationDisplay`` and netcal
+    draw it): per ``facet`` panel the calibration curve (accuracy per bin against the bin's
+    mean ``confidence``) with each bin's interval (a rule from ``lower`` to ``upper``, e.g. the
+    Wilson interval of :func:`calib.confidence.reliability.reliability_curve`) and the dashed
+    diagonal, and under it the histogram of confidences (bars from ``bin_lower`` to
+    ``bin_upper``, height the ``count`` of instances; e.g.
+    :func:`calib.confidence.reliability.confidence_histogram`), one colour per ``color`` group.
+
+    ``curve`` and ``histogram`` are the two frames of
+    :func:`calib.confidence.reliability.reliability_diagram`. Panels wrap after ``columns``.
+    """
+    if (lower is None) != (upper is None):
+        raise ValueError("reliability_diagram: give both lower and upper, or neither")
+    _require(curve, [confidence, accuracy, lower, upper, count, color, facet],
+             "reliability_diagram")
+    _require(histogram, [bin_lower, bin_upper, count, color, facet],
+             "reliability_diagram (histogram)")
+    panels_in = list(dict.fromkeys(curve[facet])) if facet else [None]
+    side = WIDTH * 0.75
+    per_row = max(1, min(columns, len(panels_in)))
+    if side * per_row > PANELS_WIDTH:
+        side = PANELS_WIDTH / per_row
+    unit = alt.Scale(domain=[0, 1])
+    legend = _legend_selection(color)
+    x = alt.X(**_q(confidence, "confidence", scale=unit))
+    tooltip = _tooltip(curve, [facet, color, confidence, accuracy, lower, upper, count])
+    hist_tooltip = _tooltip(histogram, [facet, color, bin_lower, bin_upper, count,
+                                        "share" if "share" in histogram.columns else None])
+    panels = []
+    for i, value in enumerate(panels_in):
+        c = curve if facet is None else curve[curve[facet] == value]
+        h = histogram if facet is None else histogram[histogram[facet] == value]
+        coloured = []
+        if lower is not None:
+            coloured.append(alt.Chart(c).mark_rule(strokeWidth=1.5).encode(
+                x=x, y=alt.Y(**_q(lower, "accuracy", scale=unit)), y2=alt.Y2(field=upper),
+                color=_color(color), opacity=_highlight(legend), tooltip=tooltip))
+        coloured.append(alt.Chart(c).mark_line(point=True).encode(
+            x=x, y=alt.Y(**_q(accuracy, "accuracy", scale=unit)), color=_color(color),
+            opacity=_highlight(legend), tooltip=tooltip))
+        if i == 0:  # the legend's selection: once, in the first layer that has the colour
+            coloured[0] = _with_params(coloured[0], legend)
+        top = alt.layer(*coloured, _diagonal()).properties(width=side, height=side)
+        if value is not None:
+            top = top.properties(title=str(value))
+        bars = alt.Chart(h).mark_bar().encode(
+            x=alt.X(**_q(bin_lower, "confidence", scale=unit)), x2=alt.X2(field=bin_upper),
+            y=alt.Y(**_q(count, "instances")), y2=alt.Y2Datum(0), color=_color(color),
+            opacity=(alt.when(legend).then(alt.value(0.45)).otherwise(alt.value(0.05))
+                     if legend is not None else alt.value(0.6)),
+            tooltip=hist_tooltip).properties(width=side, height=side * 0.3)
+        panels.append(alt.vconcat(top, bars, spacing=4))
+    chart = panels[0] if len(panels) == 1 else alt.concat(*panels, columns=columns)
+    return chart.properties(title=title) if title else chart

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-METRIC_NAMES = {"ace": "ACE", "brier": "Brier score", "accuracy": "accuracy", "ece": "ECE"}
-#: for these metrics a lower value is better
-LOWER_IS_BETTER = {"ace", "brier", "ece"}
+METRIC_NAMES = {"ace": "ACE", "brier": "Brier score", "accuracy": "accuracy", "ece": "ECE",
+                "mce": "MCE", "rms": "RMS calibration error", "auroc": "AUROC", "aurc": "AURC",
+                "gap": "signed calibration gap"}
+#: for these metrics a lower value is better (the signed gap has no better direction: use
+#: :func:`change_sentence`)
+LOWER_IS_BETTER = {"ace", "brier", "ece", "mce", "rms", "aurc"}
 
 
 def fmt(x: float, digits: int = 3) -> str:

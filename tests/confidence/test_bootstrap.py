@@ -22,7 +22,14 @@ from calib.confidence.bootstrap import (
     replicates,
     resample_weights,
 )
-from calib.confidence.metrics import WEIGHTED, sorted_inputs
+from calib.confidence.metrics import (
+    BINNED,
+    WEIGHTED,
+    mce,
+    rms_calibration_error,
+    signed_gap,
+    sorted_inputs,
+)
 
 
 def sample(n=400, seed=0, power=1.0):
@@ -38,10 +45,36 @@ def test_weighted_metrics_equal_metrics_of_the_expanded_sample():
     for r in range(5):
         reps = np.repeat(conf, w[r])
         repy = np.repeat(corr, w[r])
-        for name, fn in (("ace", ace), ("ece", ece), ("brier", brier)):
+        for name, fn in (("ace", ace), ("ece", ece), ("brier", brier), ("mce", mce),
+                         ("rms", rms_calibration_error), ("gap", signed_gap)):
             got = WEIGHTED[name](c, y, w[r:r + 1, order], 20)[0]
             assert got == pytest.approx(fn(reps, repy), abs=1e-12), name
         assert WEIGHTED["accuracy"](c, y, w[r:r + 1, order])[0] == pytest.approx(repy.mean())
+
+
+def test_binned_metrics_take_one_outcome_vector_per_row():
+    conf, _ = sample(250, seed=4)
+    _, c, _ = sorted_inputs(conf, np.zeros(250))
+    outcomes = (np.random.default_rng(1).random((6, 250)) < c).astype(float)
+    ones = np.ones((1, 250), np.int64)
+    for name in BINNED:
+        got = WEIGHTED[name](c, outcomes, ones, 20)
+        assert got.shape == (6,)
+        np.testing.assert_allclose(got, [WEIGHTED[name](c, y, ones, 20)[0] for y in outcomes],
+                                   rtol=0, atol=1e-14)
+    with pytest.raises(ValueError, match="weights of one row or as many"):
+        WEIGHTED["ace"](c, outcomes, np.ones((2, 250), np.int64), 20)
+
+
+def test_every_metric_is_resampled_from_the_same_blocks():
+    conf, corr = sample(300, seed=6)
+    many = bootstrap_metrics(conf, corr, ("ace", "gap", "auroc", "aurc", "mce"), n_boot=120,
+                             seed=9).set_index("metric")
+    for m in many.index:  # the same as each metric on its own
+        alone = bootstrap_metrics(conf, corr, (m,), n_boot=120, seed=9).iloc[0]
+        assert (many.loc[m, "low"], many.loc[m, "high"]) == pytest.approx(
+            (alone["low"], alone["high"]), abs=1e-14), m
+    assert many.loc["gap", "method"] == "bca" and many.loc["mce", "method"] == "centred"
 
 
 def test_resample_weights_are_bootstrap_counts():

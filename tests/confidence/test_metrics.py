@@ -13,6 +13,8 @@ from calib.confidence import (
     brier,
     calibration_curve,
     ece,
+    mce,
+    rms_calibration_error,
 )
 
 CONF8 = [0.1, 0.2, 0.3, 0.4, 0.6, 0.7, 0.8, 0.9]
@@ -47,6 +49,49 @@ def test_ece_hand_computed():
     corr = [1, 0] * 5 + [0]
     assert ece(conf, corr, n_bins=10) == pytest.approx(1 / 11)
     assert ace(conf, corr, n_bins=2) == pytest.approx(0.5)
+
+
+def test_mce_and_rms_hand_computed():
+    # bins (0, .5], (.5, 1]: {.1 x3: 1 of 3 right} gap |1/3 - .1|; {.9: right} gap .1
+    conf, corr = [0.1, 0.1, 0.1, 0.9], [0, 0, 1, 1]
+    assert mce(conf, corr, n_bins=2) == pytest.approx(1 / 3 - 0.1)
+    assert rms_calibration_error(conf, corr, n_bins=2) == pytest.approx(
+        np.sqrt(0.75 * (1 / 3 - 0.1) ** 2 + 0.25 * 0.1 ** 2))
+    # the large bin of 10 at .5 is calibrated; the one instance at 1.0 is not
+    conf, corr = [0.5] * 10 + [1.0], [1, 0] * 5 + [0]
+    assert mce(conf, corr, n_bins=10) == pytest.approx(1.0)
+    assert rms_calibration_error(conf, corr, n_bins=10) == pytest.approx(np.sqrt(1 / 11))
+    assert ece(conf, corr, n_bins=10) <= rms_calibration_error(conf, corr, n_bins=10) <= mce(
+        conf, corr, n_bins=10)
+
+
+def torchmetrics_ce(conf, corr, n_bins, norm):
+    """torchmetrics' ``_ce_compute`` (``norm`` "l1", "max", "l2") in numpy: equal-width bins
+    ``(b_i, b_i+1]`` (``torch.bucketize``), empty bins give accuracy = confidence = 0."""
+    conf, corr = np.asarray(conf, float), np.asarray(corr, float)
+    bounds = np.linspace(0, 1, n_bins + 1)
+    idx = np.maximum(np.searchsorted(bounds, conf, side="left") - 1, 0)
+    count = np.bincount(idx, minlength=n_bins).astype(float)
+    with np.errstate(invalid="ignore"):
+        acc = np.nan_to_num(np.bincount(idx, corr, n_bins) / count)
+        cb = np.nan_to_num(np.bincount(idx, conf, n_bins) / count)
+    prop = count / count.sum()
+    if norm == "l1":
+        return np.sum(np.abs(acc - cb) * prop)
+    if norm == "max":
+        return np.max(np.abs(acc - cb))
+    return np.sqrt(np.sum((acc - cb) ** 2 * prop))
+
+
+@pytest.mark.parametrize("n_bins", [5, 15, 20])
+def test_ece_mce_rms_are_torchmetrics_norms(n_bins):
+    rng = np.random.default_rng(n_bins)
+    for conf in (rng.random(700), np.round(rng.random(700), 2), rng.beta(5, 1, 700)):
+        corr = rng.random(700) < conf ** 1.5
+        assert ece(conf, corr, n_bins) == pytest.approx(torchmetrics_ce(conf, corr, n_bins, "l1"))
+        assert mce(conf, corr, n_bins) == pytest.approx(torchmetrics_ce(conf, corr, n_bins, "max"))
+        assert rms_calibration_error(conf, corr, n_bins) == pytest.approx(
+            torchmetrics_ce(conf, corr, n_bins, "l2"))
 
 
 def test_brier_hand_computed():
@@ -111,7 +156,7 @@ def test_metrics_do_not_depend_on_order():
     conf = np.round(rng.random(300), 2)
     corr = rng.random(300) < conf
     perm = rng.permutation(300)
-    for fn in (ace, ece, brier):
+    for fn in (ace, ece, brier, mce, rms_calibration_error):
         assert fn(conf, corr) == pytest.approx(fn(conf[perm], corr[perm]), abs=1e-12)
 
 

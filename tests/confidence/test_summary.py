@@ -76,3 +76,34 @@ def test_compare_reductions(random_table):
     row = table[(table["model"] == "m1") & (table["reduction"] == "mean-answer")].iloc[0]
     est = base(sentence_scores(random_table[random_table["model"] == "m1"], "mean-answer"))
     assert row["ace"] == pytest.approx(ace(est["confidence"], est["correct"]))
+
+
+def test_opt_in_metrics_beyond_the_paper(estimates):
+    from calib.confidence import aurc, auroc, mce, noise_floor, rms_calibration_error, signed_gap
+
+    metrics = ("ace", "brier", "accuracy", "ece", "mce", "rms", "gap", "auroc", "aurc")
+    table = summary(estimates, by=["model", "estimator"], n_boot=60, seed=2, metrics=metrics,
+                    floor=("ace", "ece"), n_draws=200)
+    plain = summary(estimates, by=["model", "estimator"], n_boot=60, seed=2)
+    # the default columns are unchanged, and come from the same resamples
+    pd.testing.assert_frame_equal(table[plain.columns], plain)
+    for col in ("gap_direction", "ace_floor", "ace_floor_se", "ace_floor_low", "ace_floor_high",
+                "ace_floor_p", "ace_within_floor", "ace_debiased", "ace_debiased_low",
+                "ace_debiased_high", "ece_floor", "ece_debiased"):
+        assert col in table.columns, col
+    for _, row in table.iterrows():
+        part = estimates[(estimates.model == row.model) & (estimates.estimator == row.estimator)]
+        c, y = part.confidence, part.correct
+        for m, fn in (("mce", mce), ("rms", rms_calibration_error), ("gap", signed_gap),
+                      ("auroc", auroc), ("aurc", aurc)):
+            assert row[m] == pytest.approx(fn(c, y)), m
+            assert row[f"{m}_low"] <= row[m] <= row[f"{m}_high"], m
+        f = noise_floor(c, "ace", n_draws=200, seed=2)
+        assert row.ace_floor == pytest.approx(f["floor"])
+        assert row.ace_debiased == pytest.approx(row.ace - f["floor"])
+        assert row.ace_debiased_low < row.ace_low - f["floor"]
+        assert row.ace_within_floor == (row.ace <= row.ace_floor_high)
+    with pytest.raises(ValueError, match="noise floor needs a binned metric"):
+        summary(estimates, n_boot=0, floor=("ece",))  # ECE not among the metrics
+    with pytest.raises(ValueError, match="noise floor needs a binned metric"):
+        summary(estimates, n_boot=0, metrics=("brier",), floor=("brier",))

@@ -229,3 +229,75 @@ def test_every_mark_has_a_tooltip_with_the_interval_and_n_and_a_legend_selects_a
                       "ace_low", "ace_high", "n"]
     zoom = [p for p in _params(specs["curve"]) if p.get("bind") == "scales"]
     assert zoom and zoom[0]["select"]["type"] == "interval"
+
+
+def _diagram_frames():
+    import numpy as np
+
+    from calib.confidence import reliability_diagram
+
+    rng = np.random.default_rng(0)
+    rows = []
+    for m in ("m1", "m2", "m3"):
+        for e in ("Base", "Margin"):
+            c = rng.random(120)
+            rows.append(pd.DataFrame({"model": m, "estimator": e, "confidence": c,
+                                      "correct": rng.random(120) < c}))
+    return reliability_diagram(pd.concat(rows, ignore_index=True), n_bins=10)
+
+
+def _views(spec: dict) -> list[dict]:
+    """The unit/layer views of a (nested) concat spec, in order."""
+    for key in ("concat", "vconcat", "hconcat"):
+        if key in spec:
+            return [v for sub in spec[key] for v in _views(sub)]
+    return [spec]
+
+
+def test_reliability_diagram_draws_curve_intervals_diagonal_and_histogram():
+    d = _diagram_frames()
+    spec = charts.reliability_diagram(d.curve, d.histogram).to_dict(validate=True)
+    assert len(spec["concat"]) == 3 and spec["columns"] == 2  # one panel per model
+    views = _views(spec)
+    assert len(views) == 6  # per model: curve over histogram
+    curve, hist = views[0], views[1]
+    assert curve["title"] == "m1"
+    marks = [layer["mark"]["type"] if isinstance(layer["mark"], dict) else layer["mark"]
+             for layer in curve["layer"]]
+    assert marks == ["rule", "line", "rule"]  # interval bars, curve, diagonal
+    bars, line = curve["layer"][0], curve["layer"][1]
+    assert (bars["encoding"]["y"]["field"], bars["encoding"]["y2"]["field"]) == (
+        "accuracy_low", "accuracy_high")
+    assert line["encoding"]["x"]["field"] == "mean_confidence"
+    assert [t["field"] for t in line["encoding"]["tooltip"]] == [
+        "model", "estimator", "mean_confidence", "accuracy", "accuracy_low", "accuracy_high",
+        "count"]
+    assert hist["mark"]["type"] == "bar"
+    assert (hist["encoding"]["x"]["field"], hist["encoding"]["x2"]["field"],
+            hist["encoding"]["y"]["field"]) == ("lower", "upper", "count")
+    assert "count" in [t["field"] for t in hist["encoding"]["tooltip"]]
+    # each histogram holds its model's rows only, and the counts sum to n per estimator
+    rows = spec["datasets"][hist["data"]["name"]]
+    assert {r["model"] for r in rows} == {"m1"}
+    assert sum(r["count"] for r in rows if r["estimator"] == "Base") == 120
+    # one legend selection, bound to the legend Vega draws
+    assert [p.get("bind") for p in spec["params"]] == ["legend"]
+    import vl_convert as vlc
+
+    vega = vlc.vegalite_to_vega(spec, vl_version=rendering._vl_version())
+    assert all(leg["encode"]["symbols"].get("interactive") for leg in vega["legends"])
+    assert rendering.static_svg(spec).lstrip().startswith("<svg")
+
+
+def test_reliability_diagram_variants():
+    d = _diagram_frames()
+    one = charts.reliability_diagram(d.curve[d.curve.model == "m1"],
+                                     d.histogram[d.histogram.model == "m1"], facet=None,
+                                     title="t").to_dict(validate=True)
+    assert "vconcat" in one and one["title"] == "t"
+    plain = charts.reliability_diagram(d.curve, d.histogram, lower=None, upper=None).to_dict()
+    assert [layer["mark"]["type"] for layer in _views(plain)[0]["layer"]] == ["line", "rule"]
+    with pytest.raises(ValueError, match="both lower and upper"):
+        charts.reliability_diagram(d.curve, d.histogram, lower=None)
+    with pytest.raises(ValueError, match=r"reliability_diagram \(histogram\): the frame lacks"):
+        charts.reliability_diagram(d.curve, d.histogram.drop(columns="upper"))

@@ -1,0 +1,155 @@
+"""The noise floor of a binned calibration error (beyond the paper).
+
+ACE (paper §4.3) averages ``|accuracy(bin) - confidence(bin)|`` over 20 bins of a few instances
+each at the sample sizes of a CPU build: even a *perfectly calibrated* estimator, one whose
+instances are correct with probability equal to their confidence, shows an ACE well above 0
+there, because a bin's accuracy is a proportion of a few 0/1 outcomes. The paper's Table 1 is on
+all 7,731 BEAR facts, where this floor is small; a run on 120 facts per model is not.
+
+**Definition.** For a vector of confidences ``c_1 .. c_N`` and a binned metric ``M`` (ACE, ECE,
+MCE or RMS, :data:`calib.confidence.metrics.BINNED`), the *floor* is the expected value of ``M``
+for a perfectly calibrated estimator with the same confidences,
+
+    ``floor = E[ M(c, o*) ]``,  ``o*_n ~ Bernoulli(c_n)`` independently,
+
+estimated from ``n_draws`` seeded draws of the outcomes ``o*`` (all drawn at once, binned once:
+the bins depend on the confidences only). Reported with its Monte-Carlo standard error
+``sd(draws) / sqrt(n_draws)`` and the central ``level`` range of the draws (``floor_low``,
+``floor_high``): where the metric of a perfectly calibrated estimator with these confidences
+falls in 95% of samples. A confidence below 0 (the paper's Entropy-Confidence, Eq. 7) is drawn
+as never correct and a confidence is otherwise its own probability; the metric itself is
+computed on the confidences as they are, as for the observed value.
+
+**Reading it** (:func:`floor_record`):
+
+* *within the floor* -- the observed value is at most ``floor_high``: a perfectly calibrated
+  estimator with these confidences gives a value this large in more than 2.5% of samples, so the
+  value is **not distinguishable from perfect calibration at this sample size**. This is a
+  one-sided Monte-Carlo test of "the estimator is perfectly calibrated" at level 2.5% (the
+  draws are its null distribution, as in the consistency resampling of Broecker & Smith,
+  2007); ``floor_p`` is its p-value, ``(1 + #{draws >= value}) / (1 + n_draws)``. The
+  criterion is the upper end of the band a chart draws, so a value inside or below the band
+  is "within its floor".
+* *debiased* -- ``value - floor``: the calibration error beyond what perfect calibration shows
+  at this sample size. Its interval is the value's bootstrap interval (bias-centred,
+  :mod:`calib.confidence.bootstrap`) shifted by the floor and widened on each side by
+  ``z * floor_se`` (``z`` the normal quantile of ``level``), so the floor's Monte-Carlo error is
+  inside it. The shift treats the floor as a constant: it depends on the confidences only, which
+  the sample fixes; the outcomes' noise is already in the bootstrap interval. The debiased value
+  can be below 0 (a value below its floor); it is not an unbiased estimate of the population
+  ACE: a bin's expected ``|gap + noise|`` is less than ``|gap| + E|noise|``, so subtracting the
+  whole floor over-corrects a miscalibrated estimator. Read it as "how far above the floor",
+  and the test above as "is it above at all".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+from scipy import stats
+
+from calib.confidence.metrics import BINNED, N_BINS, WEIGHTED, check_inputs
+
+#: default number of simulated outcome vectors (Monte-Carlo error about 3% of the draws' spread)
+N_DRAWS = 1000
+#: cap on the size of one block of simulated outcomes (draws x instances)
+_BLOCK_CELLS = 4_000_000
+
+
+def _check(metric: str, n_draws: int, level: float) -> None:
+    if metric not in BINNED:
+        raise ValueError(f"the noise floor is defined for the binned metrics {list(BINNED)}, "
+                         f"got {metric!r}")
+    if not isinstance(n_draws, (int, np.integer)) or n_draws < 2:
+        raise ValueError(f"n_draws must be an integer >= 2, got {n_draws!r}")
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie in (0, 1), got {level!r}")
+
+
+def outcome_blocks(conf_sorted: np.ndarray, n_draws: int, seed: int) -> Iterator[np.ndarray]:
+    """Blocks of simulated outcomes, ``(rows, n)`` float arrays of 0/1, ``n_draws`` rows in all:
+    ``o[r, i] = 1`` with probability ``clip(conf_sorted[i], 0, 1)``. The stream depends only on
+    ``(conf_sorted, n_draws, seed)``, not on the block size."""
+    p = np.clip(np.asarray(conf_sorted, dtype=float), 0.0, 1.0)
+    rng = np.random.default_rng(seed)
+    block = max(1, _BLOCK_CELLS // max(len(p), 1))
+    done = 0
+    while done < n_draws:
+        b = min(block, n_draws - done)
+        yield (rng.random((b, len(p))) < p[None, :]).astype(float)
+        done += b
+
+
+def floor_draws(confidence, metric: str = "ace", n_draws: int = N_DRAWS, seed: int = 0,
+                n_bins: int = N_BINS) -> np.ndarray:
+    """``metric`` (``"ace"``, ``"ece"``, ``"mce"``, ``"rms"``) of each of ``n_draws`` perfectly
+    calibrated outcome vectors drawn for ``confidence`` (see the module docstring)."""
+    _check(metric, n_draws, 0.5)
+    conf, _ = check_inputs(confidence, np.zeros(len(np.asarray(confidence))))
+    c = np.sort(conf, kind="stable")
+    ones = np.ones((1, len(c)), np.int64)
+    fn = WEIGHTED[metric]
+    return np.concatenate([fn(c, y, ones, n_bins) for y in outcome_blocks(c, n_draws, seed)])
+
+
+def noise_floor(confidence, metric: str = "ace", n_draws: int = N_DRAWS, seed: int = 0,
+                n_bins: int = N_BINS, level: float = 0.95) -> dict:
+    """The noise floor of ``metric`` for these confidences: ``metric``, ``n``, ``n_draws``,
+    ``floor`` (mean over the draws), ``floor_se`` (its Monte-Carlo standard error),
+    ``floor_low`` and ``floor_high`` (the central ``level`` range of the draws)."""
+    _check(metric, n_draws, level)
+    draws = floor_draws(confidence, metric, n_draws, seed, n_bins)
+    return _summarise(draws, metric, level)
+
+
+def _summarise(draws: np.ndarray, metric: str, level: float) -> dict:
+    lo, hi = np.quantile(draws, [(1 - level) / 2, 1 - (1 - level) / 2])
+    return {"metric": metric, "n_draws": len(draws), "floor": float(draws.mean()),
+            "floor_se": float(draws.std(ddof=1) / np.sqrt(len(draws))),
+            "floor_low": float(lo), "floor_high": float(hi)}
+
+
+def floor_p_value(value: float, draws: np.ndarray) -> float:
+    """Monte-Carlo p-value of "perfectly calibrated": ``(1 + #{draws >= value}) /
+    (1 + n_draws)`` (NaN for a NaN value)."""
+    draws = np.asarray(draws, dtype=float)
+    if not np.isfinite(value):
+        return float("nan")
+    return float((1 + np.sum(draws >= value)) / (1 + len(draws)))
+
+
+def within_floor(value: float, floor_high: float) -> bool:
+    """The value is not distinguishable from perfect calibration at this sample size: at most
+    the upper end of its floor's range (see the module docstring)."""
+    return bool(value <= floor_high)
+
+
+def debiased(value: float, low: float, high: float, floor: float, floor_se: float,
+             level: float = 0.95) -> tuple[float, float, float]:
+    """``(value - floor, low', high')``: the interval ``[low, high]`` of ``value`` shifted by the
+    floor and widened by ``z * floor_se`` on each side (NaN bounds stay NaN)."""
+    z = float(stats.norm.ppf(1 - (1 - level) / 2))
+    return value - floor, low - floor - z * floor_se, high - floor + z * floor_se
+
+
+def floor_record(confidence, value: float, low: float = float("nan"),
+                 high: float = float("nan"), metric: str = "ace", n_draws: int = N_DRAWS,
+                 seed: int = 0, n_bins: int = N_BINS, level: float = 0.95,
+                 prefix: str | None = None) -> dict:
+    """Everything the book shows beside a binned metric ``value`` (with its interval ``low``,
+    ``high``) of an estimator with these ``confidence`` values, keys prefixed by ``prefix``
+    (default ``metric``): ``<m>_floor``, ``<m>_floor_se``, ``<m>_floor_low``,
+    ``<m>_floor_high``, ``<m>_floor_p`` (:func:`floor_p_value`), ``<m>_within_floor``
+    (:func:`within_floor`), ``<m>_debiased``, ``<m>_debiased_low``, ``<m>_debiased_high``
+    (:func:`debiased`)."""
+    _check(metric, n_draws, level)
+    draws = floor_draws(confidence, metric, n_draws, seed, n_bins)
+    f = _summarise(draws, metric, level)
+    d, d_lo, d_hi = debiased(value, low, high, f["floor"], f["floor_se"], level)
+    m = metric if prefix is None else prefix
+    return {f"{m}_floor": f["floor"], f"{m}_floor_se": f["floor_se"],
+            f"{m}_floor_low": f["floor_low"], f"{m}_floor_high": f["floor_high"],
+            f"{m}_floor_p": floor_p_value(value, draws),
+            f"{m}_within_floor": within_floor(value, f["floor_high"]),
+            f"{m}_debiased": d, f"{m}_debiased_low": d_lo, f"{m}_debiased_high": d_hi}
