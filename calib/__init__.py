@@ -18,14 +18,14 @@ The flow runs left to right, and no module imports from a stage to its right::
 * :mod:`calib.prompts` - LPAQA's prompts (mined, paraphrased, de-duplicated), their ensembles
   and accuracy.
 * :mod:`calib.experiments` - one module per chapter, from scores to result frames: numbers
-  only (the LPAQA chapter's whole pipeline is :func:`calib.experiments.lpaqa_chapter.run_lpaqa`).
+  only (the LPAQA chapter's whole pipeline is :func:`calib.experiments.lpaqa.run_lpaqa`).
 * :mod:`calib.report` - presentation: HTML tables, charts and their offline rendering, the
   sentences the chapters print, and the papers' reported values.
 * :mod:`calib.book` - runs the chapters (``notebooks/*.md``) under a profile and builds the book.
 
 :mod:`calib.settings` (folders, environment) is used by every stage. One import runs against
 the flow: :mod:`calib.experiments.paper_tables` reads the papers' reported values from
-:mod:`calib.report.reported`.
+:mod:`calib.data.reported`.
 """
 
 __version__ = "0.1.0"

@@ -5,7 +5,7 @@ BEAR's 1:1 relations have 60 options per instance. Cutting the answer space to `
 :func:`calib.confidence.subsample_options`) from the *stored* scores, with no rescoring, shows
 how Base confidence, accuracy and ACE move with the size of the answer space (Figure 3). At
 ``k = 5`` BEAR's 1:1 relations are set beside FACTOR's four options for the same models
-(Figure 4, with :mod:`calib.experiments.factor_experiment`).
+(Figure 4, with :mod:`calib.experiments.factor`).
 """
 
 from __future__ import annotations
@@ -123,7 +123,7 @@ def reported_curve(reported: pd.DataFrame) -> pd.DataFrame:
 def bear_vs_factor(curve: pd.DataFrame, factor_table: pd.DataFrame, k: int = 5) -> pd.DataFrame:
     """Figure 4's points: per model, ACE (Base) and accuracy on BEAR's 1:1 relations cut to
     ``k`` options (mean over the repeats) and on each FACTOR subset (four options; rows of
-    :func:`calib.experiments.factor_experiment.table4`). Columns ``model, benchmark, options,
+    :func:`calib.experiments.factor.table4`). Columns ``model, benchmark, options,
     accuracy, ace``; only models present in both."""
     spread = curve_spread(curve)
     at_k = spread[spread["k"] == k]

@@ -168,7 +168,7 @@ def pair_table(estimates: pd.DataFrame, pairs: pd.DataFrame, domains: pd.DataFra
     return pd.DataFrame(rows)
 
 
-#: the columns of the paper's Table 2 as ``calib/report/reported/kissling2026_table2.yaml``
+#: the columns of the paper's Table 2 as ``calib/data/reported/kissling2026_table2.yaml``
 #: holds them
 PAPER_COLUMNS: tuple[str, ...] = ("pair", "model", "size", "accuracy", "brier_margin",
                                   "brier_average")
@@ -180,7 +180,7 @@ def paper_pairs(reported_table: pd.DataFrame, rows: pd.DataFrame,
     this build ran, in the paper's order, to be shown beside the reported table (never mixed
     into it).
 
-    ``reported_table``: :func:`calib.report.reported.reported` of ``kissling2026_table2``
+    ``reported_table``: :func:`calib.data.reported.reported` of ``kissling2026_table2``
     (columns :data:`PAPER_COLUMNS`; a model is matched on ``registry_name`` when that column is
     there, else on ``model``). ``rows``: :func:`model_table` (whole probe); ``accuracy``:
     :func:`template_accuracy` with ``within="probe"``. Returns ``pair``, ``model``,

@@ -34,11 +34,10 @@ from calib.confidence.reductions import sentence_scores
 from calib.experiments import answer_set as ax
 from calib.experiments import calibration as cx
 from calib.experiments import clm_vs_mlm as cm
-from calib.experiments import factor_experiment as fx
+from calib.experiments import factor as fx
 from calib.experiments import linguistic as lx
 from calib.experiments import lpaqa as lp
-from calib.experiments import lpaqa_chapter as lc
-from calib.experiments import reduction_choice as rx
+from calib.experiments import reductions as rx
 from calib.experiments.paper_tables import claim_evidence, text_value
 from calib.experiments.scores import objectives
 from calib.experiments.verdicts import (FAILS, HOLDS, UNDECIDED, UNTESTABLE, VERDICTS,
@@ -306,7 +305,7 @@ def injections_accuracy(effects: pd.DataFrame) -> dict:
 
 
 def sum_reduction(best: pd.DataFrame) -> dict:
-    """``sum_reduction`` from :func:`calib.experiments.reduction_choice.best_reductions`: holds when
+    """``sum_reduction`` from :func:`calib.experiments.reductions.best_reductions`: holds when
     ``sum`` has the highest mean H for every objective of the build. H is a mean of point
     values, without an interval."""
     if best.empty:
@@ -428,7 +427,7 @@ def reductions_verdicts(p: Mapping) -> dict[str, dict]:
 
 def lpaqa_verdicts(p: Mapping) -> dict[str, dict]:
     """The three LPAQA claims with the LPAQA chapter's parameters (prompt set All)."""
-    hits = lc.run_lpaqa(**p, beyond_paper=False).selection.hits
+    hits = lp.run_lpaqa(**p, beyond_paper=False).selection.hits
     n, seed = p["n_bootstrap"], p["seed"]
     ks = [f"top-{k}" for k in sorted(p["ensemble_k"])]
     return {

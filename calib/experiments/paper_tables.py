@@ -1,7 +1,7 @@
 """What the papers' own tables show, computed from their transcribed values.
 
-The values are the files of ``calib/report/reported/`` (Kissling et al. 2026, Tables 1-4 and
-the numbers of its text; LPAQA's Tables 2-3), read with :func:`calib.report.reported.reported`.
+The values are the files of ``calib/data/reported/`` (Kissling et al. 2026, Tables 1-4 and
+the numbers of its text; LPAQA's Tables 2-3), read with :func:`calib.data.reported.reported`.
 Nothing here is run on a model: these are the paper's numbers, joined and compared.
 
 ==================================  ==========================================================
@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from calib.models.registry import get_spec, size_in_millions
-from calib.report.reported import reported
+from calib.data.reported import reported
 
 #: the paper's confidence-based aggregation (§3.2) is calib's ``min`` aggregation
 PAPER_AGGREGATION = "min"
@@ -245,7 +245,7 @@ def _ace_accuracy() -> str:
 
 
 def _sum_reduction() -> str:
-    from calib.experiments.reduction_choice import objective_means
+    from calib.experiments.reductions import objective_means
 
     repo = reported("kissling2026_repo_reduction_strategies")
     means = objective_means(repo, objective="model_type", reduction="reduction_label")

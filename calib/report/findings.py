@@ -26,7 +26,7 @@ import pandas as pd
 from calib.confidence.schema import require_columns
 from calib.experiments.answer_set import curve_spread
 from calib.experiments.clm_vs_mlm import PAIRING_RULE, SCOPES
-from calib.experiments.reduction_choice import REDUCTION_LABELS
+from calib.experiments.reductions import REDUCTION_LABELS
 from calib.experiments.start_tokens import RULES
 from calib.experiments.verdicts import FAILS, HOLDS, universal_verdict
 from calib.report.prose import compare_sentence
@@ -35,7 +35,7 @@ from calib.report.prose import compare_sentence
 METRIC_TITLES = {"confidence": "mean Base confidence", "accuracy": "accuracy",
                  "ace": "ACE (Base)", "ace_margin": "ACE (Margin)"}
 #: the display names of Figure 7's metrics
-#: (:data:`calib.experiments.reduction_choice.FIGURE7_METRICS`)
+#: (:data:`calib.experiments.reductions.FIGURE7_METRICS`)
 METRIC_LABELS: dict[str, str] = {"accuracy": "Accuracy", "ace": "ACE", "H": "H"}
 
 
@@ -174,7 +174,7 @@ def objective_sentence(differences: pd.DataFrame) -> str:
 
 
 def margin_sentences(differences: pd.DataFrame) -> list[str]:
-    """One sentence per row of :func:`calib.experiments.factor_experiment.margin_vs_base`."""
+    """One sentence per row of :func:`calib.experiments.factor.margin_vs_base`."""
     return [compare_sentence("Margin", "Base", d, subject=f"{d['model']} on {d['dataset']}")
             for d in differences.to_dict("records")]
 
@@ -182,7 +182,7 @@ def margin_sentences(differences: pd.DataFrame) -> list[str]:
 def margin_claim(differences: pd.DataFrame, reported_base: float, reported_margin: float) -> str:
     """A sentence setting the mean ACE of Base and Margin that the paper's Appendix F states
     for Wiki-FACTOR beside this run's paired comparisons
-    (:func:`calib.experiments.factor_experiment.margin_vs_base`): it agrees only if Margin's ACE
+    (:func:`calib.experiments.factor.margin_vs_base`): it agrees only if Margin's ACE
     is lower with an interval below 0 in every model and subset, and disagrees as soon as it is
     higher with an interval above 0 in one (:func:`calib.experiments.verdicts.universal_verdict`);
     otherwise it cannot decide."""
@@ -217,7 +217,7 @@ def rule_sentences(differences: pd.DataFrame) -> list[str]:
 
 def best_reduction_sentence(best: pd.DataFrame) -> str:
     """Per objective, the reduction with the highest mean H and the H of Sum, the paper's
-    choice (rows of :func:`calib.experiments.reduction_choice.best_reductions`)."""
+    choice (rows of :func:`calib.experiments.reductions.best_reductions`)."""
     return (" ".join(
         f"Among the {r['n_models']} {r['objective'].upper()}(s) of this build, the highest mean "
         f"H is that of **{REDUCTION_LABELS[r['best']]}** ({r['H_best']:.3f}); Sum, the paper's "
@@ -233,6 +233,6 @@ def best_reduction_sentence(best: pd.DataFrame) -> str:
 
 def manual_comparison_sentences(paired: pd.DataFrame) -> list[str]:
     """One sentence per row of the LPAQA chapter's paired comparisons with the manual prompt
-    (:attr:`calib.experiments.lpaqa_chapter.LpaqaResult.paired`)."""
+    (:attr:`calib.experiments.lpaqa.LpaqaResult.paired`)."""
     return [compare_sentence(d["a"], "the manual prompt", d, subject=d["model"])
             for d in paired.to_dict("records")]

@@ -25,7 +25,7 @@ def ledger_table(ledger: pd.DataFrame, label: str = "") -> HtmlTable:
     })
     return html_table(frame, label=label or None,
                       caption="The papers' claims, their own evidence (reported values, from "
-                              "calib/report/reported/) and this build's verdict (computed from "
+                              "calib/data/reported/) and this build's verdict (computed from "
                               "this build's numbers by calib.experiments.ledger)")
 
 

@@ -9,7 +9,7 @@ import pytest
 from calib.confidence import ace, brier
 from calib.confidence.reductions import sentence_scores
 from calib.data.factor import load_factor
-from calib.experiments import factor_experiment as fx
+from calib.experiments import factor as fx
 from calib.scoring.schema import SCORE_COLUMNS
 from calib.report import findings as fd
 

@@ -7,8 +7,8 @@ import pytest
 from synthetic_scores import random_score_table
 
 from calib.confidence import REDUCTIONS, compare_reductions, harmonic_mean
-from calib.experiments import reduction_choice as rx
-from calib.report.reported import reported
+from calib.experiments import reductions as rx
+from calib.data.reported import reported
 
 OBJECTIVES = {"m2": "clm", "m1": "mlm"}
 
