@@ -244,7 +244,9 @@ def reductions_beside(means: pd.DataFrame, repo_means: pd.DataFrame,
 
     ours = wide(means.assign(reduction=means["reduction"].map(labels).fillna(means["reduction"])),
                 THIS_BUILD)
-    repo = wide(repo_means.assign(objective=repo_means["objective"].str.lower()),
+    repo = wide(repo_means.assign(objective=repo_means["objective"].str.lower(),
+                                  reduction=repo_means["reduction"].map(labels)
+                                  .fillna(repo_means["reduction"])),
                 "reported in the authors' repository (means computed here from its per-model "
                 "values)")
     cols = ["source", "objective", "reduction", "accuracy", "ace", "H", "n_models"]

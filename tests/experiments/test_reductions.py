@@ -1,5 +1,6 @@
-"""The reductions appendix (Appendix C): accuracy, ACE and H per reduction and objective, the
-authors' values through the same means, and the confidence histograms."""
+"""The reductions chapter (Appendix C): accuracy, ACE and H per reduction and objective, their
+paired differences with intervals, the authors' values through the same means, the confidence
+histograms and their shape, and the chapter's claims on hand-made evidence."""
 
 import numpy as np
 import pandas as pd
@@ -7,8 +8,9 @@ import pytest
 from synthetic_scores import random_score_table
 
 from calib.confidence import REDUCTIONS, compare_reductions, harmonic_mean
-from calib.experiments import reductions as rx
 from calib.data.reported import reported
+from calib.experiments import reductions as rx
+from calib.experiments.quantifiers import Evidence
 
 OBJECTIVES = {"m2": "clm", "m1": "mlm"}
 
@@ -64,14 +66,91 @@ def test_objective_means_read_the_authors_values():
     assert row["n_models"] == len(clm_sum)
 
 
-def test_best_reductions(table):
-    means = rx.objective_means(table)
-    best = rx.best_reductions(means).set_index("objective")
-    for obj in ("clm", "mlm"):
-        h = means[(means["objective"] == obj) & (means["metric"] == "H")]
-        assert best.loc[obj, "H_best"] == pytest.approx(h["value"].max())
-        assert best.loc[obj, "H_sum"] == pytest.approx(
-            h.loc[h["reduction"] == "sum", "value"].iloc[0])
+def test_objective_differences_are_figure7s_mean_differences_with_paired_intervals(scores,
+                                                                                   table):
+    est = rx.base_estimates(scores)
+    diffs = rx.objective_differences(est, OBJECTIVES, rx.SUM_PAIRS, "H", n_bootstrap=50,
+                                     seed=0)
+    assert len(diffs) == 2 * 3 and set(diffs["objective"]) == {"clm", "mlm"}
+    h = table.set_index(["model", "reduction"])["H"]
+    for row in diffs.itertuples():
+        model = next(m for m, o in OBJECTIVES.items() if o == row.objective)
+        assert row.difference == pytest.approx(h[(model, row.a)] - h[(model, row.b)])
+        assert row.low <= row.difference <= row.high and row.n_models == 1 and row.n_boot == 50
+    again = rx.objective_differences(est, OBJECTIVES, rx.SUM_PAIRS, "H", n_bootstrap=50, seed=0)
+    pd.testing.assert_frame_equal(diffs, again)  # seeded
+    same = rx.objective_differences(est, OBJECTIVES, [("sum", "sum")], "accuracy", 20)
+    assert (same[["difference", "low", "high"]] == 0).all().all()
+    acc = rx.objective_differences(est, OBJECTIVES, rx.MEAN_PAIRS, "accuracy", 20)
+    assert set(acc["method"]) == {"bca"} and set(diffs["method"]) == {"centred"}
+    with pytest.raises(ValueError, match="n_bootstrap >= 1"):
+        rx.objective_differences(est, OBJECTIVES, rx.SUM_PAIRS, "H", n_bootstrap=0)
+
+
+def test_a_paired_bootstrap_needs_the_models_to_share_their_facts(scores):
+    est = rx.base_estimates(scores)
+    est = est[~((est["model"] == "m1") & (est["instance"] == est["instance"].iloc[0]))]
+    with pytest.raises(ValueError, match="other facts"):
+        rx.objective_differences(est, {"m2": "clm", "m1": "clm"}, rx.SUM_PAIRS, "H", 10)
+
+
+def test_the_shape_of_each_confidence_distribution(scores):
+    from scipy.stats import skew
+
+    est = rx.base_estimates(scores)
+    shape = rx.confidence_shape(est, n_bootstrap=50, seed=0).set_index(["model", "reduction"])
+    part = est[(est["model"] == "m1") & (est["reduction"] == "mean")]["confidence"]
+    row = shape.loc[("m1", "mean")]
+    assert row["skewness"] == pytest.approx(skew(part.to_numpy()))
+    assert row["max"] == part.max() and row["n"] == len(part)
+    assert row["skewness_low"] <= row["skewness"] <= row["skewness_high"]
+    assert rx.confidence_shape(est, n_bootstrap=0)["skewness_low"].isna().all()
+
+
+def _evidence(units, low, high, **cols):
+    frame = pd.DataFrame({"unit": units, "low": low, "high": high, **cols})
+    frame["difference"] = (frame["low"] + frame["high"]) / 2
+    return Evidence(frame, "hand-made")
+
+
+def test_the_claims_rules_on_hand_made_evidence():
+    both = _evidence(["CLMs: Sum vs Mean", "MLMs: Sum vs Mean"], [0.01, 0.02], [0.05, 0.06],
+                     objective=["clm", "mlm"])
+    assert rx.sum_highest_h(both).verdict == "holds"
+    mlm_against = _evidence(["CLMs: Sum vs Mean", "MLMs: Sum vs Mean"], [0.01, -0.06],
+                            [0.05, -0.02], objective=["clm", "mlm"])
+    assert rx.sum_highest_h(mlm_against).verdict == "does not hold"
+    clm_only = _evidence(["CLMs: Sum vs Mean"], [0.01], [0.05], objective=["clm"])
+    assert rx.sum_highest_h(clm_only).verdict == "not testable"
+    open_ = _evidence(["CLMs: Sum vs Mean", "MLMs: Sum vs Mean"], [-0.01, 0.02], [0.05, 0.06],
+                      objective=["clm", "mlm"])
+    assert rx.sum_highest_h(open_).verdict == "undecided"
+    trade = _evidence(["CLMs: Mean vs Sum (ace)", "MLMs: Mean vs Sum (accuracy)"],
+                      [-0.2, -0.1], [-0.1, -0.05], objective=["clm", "mlm"])
+    assert rx.mean_trades_accuracy(trade).verdict == "holds"
+    skewed = _evidence(["a", "b"], [1.2, 1.01], [2.0, 1.5])
+    assert rx.mean_right_skewed(skewed).verdict == "holds"
+    assert rx.mean_right_skewed(_evidence(["a"], [0.2], [0.9])).verdict == "does not hold"
+
+
+def _shape_result(top: float, per_relation, models=("opt-1.3b",)):
+    shape = pd.DataFrame({"model": list(models), "reduction": "mean", "max": top,
+                          "skewness": 2.0, "skewness_low": 1.5, "skewness_high": 2.5, "n": 9})
+    empty = pd.DataFrame({"x": []})
+    return rx.ReductionsResult(rx.Params(models=models, per_relation=per_relation),
+                               {m: "clm" for m in models}, 60, 9, empty, empty, empty, empty,
+                               empty, shape, empty)
+
+
+def test_the_largest_confidence_of_opt13b_on_a_sample_can_only_refute_the_claim():
+    on_sample = rx.mean_max_half(rx.mean_max_half_build(_shape_result(0.42, per_relation=2)))
+    assert on_sample.verdict == "undecided"  # all of BEAR might hold a larger one
+    assert rx.mean_max_half(rx.mean_max_half_build(_shape_result(0.42, None))).verdict == \
+        "holds"
+    assert rx.mean_max_half(rx.mean_max_half_build(_shape_result(0.61, 2))).verdict == \
+        "does not hold"
+    other = rx.mean_max_half(rx.mean_max_half_build(_shape_result(0.4, None, ("gpt2",))))
+    assert other.verdict == "not testable" and "opt-1.3b is not among" in other.reason
 
 
 def test_confidence_histograms(scores):
