@@ -38,7 +38,7 @@ from calib.confidence.schema import INSTANCE, require_columns
 from calib.data.bear import LINGUISTIC, NUMERIC, PLAIN
 from calib.experiments.calibration import calibration_curves
 from calib.experiments.claims import Claim
-from calib.experiments.quantifiers import Evidence, unit_status, SUPPORTS, CONTRADICTS
+from calib.experiments.quantifiers import CONTRADICTS, SUPPORTS, Evidence, unit_status
 from calib.experiments.verdicts import Judgement, unit_tally
 from calib.experiments.verdicts import FAILS, HOLDS, UNDECIDED
 

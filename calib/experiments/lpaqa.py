@@ -645,7 +645,7 @@ def _lpaqa_micro() -> pd.DataFrame:
     return trex[trex["averaging"] == "micro"]
 
 
-def _beats(evidence: Evidence, what: str) -> object:
+def _beats(evidence: Evidence, what: str):
     # TODO(issue 17): rule to fix -- "almost always" is not "every"; the build compared on an
     # "All" prompt set the paper does not have, and pooled accuracy over facts instead of the
     # paper's relation average

@@ -77,7 +77,10 @@ def consistency_table(checks: pd.DataFrame) -> HtmlTable:
 def settings_table(settings: pd.DataFrame) -> HtmlTable:
     """The chapters whose recorded results the verdicts judge, with the parameters each ran
     with (:func:`calib.experiments.ledger.settings`)."""
-    return html_table(settings, name="chapter settings",
+    # when each record was written is on the chapters' own pages (their run notes); a table
+    # of the ledger shows what was run, so that two builds of the same runs show the same page
+    return html_table(settings.drop(columns=["written"], errors="ignore"),
+                      name="chapter settings",
                       caption="The chapters of this build: whether each recorded its result, "
                               "and the profile, command and parameters it ran with (the "
                               "verdicts above judge exactly these runs)")
