@@ -174,10 +174,6 @@ def pair_brier_differences() -> pd.DataFrame:
                          "average": mlm["brier_average"] - clm["brier_average"]})
 
 
-def lpaqa_rows() -> pd.DataFrame:
-    return reported("jiang2020_lpaqa_trex")
-
-
 # ---------------------------------------------------------------------------------------------
 # where the paper's tables do not bear out its text
 
