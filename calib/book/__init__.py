@@ -2,24 +2,28 @@
 
 Layout, relative to the *book root* (the repository root):
 
-=================================  ==========================================================
-``_config.yml``, ``_toc.yml``      jupyter-book 1 configuration. The toc lists the prose pages
-                                   (``book/*.md``) and each chapter as
-                                   ``_build/chapters/<name>``: the executed notebook.
-``notebooks/<name>.md``            a chapter's source: a jupytext MyST notebook with one cell
-                                   tagged ``parameters`` (``name: type = literal`` lines).
-``_build/chapters/<name>.ipynb``   the executed chapter (a build product, replaced atomically).
-``_build/failed/<name>.ipynb``     the partial notebook of a chapter's last failed run.
-``_build/html``                    the built book.
-=================================  ==========================================================
+===================================  ==========================================================
+``_config.yml``, ``_toc.yml``        jupyter-book 1 configuration. The toc lists the prose pages
+                                     (``book/*.md``) and each chapter as
+                                     ``_build/chapters/<name>``: the executed notebook.
+``notebooks/<name>.md``              a chapter's source: a jupytext MyST notebook with one cell
+                                     tagged ``parameters`` (``name: type = literal`` lines).
+``_build/chapters/<name>.ipynb``     the executed chapter (a build product, replaced atomically).
+``_build/chapters/<name>.result/``   a chapter unit's recorded result (parameters, frames,
+                                     values, provenance: :mod:`calib.experiments.records`),
+                                     installed with the executed notebook; the ledger reads it.
+``_build/failed/<name>.ipynb``       the partial notebook of a chapter's last failed run.
+``_build/html``                      the built book.
+===================================  ==========================================================
 
 A :class:`Profile` gives default parameters (models, data size); :func:`run_chapter` merges
 them with the caller's parameters, checks names and types against the chapter's ``parameters``
 cell *before* anything runs, executes the notebook with papermill and writes it into the build
-tree; :func:`build_book` runs every chapter in the toc, then ``jupyter-book build``
-(``execute_notebooks: "off"``: jupyter-book never re-executes), and checks that the HTML loads
-nothing from another host (:func:`offline_violations`). ``calib run`` and ``calib book``
-(:func:`cli_run`, :func:`cli_book`) are the command-line entry points.
+tree; :func:`build_book` runs every chapter in the toc (the ledger last), then
+``jupyter-book build`` (``execute_notebooks: "off"``: jupyter-book never re-executes), and
+checks that the HTML loads nothing from another host (:func:`offline_violations`).
+``calib run`` and ``calib book`` (:func:`cli_run`, :func:`cli_book`) are the command-line entry
+points.
 
 After a run the chapter carries its provenance (:mod:`~calib.book.provenance`: commit, versions,
 model hashes, data checksums, device, wall time) and its downloads (:mod:`~calib.book.downloads`:

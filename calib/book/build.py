@@ -94,12 +94,23 @@ def build_html(root: str | os.PathLike | None = None, *, strict: bool = False,
     return html
 
 
+#: the chapters that read the other chapters' recorded results: they run after all the others
+READERS: tuple[str, ...] = ("ledger",)
+
+
+def execution_order(names: list[str]) -> list[str]:
+    """The toc's chapters in the order :func:`build_book` runs them: the toc's, with the
+    :data:`READERS` (the ledger judges what the other chapters recorded) last."""
+    return [n for n in names if n not in READERS] + [n for n in names if n in READERS]
+
+
 def build_book(profile: str | Profile = DEFAULT_PROFILE, *,
                root: str | os.PathLike | None = None, execute: bool = True,
                strict: bool = False, progress: bool = True, stream_output: bool = True,
                log: Log | None = print) -> Path:
-    """Execute every chapter of the toc with ``profile`` (unless ``execute=False``), then
-    build the HTML (:func:`build_html`). Returns ``_build/html``."""
+    """Execute every chapter of the toc with ``profile`` (unless ``execute=False``; the
+    ledger last, :func:`execution_order`), then build the HTML (:func:`build_html`). Returns
+    ``_build/html``."""
     log = log or (lambda _msg: None)
     root = book_root(root)
     prof = get_profile(profile)
@@ -109,7 +120,7 @@ def build_book(profile: str | Profile = DEFAULT_PROFILE, *,
         resolve_parameters(name, declared, prof, {}, where=str(chapter_source(name, root)))
     started = time.time()
     if execute:
-        for i, name in enumerate(names, 1):
+        for i, name in enumerate(execution_order(names), 1):
             log(f"[calib] [{i}/{len(names)}] chapter {name}")
             run_chapter(name, prof, root=root, progress=progress, stream_output=stream_output,
                         log=log)

@@ -15,12 +15,15 @@ from pathlib import Path
 from typing import Any
 
 from calib.book import downloads, render
-from calib.book.layout import (FAILED_DIR, ChapterFailed, Log, book_root, chapter_source,
-                               executed_path)
-from calib.book.parameters import (parameters_cell, parse_parameters, read_notebook,
-                                   resolve_parameters)
+from calib.book.layout import (FAILED_DIR, ChapterFailed, Log, ParameterError, book_root,
+                               chapter_source, executed_path)
+from calib.book.parameters import (cell_differences, chapter_unit, parameters_cell,
+                                   parse_parameters, read_notebook, resolve_parameters,
+                                   unit_parameters)
 from calib.book.profiles import DEFAULT_PROFILE, Profile, get_profile
 from calib.book.provenance import provenance
+from calib.experiments import records
+from calib.experiments.params import plain
 from calib.settings import EXPORT_ENV
 
 
@@ -90,6 +93,18 @@ def _write_atomically(nb, target: Path) -> None:
         raise
 
 
+def _install_record(folder: Path, build: Path, name: str, run: Mapping[str, Any]) -> None:
+    """Add ``run`` (profile, command, provenance ...) to the manifest of the record ``folder``
+    written by the kernel and install it as the chapter's record in the build
+    (:func:`calib.experiments.records.install`: the old record goes only once the new one is
+    in place)."""
+    manifest = records.read_manifest(folder)
+    manifest["run"] = dict(run)
+    (folder / records.MANIFEST).write_text(json.dumps(manifest, indent=1, default=str),
+                                           encoding="utf-8")
+    records.install(folder, records.record_path(name, build))
+
+
 def _first_error(nb) -> str:
     for cell in nb.cells:
         for out in cell.get("outputs", []):
@@ -112,8 +127,14 @@ def run_chapter(name: str, profile: str | Profile = DEFAULT_PROFILE,
     parameters cell showing the values it ran with, a downloads section
     (:mod:`calib.book.downloads`: its result tables and the score rows it used, written to
     ``_build/downloads/<name>/``), and ``metadata["calib"]`` (with ``provenance`` and
-    ``downloads``). On failure the previous executed notebook stays as it was, the
-    partial one goes to ``_build/failed/<name>.ipynb`` and :class:`ChapterFailed` is raised.
+    ``downloads``). A chapter unit (:func:`calib.book.parameters.chapter_unit`) must have a
+    parameters cell equal to its ``Params`` (else :class:`ParameterError` before anything
+    runs) and record its result (:func:`calib.experiments.records.record`, into the folder
+    :data:`~calib.experiments.records.RECORD_ENV` names for the kernel): the record, with this
+    run's profile, command and provenance added to its manifest, is installed as
+    ``_build/chapters/<name>.result/`` beside the executed notebook. On failure the previous
+    executed notebook and record stay as they were, the partial notebook goes to
+    ``_build/failed/<name>.ipynb`` and :class:`ChapterFailed` is raised.
     """
     import nbformat
     import papermill as pm
@@ -126,6 +147,13 @@ def run_chapter(name: str, profile: str | Profile = DEFAULT_PROFILE,
     nb = read_notebook(source)
     cell = nb.cells[parameters_cell(nb, source)]
     declared = parse_parameters(cell.source, where=f"{source} (parameters cell)")
+    unit = chapter_unit(name)
+    if unit is not None:
+        differ = cell_differences(declared, unit_parameters(unit.Params))
+        if differ:
+            raise ParameterError(f"{source}: the parameters cell differs from "
+                                 f"calib.experiments.{name}.Params, the home of the chapter's "
+                                 f"defaults: " + "; ".join(differ))
     given = dict(params or {})
     values = resolve_parameters(name, declared, prof, given, where=str(source))
     unused = [k for k in prof.shared if k not in declared]
@@ -147,14 +175,16 @@ def run_chapter(name: str, profile: str | Profile = DEFAULT_PROFILE,
     nb.metadata["papermill"] = {}
     for c in nb.cells:
         c.metadata.setdefault("tags", [])  # as papermill's own loader does
-    nb = parameterize_notebook(nb, values, kernel_name=kernel, language="python")
+    # plain lists, not tuples: papermill writes a tuple as the text of its repr
+    nb = parameterize_notebook(nb, plain(values), kernel_name=kernel, language="python")
     with tempfile.TemporaryDirectory(dir=build, prefix=f".run-{name}-") as tmp:
         src_ipynb, out_ipynb = Path(tmp) / "input.ipynb", Path(tmp) / f"{name}.ipynb"
-        export = Path(tmp) / "exports"
+        export, recorded = Path(tmp) / "exports", Path(tmp) / "records"
         export.mkdir()
         nbformat.write(nb, src_ipynb)
         try:
-            with kernel_environment({**(env or {}), EXPORT_ENV: str(export)}):
+            with kernel_environment({**(env or {}), EXPORT_ENV: str(export),
+                                     records.RECORD_ENV: str(recorded)}):
                 pm.execute_notebook(
                     str(src_ipynb), str(out_ipynb), parameters=None, kernel_name=kernel,
                     language="python", cwd=str(root), progress_bar=progress,
@@ -176,14 +206,23 @@ def run_chapter(name: str, profile: str | Profile = DEFAULT_PROFILE,
                 f"{where}{kept}.") from exc
         seconds = time.time() - started
         executed = nbformat.read(out_ipynb, as_version=4)
+        result_record = recorded / f"{name}{records.RECORD_SUFFIX}"
+        if unit is not None and not (result_record / records.MANIFEST).is_file():
+            raise ChapterFailed(f"chapter {name!r} ran but recorded no result: a chapter unit's "
+                                f"notebook calls `records.record(result)` after `run`; the "
+                                f"previous {target.relative_to(root)} is unchanged")
         manifest = downloads.collect(export, name, root)
-    record = provenance(values.get("models") or [], root, seconds=seconds)
-    command = rerun_command(name, prof.name, given)
+        record = provenance(values.get("models") or [], root, seconds=seconds)
+        command = rerun_command(name, prof.name, given)
+        if unit is not None:
+            _install_record(result_record, root / "_build", name, {
+                "profile": prof.name, "command": command, "executed": when,
+                "seconds": round(seconds, 2), "given": plain(given), "provenance": record})
     executed.metadata["kernelspec"] = dict(_STANDARD_KERNELSPEC)
     executed.metadata["calib"] = {
         "chapter": name, "profile": prof.name, "profile_description": prof.description,
         "profile_label": prof.label,
-        "synthetic": prof.synthetic, "parameters": values, "given": given,
+        "synthetic": prof.synthetic, "parameters": plain(values), "given": plain(given),
         "executed": when, "seconds": round(seconds, 2), "command": command,
         "provenance": record, "downloads": manifest}
     render.show_one_parameters_cell(executed, values)

@@ -143,7 +143,6 @@ CONSTRAINTS: dict[str, Check] = {
     "relations": all_of(non_empty, distinct, each(bear_relation)),
     "example_relations": all_of(non_empty, distinct, each(bear_relation)),
     "template": _choices("calib.data.bear", "TEMPLATE_NAMES"),
-    "profile": _choices("calib.book.profiles", "PROFILES"),
     "per_relation": _POSITIVE,
     "seed": at_least(0),
     "n_bootstrap": _POSITIVE,

@@ -44,16 +44,16 @@ n_bootstrap: int = 1000  # bootstrap resamples behind every interval
 
 ```{code-cell} ipython3
 from calib.confidence import base, sentence_scores, summary
-from calib.report import table_format as tf
+from calib.report import table_format
 from calib.scoring.run import score_bear
 
 scores = score_bear(models, "paraphrase-0", per_relation, seed, relations, progress=False)
 table = summary(base(sentence_scores(scores)), by=["model"], n_boot=n_bootstrap, seed=seed)
-tf.html_table(table[["model", "n", "accuracy", "accuracy_low", "accuracy_high", "ace",
-                     "ace_low", "ace_high"]],
-              intervals={"accuracy": ("accuracy_low", "accuracy_high"),
-                         "ace": ("ace_low", "ace_high")},
-              caption="Base-Confidence on the plain template")
+table_format.html_table(table[["model", "n", "accuracy", "accuracy_low", "accuracy_high", "ace",
+                               "ace_low", "ace_high"]],
+                        intervals={"accuracy": ("accuracy_low", "accuracy_high"),
+                                   "ace": ("ace_low", "ace_high")},
+                        caption="Base-Confidence on the plain template")
 ```
 '''
 

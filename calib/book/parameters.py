@@ -1,6 +1,12 @@
-"""A chapter's parameters: read from its ``parameters`` cell, merged with a profile, checked.
+"""A chapter's parameters: declared, merged with a profile, checked.
 
-A parameters cell holds only ``name = literal`` or ``name: type = literal  # help`` lines.
+A chapter unit (``calib/experiments/<chapter>.py`` with a ``Params`` dataclass and ``run``,
+:func:`chapter_unit`) declares its parameters in ``Params``, the only home of their defaults;
+its notebook's ``parameters`` cell repeats them for papermill and readers and must equal the
+dataclass (:func:`cell_differences`; the runner refuses a chapter whose cell differs). Any
+other chapter declares them in its ``parameters`` cell alone. A parameters cell holds only
+``name = literal`` or ``name: type = literal  # help`` lines.
+
 :func:`resolve_parameters` checks every name, type and value (ranges and choices are declared
 once, by parameter name, in :mod:`calib.book.constraints`) *before* anything runs and lists
 the chapter's parameters with their types when something is wrong.
@@ -11,6 +17,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import difflib
+import importlib
 import io
 import os
 import tokenize
@@ -22,6 +29,7 @@ from typing import Any
 from calib.book.constraints import value_problem
 from calib.book.layout import PARAMETERS_TAG, BookError, ParameterError, chapter_source
 from calib.book.profiles import DEFAULT_PROFILE, Profile, get_profile
+from calib.experiments.params import check_annotation, coerce, conforms
 
 
 @dataclass(frozen=True)
@@ -40,84 +48,11 @@ class Parameter:
 
     def check(self, value) -> Any:
         """``value`` if it has this parameter's type (an int passed for a float becomes a
-        float); ``TypeError`` otherwise."""
-        node = ast.parse(self.annotation, mode="eval").body
-        if not _conforms(value, node):
+        float); ``TypeError`` otherwise (:func:`calib.experiments.params.conforms`)."""
+        if not conforms(value, self.annotation):
             raise TypeError(f"parameter {self.name!r} expects {self.annotation}, got "
                             f"{type(value).__name__} {value!r}")
-        return _coerce(value, node)
-
-
-_SIMPLE = {"int": int, "float": float, "str": str, "bool": bool, "list": list, "dict": dict,
-           "tuple": tuple}
-
-
-def _check_annotation(node: ast.expr, text: str) -> None:
-    """Raise ``ValueError`` if the annotation uses anything :func:`_conforms` cannot check."""
-    if isinstance(node, ast.Constant) and node.value is None:
-        return
-    if isinstance(node, ast.Name) and (node.id in _SIMPLE or node.id in ("Any", "object")):
-        return
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        _check_annotation(node.left, text)
-        _check_annotation(node.right, text)
-        return
-    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
-        args = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        kind = node.value.id
-        if kind == "Literal":
-            if all(isinstance(a, ast.Constant) for a in args):
-                return
-        elif kind in ("list", "dict", "tuple", "Optional", "Union"):
-            for a in args:
-                if not (isinstance(a, ast.Constant) and a.value is Ellipsis):
-                    _check_annotation(a, text)
-            return
-    raise ValueError(f"unsupported type annotation {text!r}: use int, float, str, bool, "
-                     f"list[...], dict[..., ...], tuple[...], Literal[...], X | None, Any")
-
-
-def _conforms(value, node: ast.expr) -> bool:
-    if isinstance(node, ast.Constant):
-        return value is None if node.value is None else value == node.value
-    if isinstance(node, ast.Name):
-        if node.id in ("Any", "object"):
-            return True
-        if node.id == "float":
-            return isinstance(value, (int, float)) and not isinstance(value, bool)
-        if node.id == "int":
-            return isinstance(value, int) and not isinstance(value, bool)
-        return isinstance(value, _SIMPLE[node.id])
-    if isinstance(node, ast.BinOp):
-        return _conforms(value, node.left) or _conforms(value, node.right)
-    args = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-    kind = node.value.id
-    if kind in ("Optional", "Union"):
-        return (kind == "Optional" and value is None) or any(_conforms(value, a) for a in args)
-    if kind == "Literal":
-        return any(type(value) is type(a.value) and value == a.value for a in args)
-    if kind == "list":
-        return isinstance(value, list) and all(_conforms(v, args[0]) for v in value)
-    if kind == "tuple":
-        if not isinstance(value, (tuple, list)):
-            return False
-        if len(args) == 2 and isinstance(args[1], ast.Constant) and args[1].value is Ellipsis:
-            return all(_conforms(v, args[0]) for v in value)
-        return len(value) == len(args) and all(_conforms(v, a) for v, a in zip(value, args))
-    if kind == "dict":
-        return isinstance(value, dict) and all(
-            _conforms(k, args[0]) and _conforms(v, args[1]) for k, v in value.items())
-    return False
-
-
-def _coerce(value, node: ast.expr):
-    floaty = (isinstance(node, ast.Name) and node.id == "float") or (
-        isinstance(node, ast.BinOp) and any(isinstance(n, ast.Name) and n.id == "float"
-                                            for n in (node.left, node.right))
-        and not any(isinstance(n, ast.Name) and n.id == "int" for n in (node.left, node.right)))
-    if floaty and isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
-    return value
+        return coerce(value, self.annotation)
 
 
 def _infer_annotation(default) -> str | None:
@@ -189,7 +124,7 @@ def parse_parameters(source: str, where: str = "parameters cell") -> dict[str, P
                     f"{where}, line {node.lineno}: cannot infer the type of {name!r} from "
                     f"{default!r}; annotate it, e.g. `{name}: list[str] | None = None`")
         try:
-            _check_annotation(ast.parse(annotation, mode="eval").body, annotation)
+            check_annotation(annotation)
         except (ValueError, SyntaxError) as exc:
             raise ParameterError(f"{where}, line {node.lineno}: {name!r}: {exc}") from None
         if name in params:
@@ -225,21 +160,63 @@ def parameters_cell(nb, path: Path) -> int:
     return found[0]
 
 
-def chapter_parameters(name: str, root: str | os.PathLike | None = None
-                       ) -> dict[str, Parameter]:
-    """The parameters a chapter declares (read from its ``parameters`` cell)."""
+def chapter_unit(name: str):
+    """The module ``calib.experiments.<name>`` when the chapter is a chapter unit (it has
+    ``Params`` and ``run``), else ``None``."""
+    try:
+        module = importlib.import_module(f"calib.experiments.{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name in (f"calib.experiments.{name}", "calib.experiments"):
+            return None
+        raise
+    return module if hasattr(module, "Params") and hasattr(module, "run") else None
+
+
+def unit_parameters(params_class) -> dict[str, Parameter]:
+    """A chapter unit's ``Params`` as :class:`Parameter` s (name, annotation, default,
+    help)."""
+    return {d.name: Parameter(d.name, d.annotation, d.default, d.help)
+            for d in params_class.declared().values()}
+
+
+def cell_parameters(name: str, root: str | os.PathLike | None = None) -> dict[str, Parameter]:
+    """The parameters a chapter's notebook declares in its ``parameters`` cell."""
     path = chapter_source(name, root)
     nb = read_notebook(path)
     cell = nb.cells[parameters_cell(nb, path)]
     return parse_parameters(cell.source, where=f"{path} (parameters cell)")
 
 
+def cell_differences(cell: Mapping[str, Parameter], declared: Mapping[str, Parameter]
+                     ) -> list[str]:
+    """Where a notebook's parameters cell differs from its chapter's ``Params`` (names, order,
+    annotations, defaults, help), one phrase each; empty when they are equal."""
+    out = []
+    if list(cell) != list(declared):
+        out.append(f"the cell declares {list(cell)}, Params {list(declared)}")
+    for key in [k for k in declared if k in cell]:
+        a, b = cell[key], declared[key]
+        for what in ("annotation", "default", "help"):
+            if getattr(a, what) != getattr(b, what):
+                out.append(f"{key}: the cell's {what} is {getattr(a, what)!r}, Params' "
+                           f"{getattr(b, what)!r}")
+    return out
+
+
+def chapter_parameters(name: str, root: str | os.PathLike | None = None
+                       ) -> dict[str, Parameter]:
+    """The parameters a chapter declares: a chapter unit's ``Params``
+    (:func:`unit_parameters`), else its ``parameters`` cell."""
+    unit = chapter_unit(name)
+    if unit is not None:
+        return unit_parameters(unit.Params)
+    return cell_parameters(name, root)
+
+
 def profile_parameters(chapter: str, profile: str | Profile = DEFAULT_PROFILE,
                        root: str | os.PathLike | None = None) -> dict:
     """The parameters chapter ``chapter`` runs with under ``profile`` when nothing is
-    overridden: its declared defaults, then the profile's (:func:`resolve_parameters`). A
-    chapter that reports on other chapters (the ledger) uses this to compute from the same
-    settings, and so from the same stored scores."""
+    overridden: its declared defaults, then the profile's (:func:`resolve_parameters`)."""
     declared = chapter_parameters(chapter, root)
     values = {name: p.default for name, p in declared.items()}
     values.update(resolve_parameters(chapter, declared, profile, {}, where=chapter))

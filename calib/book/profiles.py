@@ -29,12 +29,8 @@ class Profile:
 
     def defaults_for(self, chapter: str, declared: Collection[str]) -> dict[str, Any]:
         """The profile's defaults for ``chapter``, restricted to the parameters it declares
-        (``declared``: their names, e.g. :func:`calib.book.parameters.parse_parameters`); a
-        chapter that declares ``profile`` gets the profile's name (the ledger reads the other
-        chapters' settings under it)."""
+        (``declared``: their names, e.g. :func:`calib.book.parameters.parse_parameters`)."""
         out = {k: _resolve(v) for k, v in self.shared.items() if k in declared}
-        if PROFILE_PARAMETER in declared:
-            out[PROFILE_PARAMETER] = self.name
         out.update({k: _resolve(v) for k, v in self.chapters.get(chapter, {}).items()})
         return out
 
@@ -53,8 +49,6 @@ def _paper_models() -> list[str]:
     return names
 
 
-#: a chapter that declares this parameter receives the name of the profile it runs under
-PROFILE_PARAMETER = "profile"
 #: the parameter names profiles set for every chapter that declares them
 SHARED_PARAMETERS: tuple[str, ...] = ("models", "relations", "per_relation", "seed",
                                       "n_bootstrap")

@@ -226,9 +226,12 @@ def interval_p_value(point: float, reps: np.ndarray, method: str = "bca",
     return float(min(1.0, 2 * min(np.mean(reps <= null), np.mean(reps >= null))))
 
 
-def _metric_statistic(metric: str, conf, corr, n_bins) -> tuple[WeightedStatistic, np.ndarray]:
+def metric_statistic(metric: str, conf, corr, n_bins: int = N_BINS
+                     ) -> tuple[WeightedStatistic, np.ndarray]:
     """``metric`` of validated arrays as a weighted statistic over the *original* order of the
-    instances, and the order that sorts them by confidence."""
+    instances (so statistics of several estimators on the same instances share resamples:
+    combine them into one statistic and pass it to :func:`difference_interval`), and the order
+    that sorts them by confidence."""
     order = np.argsort(conf, kind="stable")
     c, y, fn = conf[order], corr[order], WEIGHTED[metric]
     return (lambda w: fn(c, y, w[:, order], n_bins)), order
@@ -243,7 +246,7 @@ def metric_intervals(conf, corr, metrics: Sequence[str], n_boot: int, seed: int,
     once and used by all of them."""
     n = len(conf)
     ones = np.ones((1, n), np.int64)
-    stats_ = {m: _metric_statistic(m, conf, corr, n_bins)[0] for m in dict.fromkeys(metrics)}
+    stats_ = {m: metric_statistic(m, conf, corr, n_bins)[0] for m in dict.fromkeys(metrics)}
     values = {m: float(stat(ones)[0]) for m, stat in stats_.items()}
     if not n_boot:
         return {m: (v, float("nan"), float("nan")) for m, v in values.items()}
@@ -313,8 +316,8 @@ def paired_difference(conf_a, correct_a, conf_b, correct_b, metric: str = "ace",
     cb, yb = check_inputs(conf_b, correct_b)
     if len(ca) != len(cb):
         raise ValueError(f"paired inputs must cover the same instances: {len(ca)} vs {len(cb)}")
-    stat_a, _ = _metric_statistic(metric, ca, ya, n_bins)
-    stat_b, _ = _metric_statistic(metric, cb, yb, n_bins)
+    stat_a, _ = metric_statistic(metric, ca, ya, n_bins)
+    stat_b, _ = metric_statistic(metric, cb, yb, n_bins)
 
     def diff(w: np.ndarray) -> np.ndarray:
         return stat_a(w) - stat_b(w)

@@ -1,6 +1,30 @@
-"""Experiments: the computations behind each chapter, from scores to tidy result frames.
+"""Experiments: one module per chapter, from scores to the chapter's result, and the claims.
 
 This stage sits between :mod:`calib.confidence` (estimators, metrics) and :mod:`calib.report`
-(charts, tables): each module here turns cached scores into the frames one chapter shows, so
-that the notebooks only call these functions and display what they return.
+(charts, tables, sentences). A chapter *unit* is one module named as its notebook
+(``notebooks/reductions.md`` <-> :mod:`calib.experiments.reductions`) holding ``Params`` (a
+frozen dataclass, :class:`~calib.experiments.params.ChapterParams`: the only home of the
+chapter's defaults), ``run(params) -> <Chapter>Result`` (every frame and number the page
+shows) and ``CLAIMS`` (:class:`~calib.experiments.claims.Claim`: the paper's claims the chapter
+tests, each with its rule and the paper's evidence). The shared machinery:
+
+=====================================  ======================================================
+:mod:`~calib.experiments.verdicts`     the one verdict type (:class:`Verdict`), the
+                                       :class:`Judgement`, the wording of a tally
+:mod:`~calib.experiments.quantifiers`  ``every``, ``most``, ``on_average``: rules over frames
+                                       of units with 95% intervals (:class:`Evidence`)
+:mod:`~calib.experiments.claims`       the :class:`Claim` definition; each rule is applied to
+                                       the paper's printed tables and to this build's result
+:mod:`~calib.experiments.params`       ``ChapterParams``, ``parameter``: the chapters' Params
+:mod:`~calib.experiments.records`      a result recorded beside the executed notebook
+                                       (``record``, ``load_record``)
+:mod:`~calib.experiments.ledger`       every claim of every chapter, judged on the paper's
+                                       tables and on this build's records (never re-runs)
+:mod:`~calib.experiments.paper_tables` the papers' printed tables reshaped and checked
+:mod:`~calib.experiments.scores`       the objectives and sample sizes of score tables
+=====================================  ======================================================
+
+Converted to units so far: ``reductions`` (the worked example, ``CONTRIBUTING.md``) and
+``ledger``; the other chapters' modules hold their steps and their claims (without
+``build_evidence`` until they are converted: the ledger says "not run in this build").
 """

@@ -5,7 +5,7 @@ BEAR's 1:1 relations have 60 options per instance. Cutting the answer space to `
 :func:`calib.confidence.subsample_options`) from the *stored* scores, with no rescoring, shows
 how Base confidence, accuracy and ACE move with the size of the answer space (Figure 3). At
 ``k = 5`` BEAR's 1:1 relations are set beside FACTOR's four options for the same models
-(Figure 4, with :mod:`calib.experiments.factor_experiment`).
+(Figure 4, with :mod:`calib.experiments.factor`).
 """
 
 from __future__ import annotations
@@ -17,6 +17,9 @@ import pandas as pd
 from calib.confidence import base, margin, subsample_repeats, summary
 from calib.confidence.probabilities import template_predictions
 from calib.data.bear import PLAIN, load_bear
+from calib.experiments.claims import Claim
+from calib.experiments.quantifiers import Evidence, every, printed
+from calib.experiments.paper_tables import answer_space_ace
 from calib.scoring.run import score_bear
 
 #: the size of a 1:1 relation's answer space in BEAR
@@ -123,7 +126,7 @@ def reported_curve(reported: pd.DataFrame) -> pd.DataFrame:
 def bear_vs_factor(curve: pd.DataFrame, factor_table: pd.DataFrame, k: int = 5) -> pd.DataFrame:
     """Figure 4's points: per model, ACE (Base) and accuracy on BEAR's 1:1 relations cut to
     ``k`` options (mean over the repeats) and on each FACTOR subset (four options; rows of
-    :func:`calib.experiments.factor_experiment.table4`). Columns ``model, benchmark, options,
+    :func:`calib.experiments.factor.table4`). Columns ``model, benchmark, options,
     accuracy, ace``; only models present in both."""
     spread = curve_spread(curve)
     at_k = spread[spread["k"] == k]
@@ -152,3 +155,59 @@ def reported_bear_points(reported: pd.DataFrame, k: int = 5, objective: str = "c
     kind = reported["registry_name"].map(lambda m: getattr(get_spec(m), "objective", None))
     out = reported[(reported["sample_size"] == k) & (kind == objective)]
     return out[["model", "accuracy", "ace"]].assign(benchmark=f"BEAR ({k} options)")
+
+
+# ---------------------------------------------------------------------------------------------
+# the claims this chapter tests (calib.experiments.claims): rules over evidence frames and the
+# paper's evidence. The chapter does not record its result yet, so build_evidence is None ("not
+# run in this build") until it is converted to a chapter unit (issue 17; the reductions chapter
+# is the worked example).
+
+
+def more_options_lower_ace(evidence: Evidence):
+    """``more_options``: ACE (C_Base) at the largest number of options minus ACE at the
+    smallest below 0, for every causal model under 1B parameters."""
+    return every(evidence, "<", 0.0, what="ACE(most options) - ACE(fewest options), C_Base",
+                 unit="causal model under 1B")
+
+
+def more_options_lower_ace_paper() -> Evidence:
+    wide = answer_space_ace(small_only=True)
+    lo, hi = wide.columns.min(), wide.columns.max()
+    frame = pd.DataFrame({"model": wide.index, "value": (wide[hi] - wide[lo]).to_numpy()})
+    return Evidence(printed(frame, "value", "model"),
+                    f"authors' repository values (k={lo} to k={hi}, mean of three draws), no "
+                    f"interval")
+
+
+def ace_stable(evidence: Evidence):
+    """``ace_stabilises``: beyond 15-20 options no further gain: ACE at the largest k minus
+    ACE at k = 20 not below 0, for every model."""
+    # TODO(issue 17): rule to fix -- the claim is "for larger CLMs and MLMs", and "stabilises"
+    # needs a tolerance: lack of power must not count as support (today's build rule said
+    # "holds" when the min-max ranges of three draws overlapped)
+    return every(evidence, ">=", 0.0, what="ACE(largest k) - ACE(k = 20), C_Base", unit="model")
+
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim(key="more_options", paper="kissling2026", section="§5.2",
+          quote="significantly reduces calibration error in CLMs smaller than 1B",
+          statement="More answer options lower the ACE of C_Base for causal models smaller "
+                    "than 1B",
+          quantifier="every", metrics=("ace",), about="CLMs under 1B", chapter="answer_set",
+          rule=more_options_lower_ace, paper_evidence=more_options_lower_ace_paper,
+          build_evidence=None,
+          paper_note="Figure 3 prints no numbers: the paper's side uses the authors' "
+                     "repository's values for the earlier version's models",
+          needs="a causal model under 1B parameters and BEAR's 1:1 relations"),
+    Claim(key="ace_stabilises", paper="kissling2026", section="§5.2",
+          quote="After 15–20 answer options, ACE stabilizes",
+          statement="Beyond 15-20 answer options ACE stabilises: no further gain in "
+                    "calibration",
+          quantifier="every", metrics=("ace",), about="larger CLMs and MLMs",
+          chapter="answer_set", rule=ace_stable, paper_evidence=None, build_evidence=None,
+          paper_note="Figure 3 prints no numbers, and the authors' repository stores the means "
+                     "of three draws without their spread, which a claim of no further change "
+                     "needs",
+          needs="BEAR's 1:1 relations with answer-space sizes of 20 and more"),
+)

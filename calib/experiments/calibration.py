@@ -40,7 +40,10 @@ from calib.confidence.reductions import sentence_scores
 from calib.confidence.summary import summary
 from calib.confidence.schema import ESTIMATE_COLUMNS, INSTANCE, require_columns
 from calib.data.bear import PARAPHRASES, PLAIN
-from calib.experiments.verdicts import as_bool, universal_verdict
+from calib.experiments.claims import Claim
+from calib.experiments.paper_tables import calib_estimator, table1_long, table1_wide
+from calib.experiments.quantifiers import Evidence, every, every_verdict, printed
+from calib.experiments.verdicts import FAILS, HOLDS, UNDECIDED, Verdict
 
 #: the single-template estimators and the multi-template ones (named ``<name>/<aggregation>``)
 SINGLE_ESTIMATORS: tuple[str, ...] = ("Base", "Margin")
@@ -49,8 +52,9 @@ MULTI_ESTIMATORS: tuple[str, ...] = ("Average", "Consistency", "Entropy")
 REJECTION_THRESHOLDS: tuple[float, ...] = tuple(round(0.1 * k, 1) for k in range(1, 10))
 #: fewest models for which a correlation across models is computed (more than three)
 MIN_MODELS_FOR_CORRELATION = 4
-#: the claims of §5.1 that :func:`claim_checks` tests, as the chapter words them
-CLAIMS: dict[str, str] = {
+#: the two claims of §5.1 that :func:`claim_checks` tests per model, as the chapter's text words
+#: them (the ledger's definitions of the claims are :data:`CLAIMS`)
+CLAIM_WORDING: dict[str, str] = {
     "margin": "Margin-Confidence is better calibrated (has a lower ACE) than Base-Confidence",
     "average": "Average-Confidence is the best calibrated of the estimators (has the lowest "
                "ACE)",
@@ -273,30 +277,31 @@ def claim_pairs(aggregation: str = "min") -> dict[str, list[tuple[str, str]]]:
     return {"margin": [("Margin", "Base")], "average": [(avg, o) for o in others]}
 
 
-def _verdict(diffs: pd.DataFrame) -> tuple[bool | None, str]:
-    """All ``a`` lower (interval below 0) -> True; any ``a`` higher (interval above 0) ->
-    False; otherwise None."""
+def _verdict(diffs: pd.DataFrame) -> tuple[Verdict, str]:
+    """All ``a`` lower (interval below 0) -> holds; any ``a`` higher (interval above 0) ->
+    does not hold; otherwise undecided."""
     lower = diffs["high"] < 0
     higher = diffs["low"] > 0
     if higher.any():
-        return False, "higher than " + ", ".join(diffs.loc[higher, "b"])
+        return FAILS, "higher than " + ", ".join(diffs.loc[higher, "b"])
     if lower.all():
-        return True, "lower than " + ", ".join(diffs["b"])
+        return HOLDS, "lower than " + ", ".join(diffs["b"])
     undecided = diffs.loc[~lower, "b"]
-    return None, "not distinguishable from " + ", ".join(undecided)
+    return UNDECIDED, "not distinguishable from " + ", ".join(undecided)
 
 
 def claim_checks(comparisons: pd.DataFrame, aggregation: str = "min") -> pd.DataFrame:
-    """The two claims of §5.1 checked per model from :func:`estimator_comparisons` (ACE):
+    """The two claims of §5.1 checked per model from :func:`estimator_comparisons` (ACE), as a
+    :class:`~calib.experiments.verdicts.Verdict` per model:
 
-    * ``margin`` -- Margin is better calibrated than Base: ``holds`` is True when Margin's ACE
-      is lower with a 95% interval of the difference below 0, False when it is higher with the
-      interval above 0, None when the interval includes 0;
-    * ``average`` -- Average is the best calibrated estimator: True when its ACE is lower than
-      that of each other estimator (all intervals below 0), False when some estimator has a
-      lower ACE (an interval above 0), None otherwise.
+    * ``margin`` -- Margin is better calibrated than Base: holds when Margin's ACE is lower
+      with a 95% interval of the difference below 0, does not hold when it is higher with the
+      interval above 0, undecided when the interval includes 0;
+    * ``average`` -- Average is the best calibrated estimator: holds when its ACE is lower than
+      that of each other estimator (all intervals below 0), does not hold when some estimator
+      has a lower ACE (an interval above 0), undecided otherwise.
 
-    Columns ``claim``, ``model``, ``holds`` (object: True/False/None) and ``detail``."""
+    Columns ``claim``, ``model``, ``verdict`` (the verdict's text) and ``detail``."""
     rows = []
     for claim, pairs in claim_pairs(aggregation).items():
         keys = set(pairs)
@@ -304,37 +309,33 @@ def claim_checks(comparisons: pd.DataFrame, aggregation: str = "min") -> pd.Data
         if part.empty:
             raise ValueError(f"the comparisons lack the pairs of claim {claim!r}: {pairs}")
         for model, diffs in part.groupby("model", sort=False):
-            holds, detail = _verdict(diffs)
-            rows.append({"claim": claim, "model": model, "holds": holds,
+            verdict, detail = _verdict(diffs)
+            rows.append({"claim": claim, "model": model, "verdict": verdict.value,
                          "detail": f"{diffs['a'].iloc[0]} ACE {detail}"})
-    out = pd.DataFrame(rows, columns=["claim", "model", "holds", "detail"])
-    out["holds"] = out["holds"].astype(object)
-    return out
+    return pd.DataFrame(rows, columns=["claim", "model", "verdict", "detail"])
 
 
 def claim_tally(checks: pd.DataFrame) -> pd.DataFrame:
     """Per claim of :func:`claim_checks`: how many models agree, disagree or cannot decide,
-    and the overall ``holds`` for a claim about every model
-    (:func:`calib.experiments.verdicts.universal_verdict`: True when every model agrees, False
-    as soon as one model disagrees, None otherwise). Columns ``claim``, ``n_models``,
-    ``agree``, ``disagree``, ``undecided``, ``holds``, ``evidence`` (a phrase with the
-    counts)."""
+    and the overall ``verdict`` for a claim about every model
+    (:func:`calib.experiments.quantifiers.every_verdict`: holds when every model agrees, does
+    not hold as soon as one model disagrees, undecided otherwise). Columns ``claim``,
+    ``n_models``, ``agree``, ``disagree``, ``undecided``, ``verdict``, ``evidence`` (the tally,
+    :func:`calib.experiments.verdicts.unit_tally`)."""
+    from calib.experiments.verdicts import unit_tally
+
     rows = []
     for claim, part in checks.groupby("claim", sort=False):
-        h = part["holds"].tolist()
-        agree = sum(x is True for x in h)
-        disagree = sum(x is False for x in h)
-        undecided = len(h) - agree - disagree
-        overall = as_bool(universal_verdict(agree, disagree, len(h)))
-        rows.append({"claim": claim, "n_models": len(h), "agree": agree,
-                     "disagree": disagree, "undecided": undecided, "holds": overall,
-                     "evidence": (f"paired bootstrap of ACE, 95% intervals: in line with it "
-                                  f"for {agree}, against it for {disagree}, undecided for "
-                                  f"{undecided} of {len(h)} model(s)")})
-    out = pd.DataFrame(rows, columns=["claim", "n_models", "agree", "disagree", "undecided",
-                                      "holds", "evidence"])
-    out["holds"] = out["holds"].astype(object)
-    return out
+        v = part["verdict"].tolist()
+        agree, disagree = v.count(HOLDS.value), v.count(FAILS.value)
+        undecided = len(v) - agree - disagree
+        rows.append({"claim": claim, "n_models": len(v), "agree": agree,
+                     "disagree": disagree, "undecided": undecided,
+                     "verdict": every_verdict(agree, disagree, len(v)).value,
+                     "evidence": (f"paired bootstrap of ACE, 95% intervals: "
+                                  f"{unit_tally(agree, disagree, len(v))}")})
+    return pd.DataFrame(rows, columns=["claim", "n_models", "agree", "disagree", "undecided",
+                                       "verdict", "evidence"])
 
 
 def shared_models(reported: pd.DataFrame, models: Sequence[str],
@@ -346,3 +347,120 @@ def shared_models(reported: pd.DataFrame, models: Sequence[str],
     return [m for m in models if m in have]
 
 
+
+
+# ---------------------------------------------------------------------------------------------
+# the claims of §5.1 and Appendix D (calib.experiments.claims): rules over evidence frames and
+# the paper's evidence from its printed tables. The chapter does not record its result yet, so
+# build_evidence is None ("not run in this build") until it is converted to a chapter unit
+# (issue 17; the reductions chapter is the worked example).
+
+
+def _table1_units(metric: str, a: str, b: str | None = None) -> pd.DataFrame:
+    """Table 1 per model: ``metric(a) - metric(b)`` (printed values), or with ``b`` None
+    ``metric(a)`` minus the lowest of the other estimators with a printed ``metric``."""
+    wide = table1_wide(metric)
+    other = wide[b] if b else wide.drop(columns=[a]).min(axis=1)
+    frame = pd.DataFrame({"model": wide.index, "value": (wide[a] - other).to_numpy()})
+    return printed(frame, "value", "model")
+
+
+def margin_below_base(evidence):
+    """``margin_bear``: ACE(Margin) - ACE(Base) below 0 for every model."""
+    # TODO(issue 17): rule to fix -- the quote is absolute ("consistently well-calibrated ...
+    # across all LMs") but this tests a relative claim (Margin < Base): keep both, as two claims
+    return every(evidence, "<", 0.0, what="ACE(Margin) - ACE(Base) on BEAR", unit="model")
+
+
+def margin_below_base_paper():
+    return Evidence(_table1_units("ace", "Margin", "Base"), "Table 1, printed values")
+
+
+def average_lowest(evidence):
+    """``average_best``: ACE(Average) minus the lowest ACE of the other estimators below 0 for
+    every model."""
+    # TODO(issue 17): rule to fix -- the paper says "both Brier Score and ACE"; this tests ACE
+    # only (on a build it also counted C_Consistency's ACE, which the paper does not report)
+    return every(evidence, "<", 0.0, what="ACE(Average) - lowest ACE of the other estimators",
+                 unit="model")
+
+
+def average_lowest_paper():
+    return Evidence(_table1_units("ace", "Average"),
+                    "Table 1, printed values (ACE of Base, Margin, Entropy; none printed for "
+                    "Consistency)")
+
+
+def larger_lower_ace(evidence):
+    """``larger_better``: per family with two sizes and per estimator, ACE(largest) -
+    ACE(smallest) below 0."""
+    # TODO(issue 17): rule to fix -- a claim about "most" families (use quantifiers.most: one
+    # family against it is not "does not hold"), about ACE and Brier, and every size step
+    return every(evidence, "<", 0.0, what="ACE(largest) - ACE(smallest) of a family",
+                 unit="family-estimator pair")
+
+
+def larger_lower_ace_paper():
+    long = table1_long().dropna(subset=["ace", "size_m"])
+    rows = []
+    for (family, est), part in long.groupby(["family", "estimator"], sort=True):
+        part = part.sort_values("size_m")
+        if part["size_m"].nunique() >= 2:
+            rows.append({"family": family, "estimator": est,
+                         "value": part["ace"].iloc[-1] - part["ace"].iloc[0]})
+    return Evidence(printed(pd.DataFrame(rows), "value", ["family", "estimator"]),
+                    "Tables 1 and 3, printed values")
+
+
+def ace_falls_with_accuracy(evidence):
+    """``ace_accuracy``: the correlation of ACE with accuracy across models below 0 for every
+    estimator (interval from resampling the models)."""
+    return every(evidence, "<", 0.0, what="Pearson r of ACE with accuracy across models",
+                 unit="estimator")
+
+
+def ace_falls_with_accuracy_paper():
+    corr = ace_accuracy_correlation(table1_long(),
+                                    estimators=["Margin", calib_estimator("Average")],
+                                    n_bootstrap=1000, seed=0)
+    frame = corr.rename(columns={"estimator": "unit", "r": "difference"})
+    return Evidence(frame[["unit", "difference", "low", "high", "n"]],
+                    "Tables 1 and 3 (computed here over the paper's 25 models), 95% bootstrap "
+                    "interval over models")
+
+
+CLAIMS: tuple[Claim, ...] = (
+        Claim(key="margin_bear", paper="kissling2026", section="§5.1",
+              quote="emerged as a consistently well-calibrated method across all LMs",
+              statement="C_Margin is better calibrated (lower ACE) than C_Base on BEAR, for "
+                        "every model",
+              quantifier="every", metrics=("ace",), about="every model", chapter="calibration",
+              rule=margin_below_base, paper_evidence=margin_below_base_paper,
+              build_evidence=None, needs="any model on BEAR"),
+        Claim(key="average_best", paper="kissling2026", section="§5.1",
+              quote="clearly outperforms the other approaches across all models in terms of "
+                    "both Brier Score and ACE",
+              statement="C_Average is the best-calibrated estimate (the lowest ACE) for every "
+                        "model",
+              quantifier="every", metrics=("ace",), about="every model", chapter="calibration",
+              rule=average_lowest, paper_evidence=average_lowest_paper, build_evidence=None,
+              needs="any model on BEAR"),
+        Claim(key="larger_better", paper="kissling2026", section="§5.1",
+              quote="For most model families, we see that by increasing model size, ACEs and "
+                    "Brier Scores decrease.",
+              statement="Within a model family, larger models are better calibrated (lower ACE)",
+              quantifier="every", metrics=("ace",), about="families with two or more sizes",
+              chapter="calibration", rule=larger_lower_ace,
+              paper_evidence=larger_lower_ace_paper, build_evidence=None,
+              needs="two or more sizes of one family, e.g. opt-125m, opt-350m, opt-1.3b "
+                    "(`calib book --profile paper`, with the hub)"),
+        Claim(key="ace_accuracy", paper="kissling2026", section="Appendix D",
+              quote="We find an overall negative correlation between accuracy and ACE",
+              statement="ACE is negatively correlated with accuracy across models",
+              quantifier="every", metrics=("ace", "accuracy"),
+              about="the models of a build, per estimator", chapter="calibration",
+              rule=ace_falls_with_accuracy, paper_evidence=ace_falls_with_accuracy_paper,
+              build_evidence=None,
+              needs=f"at least {MIN_MODELS_FOR_CORRELATION} models (the paper profile, or "
+                    f"`-p models`)"),
+)

@@ -29,6 +29,9 @@ import pandas as pd
 from calib.confidence import (all_estimates, paired_estimates_difference, summary,
                               template_predictions)
 from calib.data.bear import PARAPHRASES, load_bear
+from calib.experiments.claims import Claim
+from calib.experiments.quantifiers import Evidence, every, printed
+from calib.experiments.paper_tables import pair_brier_differences
 from calib.scoring.schema import FACT
 
 #: the estimators Table 2 compares, as named by :func:`calib.confidence.all_estimates`
@@ -168,7 +171,7 @@ def pair_table(estimates: pd.DataFrame, pairs: pd.DataFrame, domains: pd.DataFra
     return pd.DataFrame(rows)
 
 
-#: the columns of the paper's Table 2 as ``calib/report/reported/kissling2026_table2.yaml``
+#: the columns of the paper's Table 2 as ``calib/data/reported/kissling2026_table2.yaml``
 #: holds them
 PAPER_COLUMNS: tuple[str, ...] = ("pair", "model", "size", "accuracy", "brier_margin",
                                   "brier_average")
@@ -180,7 +183,7 @@ def paper_pairs(reported_table: pd.DataFrame, rows: pd.DataFrame,
     this build ran, in the paper's order, to be shown beside the reported table (never mixed
     into it).
 
-    ``reported_table``: :func:`calib.report.reported.reported` of ``kissling2026_table2``
+    ``reported_table``: :func:`calib.data.reported.reported` of ``kissling2026_table2``
     (columns :data:`PAPER_COLUMNS`; a model is matched on ``registry_name`` when that column is
     there, else on ``model``). ``rows``: :func:`model_table` (whole probe); ``accuracy``:
     :func:`template_accuracy` with ``within="probe"``. Returns ``pair``, ``model``,
@@ -255,3 +258,42 @@ def brier_bars(rows: pd.DataFrame) -> pd.DataFrame:
                                    "brier": rows[name], "low": rows[f"{name}_low"],
                                    "high": rows[f"{name}_high"]}))
     return pd.concat(parts, ignore_index=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# the claims this chapter tests (calib.experiments.claims): rules over evidence frames and the
+# paper's evidence. The chapter does not record its result yet, so build_evidence is None ("not
+# run in this build") until it is converted to a chapter unit (issue 17; the reductions chapter
+# is the worked example).
+
+
+def clm_lower_brier(evidence: Evidence):
+    """``clm_better``: Brier(CLM) - Brier(MLM) below 0 for every pair and estimator (C_Margin,
+    C_Average)."""
+    # TODO(issue 17): rule to fix -- "using most of our estimates" is a claim about most
+    # estimates, and "similar accuracy" needs a limit on the pairs' accuracy gap
+    return every(evidence, "<", 0.0, what="Brier(CLM) - Brier(MLM) within a pair",
+                 unit="pair-estimator")
+
+
+def clm_lower_brier_paper() -> Evidence:
+    d = pair_brier_differences()
+    rows = [{"pair": f"{r.clm} vs {r.mlm}", "estimator": est, "value": -getattr(r, col)}
+            for r in d.itertuples() for est, col in (("Margin", "margin"),
+                                                     ("Average", "average"))]
+    return Evidence(printed(pd.DataFrame(rows), "value", ["pair", "estimator"]),
+                    "Table 2, printed values")
+
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim(key="clm_better", paper="kissling2026", section="§5.3",
+          quote="we find that CLMs are much better calibrated using most of our estimates",
+          statement="Causal models are better calibrated (lower Brier score of C_Margin and "
+                    "C_Average) than masked models of similar accuracy",
+          quantifier="every", metrics=("brier",), about="pairs of a CLM and an MLM of similar "
+                                                        "accuracy",
+          chapter="clm_vs_mlm", rule=clm_lower_brier, paper_evidence=clm_lower_brier_paper,
+          build_evidence=None,
+          needs="causal and masked models in one build, e.g. opt-125m with roberta-base "
+                "(`calib book --profile paper`, with the hub)"),
+)

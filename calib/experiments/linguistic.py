@@ -37,6 +37,10 @@ from calib.confidence.summary import summary
 from calib.confidence.schema import INSTANCE, require_columns
 from calib.data.bear import LINGUISTIC, NUMERIC, PLAIN
 from calib.experiments.calibration import calibration_curves
+from calib.experiments.claims import Claim
+from calib.experiments.quantifiers import CONTRADICTS, SUPPORTS, Evidence, unit_status
+from calib.experiments.verdicts import Judgement, unit_tally
+from calib.experiments.verdicts import FAILS, HOLDS, UNDECIDED
 
 __all__ = ["LINGUISTIC", "CURVE_TEMPLATES", "EXPECTED_DIRECTION", "linguistic_estimates",
            "paired_confidence_difference", "injection_effects", "linguistic_curves",
@@ -247,16 +251,89 @@ def numeric_differences(est: pd.DataFrame, low_level: str = "numeric-0",
 
 def grounding_tally(checks: pd.DataFrame) -> dict:
     """Counts over models of :func:`grounding_checks` and the verdict on the paper's claim
-    that the models do not encode the semantics of the expressions: ``holds`` True when every
-    model moves some marker the wrong way (interval excluding 0), False when some model moves
-    every marker the right way, None otherwise; ``evidence`` a phrase with the counts."""
+    that the models do not encode the semantics of the expressions (a
+    :class:`~calib.experiments.verdicts.Verdict`'s text): holds when every model moves some
+    marker the wrong way (interval excluding 0), does not hold when some model moves every
+    marker the right way, undecided otherwise; ``evidence`` a phrase with the counts."""
     g = checks["grounded"].tolist()
     wrong, right = sum(x is False for x in g), sum(x is True for x in g)
     undecided = len(g) - wrong - right
-    holds = False if right else True if g and wrong == len(g) else None
+    verdict = FAILS if right else HOLDS if g and wrong == len(g) else UNDECIDED
     evidence = (f"mean Base-Confidence under 'possibly', 'certainly' and numeric-0 vs "
                 f"numeric-100, paired bootstrap, 95% intervals: every marker moves as its "
                 f"words say for {right}, some marker moves the opposite way for {wrong}, "
                 f"undecided for {undecided} of {len(g)} model(s)")
     return {"n_models": len(g), "grounded": right, "not_grounded": wrong,
-            "undecided": undecided, "holds": holds, "evidence": evidence}
+            "undecided": undecided, "verdict": verdict.value, "evidence": evidence}
+
+
+# ---------------------------------------------------------------------------------------------
+# the claims this chapter tests (calib.experiments.claims): rules over evidence frames and the
+# paper's evidence. The chapter does not record its result yet, so build_evidence is None ("not
+# run in this build") until it is converted to a chapter unit (issue 17; the reductions chapter
+# is the worked example).
+
+#: the numeric templates that weaken a statement (§6: "I'm 0% confident ...")
+NUMERIC_WEAKENERS: tuple[str, ...] = ("numeric-0", "numeric-25")
+
+
+def possibly_more_consistent(evidence: Evidence) -> Judgement:
+    """``possibly_vs_numeric``: the share of models whose ACE 'possibly' lowers (interval below
+    0) above the share of (model, numeric weakener) cells whose ACE they lower. Evidence rows:
+    ACE(injected) - ACE(plain) per model and ``template`` (a column)."""
+    frame = evidence.frame
+    pos = frame[frame["template"] == "possibly"] if len(frame) else frame
+    num = frame[frame["template"].isin(NUMERIC_WEAKENERS)] if len(frame) else frame
+    if pos.empty or num.empty:
+        return Judgement.untestable(evidence.missing or "the evidence lacks the 'possibly' or "
+                                                        "the numeric templates")
+    p = float((unit_status(pos, "<") == SUPPORTS).mean())
+    q = float((unit_status(num, "<") == SUPPORTS).mean())
+    verdict = HOLDS if p > q else FAILS if p < q else UNDECIDED
+    text = (f"ACE(injected) - ACE(plain) ({evidence.source}): 'possibly' lowers ACE for "
+            f"{p:.0%} of {len(pos)} model(s), {', '.join(NUMERIC_WEAKENERS)} for {q:.0%} of "
+            f"{len(num)} model-template cells")
+    return Judgement(verdict, text, "the shares are equal" if verdict == UNDECIDED else "")
+
+
+def injections_lower_accuracy(evidence: Evidence) -> Judgement:
+    """``injections_accuracy``: holds when at least half of the (model, injection) cells lower
+    accuracy (interval below 0) and none raises it; does not hold when more cells raise it than
+    lower it; undecided otherwise. Evidence rows: accuracy(injected) - accuracy(plain)."""
+    frame = evidence.frame
+    if frame.empty:
+        return Judgement.untestable(evidence.missing or "no injected template was scored")
+    status = unit_status(frame, "<")
+    lower, higher = int((status == SUPPORTS).sum()), int((status == CONTRADICTS).sum())
+    n = len(frame)
+    verdict = HOLDS if lower * 2 >= n and not higher else FAILS if higher > lower \
+        else UNDECIDED
+    text = (f"accuracy(injected) - accuracy(plain) ({evidence.source}): "
+            f"{unit_tally(lower, higher, n, 'model-template cell')}")
+    return Judgement(verdict, text, "" if verdict != UNDECIDED else
+                     "fewer than half of the cells lower accuracy, or some raise it")
+
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim(key="possibly_vs_numeric", paper="kissling2026", section="§6",
+          quote="verbal weakeners such as possibly improve calibration more consistently than "
+                "numerical weakeners",
+          statement="'possibly' improves calibration (lowers ACE) in more models than the "
+                    "numeric weakeners ('I'm 0% / 25% confident')",
+          quantifier="comparison", metrics=("ace",), about="every model",
+          chapter="linguistic", rule=possibly_more_consistent, paper_evidence=None,
+          build_evidence=None,
+          paper_note="Figure 5 prints no numbers: its ACE differences are shown only in the "
+                     "figure",
+          needs="any model on BEAR's injected templates"),
+    Claim(key="injections_accuracy", paper="kissling2026", section="Appendix G",
+          quote="we find that the injections significantly reduce accuracy",
+          statement="Injected confidence markers lower accuracy",
+          quantifier="most", metrics=("accuracy",), about="every model and injected template",
+          chapter="linguistic", rule=injections_lower_accuracy, paper_evidence=None,
+          build_evidence=None,
+          paper_note="Figure 11 prints no numbers; the text states only the largest drop "
+                     "(16 pp, gemma-7b, numeric-25) and the only gain (+0.2 pp, roberta-base, "
+                     "certainly)",
+          needs="any model on BEAR's injected templates"),
+)

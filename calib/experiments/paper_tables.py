@@ -1,7 +1,7 @@
 """What the papers' own tables show, computed from their transcribed values.
 
-The values are the files of ``calib/report/reported/`` (Kissling et al. 2026, Tables 1-4 and
-the numbers of its text; LPAQA's Tables 2-3), read with :func:`calib.report.reported.reported`.
+The values are the files of ``calib/data/reported/`` (Kissling et al. 2026, Tables 1-4 and
+the numbers of its text; LPAQA's Tables 2-3), read with :func:`calib.data.reported.reported`.
 Nothing here is run on a model: these are the paper's numbers, joined and compared.
 
 ==================================  ==========================================================
@@ -10,10 +10,17 @@ function                            result
 :func:`table1_long`                 Table 1 as one row per model and estimator (calib's
                                     estimator names), with Table 3's objective, size and
                                     accuracy: the paper's points for charts and joins
+:func:`table1_wide`                 Table 1 with one column per estimator (ACE or Brier)
+:func:`best_estimates`              per model, the estimator with the lowest ACE or Brier
+:func:`size_trends`                 per family and estimator, how ACE changes with size
+:func:`pair_brier_differences`      Table 2's Brier differences within each pair
+:func:`answer_space_ace`            the authors' ACE per model and answer-space size
 :func:`text_value`                  a number the text states (``kissling2026_text_numbers``)
-:func:`claim_evidence`              per claim of the ledger, what the paper's tables show
 :func:`consistency_checks`          where the paper's tables do not bear out its text
 ==================================  ==========================================================
+
+The claims' own evidence from these tables is built in each chapter module, beside the claim
+(``paper_evidence`` of :class:`calib.experiments.claims.Claim`).
 """
 
 from __future__ import annotations
@@ -23,8 +30,8 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
+from calib.data.reported import reported
 from calib.models.registry import get_spec, size_in_millions
-from calib.report.reported import reported
 
 #: the paper's confidence-based aggregation (§3.2) is calib's ``min`` aggregation
 PAPER_AGGREGATION = "min"
@@ -90,27 +97,16 @@ def _names(frame: pd.DataFrame, column: str = "registry_name") -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# per claim: what the paper's own tables show
+# the paper's tables reshaped for the claims' evidence and the checks below
 
 
-def _wide(metric: str) -> pd.DataFrame:
-    """Table 1 wide: one row per model (registry name), one column per paper estimator."""
+def table1_wide(metric: str) -> pd.DataFrame:
+    """Table 1 wide: one row per model (registry name), one column per paper estimator with a
+    printed ``metric`` (``ace``: no Consistency; ``brier``)."""
     t1 = reported("kissling2026_table1").set_index("registry_name")
     return pd.DataFrame({name: t1[cols[0 if metric == "ace" else 1]]
                          for name, cols in TABLE1_COLUMNS.items() if cols[0 if metric == "ace"
                                                                             else 1]})
-
-
-def _margin_vs_base_bear() -> str:
-    ace, brier = _wide("ace"), _wide("brier")
-    a = ace[ace["Margin"] < ace["Base"]]
-    b = brier[brier["Margin"] < brier["Base"]]
-    worse = brier[brier["Margin"] > brier["Base"]]
-    return (f"Table 1: C_Margin has the lower ACE for {len(a)} of {len(ace)} models and the "
-            f"lower Brier score for {len(b)} of {len(brier)}"
-            + (f" (higher for {_names(worse.reset_index())})" if len(worse) else "")
-            + f"; mean ACE over the causal models {_mean_clm('Base'):.3f} (C_Base) vs "
-              f"{_mean_clm('Margin'):.3f} (C_Margin)")
 
 
 def _mean_clm(estimator: str) -> float:
@@ -125,33 +121,13 @@ def _factor_margin() -> pd.DataFrame:
                      brier_better=t4["brier_margin"] < t4["brier_base"])
 
 
-def _margin_vs_base_factor() -> str:
-    t4 = _factor_margin()
-    worse = t4[~t4["ace_better"]]
-    return (f"Table 4: C_Margin has the lower ACE for {int(t4['ace_better'].sum())} of "
-            f"{len(t4)} models and the lower Brier score for {int(t4['brier_better'].sum())}; "
-            f"it is worse in ACE for {_names(worse, 'model')}")
-
-
 def best_estimates(metric: str = "ace") -> pd.DataFrame:
     """Per model of Table 1, the estimator with the lowest ``metric`` and its value, and the
     value of C_Average: ``registry_name``, ``best``, ``best_value``, ``average``."""
-    wide = _wide(metric)
+    wide = table1_wide(metric)
     return pd.DataFrame({"registry_name": wide.index, "best": wide.idxmin(axis=1).to_numpy(),
                          "best_value": wide.min(axis=1).to_numpy(),
                          "average": wide["Average"].to_numpy()}).reset_index(drop=True)
-
-
-def _average_best() -> str:
-    parts = []
-    for metric, title in (("ace", "ACE"), ("brier", "Brier score")):
-        best = best_estimates(metric)
-        other = best[best["best"] != "Average"]
-        parts.append(f"C_Average has the lowest {title} for {len(best) - len(other)} of "
-                     f"{len(best)} models" + (" (not for " + ", ".join(
-                         f"{r.registry_name}: {r.best} {r.best_value:.3f} < {r.average:.3f}"
-                         for r in other.itertuples()) + ")" if len(other) else ""))
-    return "Table 1: " + "; ".join(parts)
 
 
 def size_trends(metric: str = "ace") -> pd.DataFrame:
@@ -172,16 +148,10 @@ def size_trends(metric: str = "ace") -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["family", "estimator", "models", "rho", "monotone"])
 
 
-def _larger_better() -> str:
-    trends = size_trends("ace")
-    falling = trends[trends["rho"] < 0]
-    rising = trends[trends["rho"] > 0]
-    return (f"Tables 1 and 3: ACE falls with size (Spearman rho < 0) for {len(falling)} of "
-            f"{len(trends)} family-estimator pairs with two or more sizes; it rises for "
-            + (", ".join(f"{r.family} {r.estimator}" for r in rising.itertuples()) or "none"))
-
-
-def _repo_subsampling_change(small_only: bool) -> pd.DataFrame:
+def answer_space_ace(small_only: bool) -> pd.DataFrame:
+    """The authors' repository's ACE of C_Base per model (rows, registry names) and
+    answer-space size (columns), the mean of three draws (the earlier version's models); with
+    ``small_only`` the causal models under 1B parameters only (§5.2)."""
     rep = reported("kissling2026_repo_answer_space_subsampling")
     info = paper_models().set_index("registry_name")
     rep = rep.assign(objective=rep["registry_name"].map(info["objective"]),
@@ -190,26 +160,6 @@ def _repo_subsampling_change(small_only: bool) -> pd.DataFrame:
         rep = rep[(rep["objective"] == "clm") & (rep["size_m"] < text_value("small_clm_size"))]
     wide = rep.pivot_table(index="registry_name", columns="sample_size", values="ace")
     return wide
-
-
-def _more_options() -> str:
-    wide = _repo_subsampling_change(small_only=True)
-    lo, hi = wide.columns.min(), wide.columns.max()
-    fell = wide[wide[hi] < wide[lo]]
-    return (f"Authors' repository (earlier models; the later version prints no numbers for "
-            f"Figure 3): C_Base ACE of the CLMs under 1B falls from k={lo} to k={hi} for "
-            f"{len(fell)} of {len(wide)} (" + ", ".join(
-                f"{m} {r[lo]:.3f} -> {r[hi]:.3f}" for m, r in wide.iterrows()) + ")")
-
-
-def _stabilises() -> str:
-    wide = _repo_subsampling_change(small_only=False)
-    k20, hi = int(text_value("ace_stable_to")), wide.columns.max()
-    change = (wide[hi] - wide[k20]).abs()
-    before = (wide[k20] - wide[wide.columns.min()]).abs()
-    return (f"Authors' repository (earlier models): |ACE(k={hi}) - ACE(k={k20})| is at most "
-            f"{change.max():.3f} (median {change.median():.3f}) over {len(wide)} models, "
-            f"against a median {before.median():.3f} from k={wide.columns.min()} to k={k20}")
 
 
 def pair_brier_differences() -> pd.DataFrame:
@@ -222,103 +172,6 @@ def pair_brier_differences() -> pd.DataFrame:
                          "mlm": mlm["registry_name"],
                          "margin": mlm["brier_margin"] - clm["brier_margin"],
                          "average": mlm["brier_average"] - clm["brier_average"]})
-
-
-def _clm_better() -> str:
-    d = pair_brier_differences()
-    return (f"Table 2: the CLM has the lower Brier score in {int((d['margin'] > 0).sum())} of "
-            f"{len(d)} pairs with C_Margin and {int((d['average'] > 0).sum())} of {len(d)} "
-            f"with C_Average; MLM - CLM = {d['margin'].min():.3f} to {d['margin'].max():.3f} "
-            f"(C_Margin), {d['average'].min():.3f} to {d['average'].max():.3f} (C_Average)")
-
-
-def _ace_accuracy() -> str:
-    from calib.experiments.calibration import ace_accuracy_correlation
-
-    long = table1_long()
-    corr = ace_accuracy_correlation(long, estimators=["Margin", calib_estimator("Average")],
-                                    n_bootstrap=1000, seed=0)
-    return (f"Tables 1 and 3 (computed here): Pearson correlation of ACE with BEAR accuracy "
-            f"over the {long['registry_name'].nunique()} models, 95% bootstrap interval over "
-            f"models: " + "; ".join(f"{r.estimator} r = {r.r:.2f} [{r.low:.2f}, {r.high:.2f}]"
-                                    for r in corr.itertuples()))
-
-
-def _sum_reduction() -> str:
-    from calib.experiments.reduction_choice import objective_means
-
-    repo = reported("kissling2026_repo_reduction_strategies")
-    means = objective_means(repo, objective="model_type", reduction="reduction_label")
-    h = means[means["metric"] == "H"]
-    best = h.loc[h.groupby("objective")["value"].idxmax()]
-    return ("Authors' repository (16 earlier models; the later Figure 7 prints no numbers): the "
-            "highest mean H is " + ", ".join(f"{r.reduction} for the {r.objective}s "
-                                             f"({r.value:.3f})" for r in best.itertuples()))
-
-
-def _lpaqa_rows() -> pd.DataFrame:
-    return reported("jiang2020_lpaqa_trex")
-
-
-def _lpaqa_manual() -> str:
-    trex, base = _lpaqa_rows(), reported("jiang2020_lpaqa_trex_baselines")
-    micro = trex[trex["averaging"] == "micro"]
-    bits = []
-    for model, part in micro.groupby("model", sort=True):
-        man = base[(base["model"] == model) & (base["averaging"] == "micro")
-                   & (base["baseline"] == "Man")]["accuracy"].iloc[0]
-        bits.append(f"{model}: best Top1 {part['top1'].max():.1f} vs manual {man:.1f}; "
-                    f"Top1 above manual for {int((part['top1'] > man).sum())} of {len(part)} "
-                    f"prompt sets")
-    return "LPAQA Table 2 (micro): " + "; ".join(bits)
-
-
-def _compare_columns(a: str, b: str) -> str:
-    micro = _lpaqa_rows()
-    micro = micro[micro["averaging"] == "micro"].dropna(subset=[a, b])
-    return (f"{a} > {b} in {int((micro[a] > micro[b]).sum())} of {len(micro)} rows with both "
-            f"printed")
-
-
-def _lpaqa_ensembles() -> str:
-    return ("LPAQA Table 2 (micro): " + "; ".join(_compare_columns(a, "top1")
-                                                  for a in ("top3", "top5", "opti")))
-
-
-def _lpaqa_optimised() -> str:
-    return ("LPAQA Table 2 (micro): " + "; ".join(_compare_columns("opti", b)
-                                                  for b in ("top3", "top5"))
-            + " (BERT-large's Top3/Top5 columns are not assigned)")
-
-
-#: the paper's evidence per ledger claim (keys of :data:`calib.experiments.ledger.CLAIMS`)
-EVIDENCE: dict[str, Callable[[], str]] = {
-    "margin_bear": _margin_vs_base_bear,
-    "margin_factor": _margin_vs_base_factor,
-    "average_best": _average_best,
-    "larger_better": _larger_better,
-    "more_options": _more_options,
-    "ace_stabilises": _stabilises,
-    "clm_better": _clm_better,
-    "possibly_vs_numeric": lambda: ("no number printed: Figure 5's ACE differences are shown "
-                                    "only in the figure"),
-    "injections_accuracy": lambda: (
-        f"Appendix G: the largest drop is {text_value('largest_accuracy_drop'):.0f} pp "
-        f"(gemma-7b, numeric-25); the only gain {text_value('only_accuracy_gain'):+.1f} pp "
-        f"(roberta-base, certainly); Figure 11 is not printed as numbers"),
-    "sum_reduction": _sum_reduction,
-    "ace_accuracy": _ace_accuracy,
-    "lpaqa_beats_manual": _lpaqa_manual,
-    "lpaqa_ensembles": _lpaqa_ensembles,
-    "lpaqa_optimised": _lpaqa_optimised,
-}
-
-
-def claim_evidence(key: str) -> str:
-    """What the paper's own tables show for the ledger claim ``key`` (a generated phrase)."""
-    if key not in EVIDENCE:
-        raise KeyError(f"no paper evidence for claim {key!r}; known: {', '.join(EVIDENCE)}")
-    return EVIDENCE[key]()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -487,7 +340,7 @@ def _all_estimators_size() -> dict:
 
 
 def _margin_brier_bear() -> dict:
-    brier = _wide("brier")
+    brier = table1_wide("brier")
     worse = brier[brier["Margin"] >= brier["Base"]].reset_index()
     return _check("C_Margin more reliable than C_Base on BEAR", "§5.1, Table 1",
                   "C_Margin \"emerged as a consistently well-calibrated method across all LMs\"",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 
+from calib.data.reported import reported
 from calib.models.locate import hub_snapshot
 from calib.models.registry import ModelSpec, registry
 
@@ -18,15 +19,24 @@ def availability(spec: ModelSpec) -> str:
     return "in the hub cache" if hub_snapshot(spec.hub_id, spec.revision) else "needs the hub"
 
 
+def paper_accuracy() -> dict[str, float]:
+    """The BEAR accuracy (percent) the paper's Table 3 prints, by registry name (read from the
+    reported values, :func:`calib.data.reported.reported`, where it is stored once)."""
+    t3 = reported("kissling2026_table3")
+    return dict(zip(t3["registry_name"], t3["accuracy"].astype(float)))
+
+
 def print_registry() -> None:
     """Print the registry as a table (``calib models``): the paper's models with the BEAR
     accuracy their Table 3 prints (``IT`` marks an instruction-tuned variant, ``*`` a hub id
     inferred rather than read from the authors' code, ``@REVISION`` the hub revision a paper
     model is pinned to in ``paper_models.csv``)."""
+    printed = paper_accuracy()
+
     def paper(s: ModelSpec) -> str:
-        if s.paper_accuracy is None:
+        if s.name not in printed:
             return ""
-        return f"{s.paper_accuracy:.1f}" + (" IT" if s.instruction_tuned else "")
+        return f"{printed[s.name]:.1f}" + (" IT" if s.instruction_tuned else "")
 
     rows = [(s.name, s.kind, s.objective, s.size,
              (s.hub_id or s.gguf_file or "") + (f"@{s.revision}" if s.revision else "")

@@ -16,10 +16,12 @@ is data only: where a model's files lie on this machine is :mod:`calib.models.lo
 * the 29 models of the paper's Table 3 (21 causal, 8 masked), read from ``paper_models.csv``
   (hub ids; need the hub): per model the name the paper prints, the hub id and whether it was
   read from the authors' code (``src/main.py``) or inferred (``hub_id_source`` = ``inferred``),
-  the size and BEAR accuracy as Table 3 prints them, whether it is an instruction-tuned
+  the size (Table 3's, with its "800B" typo corrected), whether it is an instruction-tuned
   variant (Table 3's "(IT)": the gemma-3, Llama and Qwen3.5 models), and the hub ``revision``
   every load asks for (empty: the hub's default branch; the paper names none, so none is
-  filled in here).
+  filled in here). Table 3's BEAR accuracy is not repeated here: it is a reported value,
+  stored once in ``calib/data/reported/kissling2026_table3.yaml``
+  (:func:`calib.data.reported.reported`).
 
 A hub model is pinned to a revision as ``NAME@REVISION`` (registry name or hub id, then a commit
 hash, branch or tag: :func:`split_revision`), overriding the ``revision`` column.
@@ -61,7 +63,6 @@ class ModelSpec:
     note: str = ""
     paper_name: str = ""  # the name the paper's Table 3 prints (paper models only)
     instruction_tuned: bool = False  # Table 3's "(IT)"
-    paper_accuracy: float | None = None  # BEAR accuracy (percent) as Table 3 prints it
     hub_id_inferred: bool = False  # hub id inferred, not read from the authors' code
 
     def __post_init__(self):
@@ -139,8 +140,7 @@ TINY: tuple[ModelSpec, ...] = (
 
 #: the columns of ``paper_models.csv``
 PAPER_COLUMNS: tuple[str, ...] = ("name", "paper_name", "hub_id", "revision", "hub_id_source",
-                                  "objective", "size", "instruction_tuned", "family",
-                                  "bear_accuracy", "note")
+                                  "objective", "size", "instruction_tuned", "family", "note")
 PAPER_MODELS_CSV = Path(__file__).with_name("paper_models.csv")
 
 
@@ -158,10 +158,6 @@ def _paper_spec(row: dict[str, str], line: int, path: Path) -> ModelSpec:
         raise bad("objective", f"one of {OBJECTIVES}")
     if cells["instruction_tuned"] not in ("yes", "no"):
         raise bad("instruction_tuned", "'yes' or 'no'")
-    try:
-        accuracy = float(cells["bear_accuracy"]) if cells["bear_accuracy"] else None
-    except ValueError:
-        raise bad("bear_accuracy", "a number (percent) or nothing") from None
     if cells["revision"] and revision_problem(cells["revision"]):
         raise bad("revision", "a commit hash, branch or tag of the hub model, or nothing")
     return ModelSpec(cells["name"], "hub", cells["objective"], hub_id=cells["hub_id"],
@@ -169,7 +165,6 @@ def _paper_spec(row: dict[str, str], line: int, path: Path) -> ModelSpec:
                      size=cells["size"], family=cells["family"], note=cells["note"],
                      paper_name=cells["paper_name"],
                      instruction_tuned=cells["instruction_tuned"] == "yes",
-                     paper_accuracy=accuracy,
                      hub_id_inferred=cells["hub_id_source"] == "inferred")
 
 

@@ -6,7 +6,7 @@
   :func:`~calib.report.chart_rendering.enable` in each chapter's setup cell
 * :mod:`calib.report.prose` - the wording rules of a comparison, a correlation, a sample size;
   :mod:`calib.report.findings` - the sentences each chapter prints about its results
-* :mod:`calib.report.reported` - the papers' reported values with their source;
-  :mod:`calib.report.beside` - this build beside them
+* :mod:`calib.report.beside` - this build beside the papers' reported values
+  (:mod:`calib.data.reported`)
 * :mod:`calib.report.ledger_page` - the ledger page's tables and sentences
 """

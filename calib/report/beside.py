@@ -2,7 +2,7 @@
 column, for a combined table or chart.
 
 Every function here joins a computed frame of a chapter with a reported table
-(:mod:`calib.report.reported`, via :mod:`calib.experiments.paper_tables`). Rows keep their
+(:mod:`calib.data.reported`, via :mod:`calib.experiments.paper_tables`). Rows keep their
 source (:data:`THIS_BUILD` or the reported table's label); no value of one source is ever put
 in a row of the other. A model of this build matches a model of the paper only under the same
 registry name: this build's ``gemma-3-270m`` (the base model, from a GGUF file) is not the
@@ -18,7 +18,7 @@ import pandas as pd
 
 from calib.experiments.paper_tables import calib_estimator, paper_models, table1_long
 from calib.models.registry import get_spec
-from calib.report.reported import reported
+from calib.data.reported import reported
 
 #: the ``source`` of this build's rows
 THIS_BUILD = "this build"
@@ -146,7 +146,7 @@ def brier_bars_beside(combined: pd.DataFrame) -> pd.DataFrame:
 
 
 def table4_beside(table: pd.DataFrame) -> pd.DataFrame:
-    """This build's FACTOR table (:func:`calib.experiments.factor_experiment.table4`) and the
+    """This build's FACTOR table (:func:`calib.experiments.factor.table4`) and the
     paper's Table 4 (Wiki-FACTOR): ``source``, ``model``, ``subset``, ``accuracy`` (a fraction; the
     paper's percent / 100), ``ace_base``, ``ace_margin``, ``brier_base``, ``brier_margin``."""
     cols = ["model", "subset", "accuracy", "ace_base", "ace_margin", "brier_base",
@@ -232,7 +232,7 @@ def lpaqa_baselines_beside(accuracy: pd.DataFrame) -> pd.DataFrame:
 def reductions_beside(means: pd.DataFrame, repo_means: pd.DataFrame,
                       labels: dict[str, str]) -> pd.DataFrame:
     """Figure 7's means from both sources: this build's
-    (:func:`calib.experiments.reduction_choice.objective_means`) and those computed from the
+    (:func:`calib.experiments.reductions.objective_means`) and those computed from the
     authors' stored per-model values; ``labels`` maps this build's reduction keys to the
     paper's names. One row per source, objective and reduction with ``accuracy``, ``ace``,
     ``H``, ``n_models``."""
@@ -244,7 +244,9 @@ def reductions_beside(means: pd.DataFrame, repo_means: pd.DataFrame,
 
     ours = wide(means.assign(reduction=means["reduction"].map(labels).fillna(means["reduction"])),
                 THIS_BUILD)
-    repo = wide(repo_means.assign(objective=repo_means["objective"].str.lower()),
+    repo = wide(repo_means.assign(objective=repo_means["objective"].str.lower(),
+                                  reduction=repo_means["reduction"].map(labels)
+                                  .fillna(repo_means["reduction"])),
                 "reported in the authors' repository (means computed here from its per-model "
                 "values)")
     cols = ["source", "objective", "reduction", "accuracy", "ace", "H", "n_models"]

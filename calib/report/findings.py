@@ -12,7 +12,7 @@ clm_vs_mlm                       :func:`model_kinds_note`, :func:`pairing_note`,
                                  :func:`pair_sentences`, :func:`objective_sentence`
 factor                           :func:`margin_sentences`, :func:`margin_claim`
 start_tokens                     :func:`rule_sentences`
-reductions                       :func:`best_reduction_sentence`, :data:`METRIC_LABELS`
+reductions                       :func:`reduction_sentences`, :data:`METRIC_LABELS`
 lpaqa                            :func:`manual_comparison_sentences`
 ===============================  ===========================================================
 """
@@ -26,16 +26,17 @@ import pandas as pd
 from calib.confidence.schema import require_columns
 from calib.experiments.answer_set import curve_spread
 from calib.experiments.clm_vs_mlm import PAIRING_RULE, SCOPES
-from calib.experiments.reduction_choice import REDUCTION_LABELS
+from calib.experiments.reductions import REDUCTION_LABELS
 from calib.experiments.start_tokens import RULES
-from calib.experiments.verdicts import FAILS, HOLDS, universal_verdict
-from calib.report.prose import compare_sentence
+from calib.experiments.quantifiers import every_verdict
+from calib.experiments.verdicts import unit_tally
+from calib.report.prose import agreement_sentence, compare_sentence
 
 #: how the metrics of the answer-set curves are titled in charts and sentences
 METRIC_TITLES = {"confidence": "mean Base confidence", "accuracy": "accuracy",
                  "ace": "ACE (Base)", "ace_margin": "ACE (Margin)"}
 #: the display names of Figure 7's metrics
-#: (:data:`calib.experiments.reduction_choice.FIGURE7_METRICS`)
+#: (:data:`calib.experiments.reductions.FIGURE7_METRICS`)
 METRIC_LABELS: dict[str, str] = {"accuracy": "Accuracy", "ace": "ACE", "H": "H"}
 
 
@@ -174,7 +175,7 @@ def objective_sentence(differences: pd.DataFrame) -> str:
 
 
 def margin_sentences(differences: pd.DataFrame) -> list[str]:
-    """One sentence per row of :func:`calib.experiments.factor_experiment.margin_vs_base`."""
+    """One sentence per row of :func:`calib.experiments.factor.margin_vs_base`."""
     return [compare_sentence("Margin", "Base", d, subject=f"{d['model']} on {d['dataset']}")
             for d in differences.to_dict("records")]
 
@@ -182,23 +183,21 @@ def margin_sentences(differences: pd.DataFrame) -> list[str]:
 def margin_claim(differences: pd.DataFrame, reported_base: float, reported_margin: float) -> str:
     """A sentence setting the mean ACE of Base and Margin that the paper's Appendix F states
     for Wiki-FACTOR beside this run's paired comparisons
-    (:func:`calib.experiments.factor_experiment.margin_vs_base`): it agrees only if Margin's ACE
-    is lower with an interval below 0 in every model and subset, and disagrees as soon as it is
-    higher with an interval above 0 in one (:func:`calib.experiments.verdicts.universal_verdict`);
+    (:func:`calib.experiments.factor.margin_vs_base`): it agrees only if Margin's ACE is lower
+    with an interval below 0 in every model and subset, and disagrees as soon as it is higher
+    with an interval above 0 in one (:func:`calib.experiments.quantifiers.every_verdict`);
     otherwise it cannot decide."""
     n = len(differences)
     lower = int((differences["high"] < 0).sum())
     higher = int((differences["low"] > 0).sum())
-    evidence = (f"Margin's ACE is lower than Base's with a 95% paired interval below 0 in "
-                f"{lower} of {n} model-subset cell(s), higher in {higher}, and not "
-                f"distinguishable in {n - lower - higher}")
-    verdict = {HOLDS: "this run agrees", FAILS: "this run does not agree"}.get(
-        universal_verdict(lower, higher, n), "this run cannot decide it")
-    return (f"Appendix F of the paper reports a lower mean ACE for Margin than for Base over its "
-            f"causal models on Wiki-FACTOR ({reported_margin:.3f} vs {reported_base:.3f}) and "
-            f"says Margin improves on Base for every model; {verdict} ({evidence}). This "
-            f"build's subsets and models differ from the paper's, so this compares tendencies, "
-            f"not values.")
+    evidence = (f"Margin's ACE minus Base's, 95% paired intervals: "
+                f"{unit_tally(lower, higher, n, 'model-subset cell')}")
+    claim = (f"Margin has a lower mean ACE than Base over its causal models on Wiki-FACTOR "
+             f"({reported_margin:.3f} vs {reported_base:.3f}, Appendix F) and improves on Base "
+             f"for every model")
+    return (agreement_sentence(claim, every_verdict(lower, higher, n), evidence)
+            + " This build's subsets and models differ from the paper's, so this compares "
+              "tendencies, not values.")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -215,16 +214,16 @@ def rule_sentences(differences: pd.DataFrame) -> list[str]:
 # reductions
 
 
-def best_reduction_sentence(best: pd.DataFrame) -> str:
-    """Per objective, the reduction with the highest mean H and the H of Sum, the paper's
-    choice (rows of :func:`calib.experiments.reduction_choice.best_reductions`)."""
-    return (" ".join(
-        f"Among the {r['n_models']} {r['objective'].upper()}(s) of this build, the highest mean "
-        f"H is that of **{REDUCTION_LABELS[r['best']]}** ({r['H_best']:.3f}); Sum, the paper's "
-        f"choice, has {r['H_sum']:.3f}."
-        for r in best.to_dict("records"))
-        + " H has no interval here; the intervals of accuracy and ACE in the table above show "
-          "how far apart the reductions are on this sample.")
+def reduction_sentences(differences: pd.DataFrame) -> list[str]:
+    """One sentence per row of :func:`calib.experiments.reductions.objective_differences`
+    (the mean over an objective's models of a metric of reduction ``a`` minus ``b``, with its
+    paired interval), worded by :func:`~calib.report.prose.compare_sentence`: "higher" or
+    "lower" only where the interval excludes 0."""
+    return [compare_sentence(REDUCTION_LABELS.get(d["a"], d["a"]),
+                             REDUCTION_LABELS.get(d["b"], d["b"]), d,
+                             subject=f"the {d['objective'].upper()}s (mean over "
+                                     f"{d['n_models']} model(s))")
+            for d in differences.to_dict("records")]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -233,6 +232,6 @@ def best_reduction_sentence(best: pd.DataFrame) -> str:
 
 def manual_comparison_sentences(paired: pd.DataFrame) -> list[str]:
     """One sentence per row of the LPAQA chapter's paired comparisons with the manual prompt
-    (:attr:`calib.experiments.lpaqa_chapter.LpaqaResult.paired`)."""
+    (:attr:`calib.experiments.lpaqa.LpaqaResult.paired`)."""
     return [compare_sentence(d["a"], "the manual prompt", d, subject=d["model"])
             for d in paired.to_dict("records")]

@@ -5,36 +5,62 @@ from __future__ import annotations
 
 import pandas as pd
 
+from calib.experiments.claims import PAPERS
+from calib.experiments.verdicts import counts_sentence, verdict_counts
 from calib.report.table_format import HtmlTable, html_table
 
-#: the papers' short citations
-PAPERS = {"kissling2026": "Kissling et al. 2026", "jiang2020": "Jiang et al. 2020 (LPAQA)"}
+
+def _with_reason(evidence: str, reason: str) -> str:
+    if evidence and reason:
+        return f"{evidence}. {reason[:1].upper()}{reason[1:]}."
+    return evidence or (reason[:1].upper() + reason[1:] + "." if reason else "")
 
 
-def ledger_table(ledger: pd.DataFrame, label: str = "") -> HtmlTable:
-    """One row per claim: where the paper makes it, the claim and the paper's words, what its
-    own tables show, this build's verdict and the numbers behind it (or what would test it)."""
-    frame = pd.DataFrame({
-        "where": [f"{PAPERS.get(p, p)}, {s}" for p, s in zip(ledger["paper"],
-                                                             ledger["section"])],
-        "claim": [f"{c} (\u201c{q}\u201d)" for c, q in zip(ledger["claim"], ledger["quote"])],
-        "the paper's own evidence": ledger["paper_evidence"],
+def claims_frame(ledger: pd.DataFrame) -> pd.DataFrame:
+    """The ledger's rows as the page shows them: section, the claim with the paper's words,
+    the verdict on the paper's tables with its evidence, and this build's."""
+    return pd.DataFrame({
+        "section": ledger["section"],
+        "claim": [f"{s} (\u201c{q}\u201d)" for s, q in zip(ledger["statement"], ledger["quote"])],
+        "quantifier": ledger["quantifier"],
+        "the paper's tables": ledger["paper_verdict"],
+        "their evidence": [_with_reason(e, r) for e, r in zip(ledger["paper_evidence"],
+                                                               ledger["paper_reason"])],
         "this build": ledger["verdict"],
-        "this build's numbers": [e + (f". Would be tested by: {n}." if n else "")
-                                 for e, n in zip(ledger["evidence"], ledger["needs"])],
+        "this build's evidence": [_with_reason(e, r) for e, r in zip(ledger["evidence"],
+                                                                     ledger["reason"])],
     })
-    return html_table(frame, label=label or None,
-                      caption="The papers' claims, their own evidence (reported values, from "
-                              "calib/report/reported/) and this build's verdict (computed from "
-                              "this build's numbers by calib.experiments.ledger)")
 
 
-def verdict_sentence(counts: dict[str, int]) -> str:
-    """``"Of the 14 claims, this build's verdicts: holds 3, ..."`` from
-    :func:`calib.experiments.ledger.verdict_counts`."""
-    total = sum(counts.values())
-    return (f"Of the {total} claims, this build's verdicts: "
-            + ", ".join(f"{v} {n}" for v, n in counts.items()) + ".")
+def claims_table(ledger: pd.DataFrame, caption: str = "") -> HtmlTable:
+    """Some rows of the ledger (e.g. one chapter's claims,
+    :func:`calib.experiments.ledger.build_ledger` with that chapter's ``CLAIMS``) as a table."""
+    return html_table(claims_frame(ledger), name="claims",
+                      caption=caption or "The paper's claims, with the verdict of each rule on "
+                                         "the paper's own numbers and on this run's")
+
+
+def ledger_tables(ledger: pd.DataFrame) -> list[HtmlTable]:
+    """One table per paper (:data:`calib.experiments.claims.PAPERS` order), its claims in the
+    paper's section order."""
+    out = []
+    for paper, title in PAPERS.items():
+        part = ledger[ledger["paper"] == paper]
+        if part.empty:
+            continue
+        out.append(html_table(
+            claims_frame(part), name=f"claims {paper}",
+            caption=f"{title}: each claim with the verdict of its rule on the paper's own "
+                    f"tables (reported values, calib/data/reported/) and on this build's "
+                    f"recorded results (calib.experiments.ledger)"))
+    return out
+
+
+def verdict_sentences(ledger: pd.DataFrame) -> str:
+    """Two sentences: the tally of the verdicts on the paper's tables and on this build
+    (:func:`calib.experiments.verdicts.counts_sentence`, the one wording)."""
+    return (counts_sentence(verdict_counts(ledger["paper_verdict"]), whose="the paper's tables'")
+            + " " + counts_sentence(verdict_counts(ledger["verdict"])))
 
 
 def consistency_table(checks: pd.DataFrame) -> HtmlTable:
@@ -42,16 +68,19 @@ def consistency_table(checks: pd.DataFrame) -> HtmlTable:
     frame = checks.assign(consistent=checks["consistent"].map({True: "yes", False: "no"}))
     frame = frame.sort_values("consistent", kind="stable").reset_index(drop=True)
     return html_table(frame, css_class="calib-reported",
-                      label="Computed here from the values reported in the papers (calib/report/"
+                      label="Computed here from the values reported in the papers (calib/data/"
                             "reported/)",
                       caption="Where the papers' text and their own tables agree, and where they "
                               "do not")
 
 
-def settings_table(params: dict[str, dict]) -> HtmlTable:
-    """The parameters each chapter's verdicts were computed with (one row per chapter)."""
-    frame = pd.DataFrame({"chapter": list(params),
-                          "parameters": ["; ".join(f"{k} = {v!r}" for k, v in p.items())
-                                         for p in params.values()]})
-    return html_table(frame, caption="The settings the verdicts were computed with: each "
-                                     "chapter's own parameters under this profile")
+def settings_table(settings: pd.DataFrame) -> HtmlTable:
+    """The chapters whose recorded results the verdicts judge, with the parameters each ran
+    with (:func:`calib.experiments.ledger.settings`)."""
+    # when each record was written is on the chapters' own pages (their run notes); a table
+    # of the ledger shows what was run, so that two builds of the same runs show the same page
+    return html_table(settings.drop(columns=["written"], errors="ignore"),
+                      name="chapter settings",
+                      caption="The chapters of this build: whether each recorded its result, "
+                              "and the profile, command and parameters it ran with (the "
+                              "verdicts above judge exactly these runs)")

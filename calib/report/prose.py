@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from calib.experiments.verdicts import AGREEMENT, Verdict
+
 METRIC_NAMES = {"ace": "ACE", "brier": "Brier score", "accuracy": "accuracy", "ece": "ECE",
                 "mce": "MCE", "rms": "RMS calibration error", "auroc": "AUROC", "aurc": "AURC",
-                "gap": "signed calibration gap"}
+                "gap": "signed calibration gap",
+                "H": "H (harmonic mean of accuracy and 1 - ACE)"}
 #: for these metrics a lower value is better (the signed gap has no better direction: use
 #: :func:`change_sentence`)
 LOWER_IS_BETTER = {"ace", "brier", "ece", "mce", "rms", "aurc"}
@@ -44,13 +47,11 @@ def compare_sentence(a: str, b: str, diff: Mapping, subject: str = "") -> str:
             f"includes 0).")
 
 
-def agreement_sentence(claim: str, holds: bool | None, evidence: str) -> str:
-    """State whether a claim of the paper holds in this run: ``holds`` True/False/None
-    (None: the run cannot decide)."""
-    if holds is None:
-        return f"The paper reports that {claim}; this run cannot decide it ({evidence})."
-    verb = "agrees" if holds else "does not agree"
-    return f"The paper reports that {claim}; this run {verb} ({evidence})."
+def agreement_sentence(claim: str, verdict: Verdict | str, evidence: str) -> str:
+    """State a run's verdict on a claim of the paper: "The paper reports that <claim>; this run
+    agrees (<evidence>)." -- the one wording, by verdict
+    (:data:`calib.experiments.verdicts.AGREEMENT`)."""
+    return f"The paper reports that {claim}; {AGREEMENT[Verdict(verdict)]} ({evidence})."
 
 
 def change_sentence(a: str, b: str, diff: Mapping, quantity: str, subject: str = "") -> str:

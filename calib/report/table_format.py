@@ -208,7 +208,7 @@ def html_table(frame: pd.DataFrame, *, digits: int | None | Mapping[str, int | N
 
 
 def _source_of(frame: pd.DataFrame) -> str:
-    """A citation line from the metadata :func:`calib.report.reported.reported` puts in attrs."""
+    """A citation line from the metadata :func:`calib.data.reported.reported` puts in attrs."""
     attrs = frame.attrs or {}
     paper = attrs.get("paper") or {}
     bits = [str(attrs[k]) for k in ("table",) if attrs.get(k) and attrs[k] != "unknown"]
@@ -225,7 +225,7 @@ def reported_table(frame: pd.DataFrame, *, columns: Sequence[str] | None = None,
     """The papers' printed values (or the authors' released ones) as a separate table, values
     as given (``digits=None``), never a column of a computed one.
 
-    Frames from :func:`calib.report.reported.reported` carry their own ``label`` ("reported in
+    Frames from :func:`calib.data.reported.reported` carry their own ``label`` ("reported in
     the paper ...", "reported in the authors' repository ...") and ``source`` in ``attrs``: the
     table is labelled with them. Otherwise the label is :data:`REPORTED_LABEL` with ``source``
     (default: a citation built from ``attrs``)."""

@@ -4,10 +4,11 @@
   the parameters cell; the ``extending`` chapter's example cells show their code, which the
   reader is meant to copy. No chapter removes or hides whole cells (``remove-input``,
   ``remove-cell``, ``hide-cell``, ``hide-output``);
-* calib is imported as modules under two-letter aliases
-  (``from calib.report import charts as ch``), never a name out of a module;
+* calib is imported as modules under their own names, so a reader can guess where a call
+  goes (``from calib.experiments import calibration`` then ``calibration.estimates(...)``):
+  no alias, never a name out of a module;
 * a chapter that draws charts enables their offline rendering in its setup cell
-  (``cr.enable()``, :func:`calib.report.chart_rendering.enable`).
+  (``chart_rendering.enable()``, :func:`calib.report.chart_rendering.enable`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("*.m
 #: the chapter whose example cells show their code
 TUTORIAL = "extending"
 FORBIDDEN_TAGS = {"remove-input", "remove-cell", "hide-cell", "hide-output"}
-ALIAS = re.compile(r"[a-z]{2}")
 
 
 def code_cells(path: Path) -> list[tuple[list[str], str]]:
@@ -48,26 +48,29 @@ def test_code_cells_are_hidden_one_way(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
-def test_calib_is_imported_as_modules_under_two_letter_aliases(path):
+def test_calib_is_imported_as_modules_under_their_own_names(path):
+    imported: dict[str, str] = {}
     for _tags, source in code_cells(path):
         for node in ast.walk(ast.parse(source)):
             if isinstance(node, ast.Import):
                 assert not any(a.name.split(".")[0] == "calib" for a in node.names), \
-                    f"{path.name}: write `from calib.<stage> import <module> as <xx>`"
+                    f"{path.name}: write `from calib.<stage> import <module>`"
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("calib"):
                 for a in node.names:
                     where = f"{path.name}: from {node.module} import {a.name}"
-                    assert a.asname and ALIAS.fullmatch(a.asname), \
-                        f"{where}: alias it with two lower-case letters"
+                    assert a.asname is None, f"{where} as {a.asname}: use the module's own name"
                     importlib.import_module(f"{node.module}.{a.name}")  # a module, not a name
+                    full = f"{node.module}.{a.name}"
+                    assert imported.setdefault(a.name, full) == full, \
+                        f"{where}: two modules named {a.name!r}"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_charts_are_rendered_offline_by_an_explicit_call(path):
     sources = [s for _t, s in code_cells(path)]
-    if any(re.search(r"\bch\.\w+\(", s) for s in sources):
+    if any(re.search(r"(?<![\w.])charts\.\w+\(", s) for s in sources):
         setup = sources[1]
-        assert "chart_rendering as cr" in setup and "cr.enable()" in setup, path.name
+        assert "chart_rendering" in setup and "chart_rendering.enable()" in setup, path.name
 
 
 def test_the_test_sees_the_chapters():

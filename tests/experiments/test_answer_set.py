@@ -11,7 +11,7 @@ from calib.confidence import accuracy, ace, base, sentence_scores
 from calib.data.bear import PLAIN
 from calib.experiments import answer_set as ax
 from calib.report import findings as fd
-from calib.report.reported import reported
+from calib.data.reported import reported
 
 
 @pytest.fixture(scope="module")

@@ -137,17 +137,18 @@ def test_claims_are_decided_by_the_intervals():
                    -0.01 if o == "Base" else 0.04) for o in others]),
     ], ignore_index=True)
     checks = cx.claim_checks(comparisons)
-    got = {(r.claim, r.model): r.holds for r in checks.itertuples()}
-    assert got == {("margin", "A"): True, ("margin", "B"): False, ("margin", "C"): None,
-                   ("average", "A"): True, ("average", "B"): False, ("average", "C"): None}
+    got = {(r.claim, r.model): r.verdict for r in checks.itertuples()}
+    assert got == {("margin", "A"): "holds", ("margin", "B"): "does not hold",
+                   ("margin", "C"): "undecided", ("average", "A"): "holds",
+                   ("average", "B"): "does not hold", ("average", "C"): "undecided"}
     assert "Margin" in checks.set_index(["claim", "model"]).loc[("average", "B"), "detail"]
     tally = cx.claim_tally(checks).set_index("claim")
     assert tally.loc["margin", ["agree", "disagree", "undecided"]].tolist() == [1, 1, 1]
-    assert tally.loc["margin", "holds"] is False  # one model against a claim about all
+    assert tally.loc["margin", "verdict"] == "does not hold"  # one model against: all fails
     assert cx.claim_tally(checks[checks["model"] != "B"]).set_index("claim") \
-        .loc["margin", "holds"] is None
+        .loc["margin", "verdict"] == "undecided"
     one = cx.claim_tally(checks[checks["model"] == "A"]).set_index("claim")
-    assert one.loc["average", "holds"] is True
+    assert one.loc["average", "verdict"] == "holds"
     with pytest.raises(ValueError, match="margin"):
         cx.claim_checks(comparisons[comparisons["a"] != "Margin"])
 

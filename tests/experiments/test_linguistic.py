@@ -105,10 +105,10 @@ def test_grounding_checks_and_tally():
     assert checks.loc["unsure"].tolist() == ["undecided", "higher", "not scored", None]
     tally = lx.grounding_tally(checks.reset_index())
     assert (tally["grounded"], tally["not_grounded"], tally["undecided"]) == (1, 1, 1)
-    assert tally["holds"] is False  # one model moves every marker as its words say
+    assert tally["verdict"] == "does not hold"  # one model moves every marker as its words say
     only_bad = lx.grounding_tally(checks.loc[["bad"]].reset_index())
-    assert only_bad["holds"] is True
-    assert lx.grounding_tally(checks.loc[["unsure"]].reset_index())["holds"] is None
+    assert only_bad["verdict"] == "holds"
+    assert lx.grounding_tally(checks.loc[["unsure"]].reset_index())["verdict"] == "undecided"
 
 
 def test_change_sentence_is_neutral_and_follows_the_interval():

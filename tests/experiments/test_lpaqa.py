@@ -1,4 +1,4 @@
-"""The LPAQA chapter's experiments (calib.experiments.lpaqa, lpaqa_beyond, lpaqa_chapter) on
+"""The LPAQA chapter's experiments (calib.experiments.lpaqa) on
 hand-made and synthetic tables, on a few real LAMA relations (data only) and, for the whole
 run, on a tiny model."""
 
@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from calib.data.bear import PARAPHRASES
-from calib.experiments import lpaqa as lp, lpaqa_beyond as lb, lpaqa_chapter as lc
+from calib.experiments import lpaqa as lp
 
 
 # ---------------------------------------------------------------------------------------------
@@ -132,16 +132,16 @@ def test_paired_accuracy_difference(selection):
 
 def test_calibration_rows_and_consistency_estimators_over_ranked_prompts(selection):
     test, sel = selection
-    cal = lb.calibration(test, sel, k=3, n_boot=0).set_index("method")
+    cal = lp.calibration(test, sel, k=3, n_boot=0).set_index("method")
     assert {"manual", "top-1", "top-2", "optimized", "Average/min (3)", "Consistency/min (3)",
             "Entropy/min (3)"} == set(cal.index)
     assert cal["ace"].between(0, 1).all() and cal["brier"].between(0, 1).all()
     # Consistency over 3 prompts is a multiple of 1/3
     ranking = sel.rankings[sel.rankings["prompt_set"] == "All"]
-    cons = lb.consistency_estimates(test, ranking, 3)
+    cons = lp.consistency_estimates(test, ranking, 3)
     c = cons[cons["method"] == "Consistency/min (3)"]["confidence"] * 3
     assert np.allclose(c, c.round())
-    renamed = lb.ranked_templates(test, ranking, 2)
+    renamed = lp.ranked_templates(test, ranking, 2)
     assert set(renamed["template"]) == {"rank-0", "rank-1"}
     assert len(renamed) == 2 * len(test) // len(RATES)
 
@@ -151,7 +151,7 @@ def test_transfer_results_compare_against_bears_plain_template(selection):
     ranking = sel.rankings[sel.rankings["prompt_set"] == "All"]
     rates = {**{t: 0.5 for t in PARAPHRASES}, **{f"lama-{t}": r for t, r in RATES.items()}}
     sent = synthetic(rates, 40, 3, lp.BEAR)
-    out = lb.transfer_results(sent, ranking, 2, n_boot=0).set_index("method")
+    out = lp.transfer_results(sent, ranking, 2, n_boot=0).set_index("method")
     assert out.loc["BEAR paraphrase-0", ["d_accuracy", "d_ace", "d_brier"]].tolist() == [0, 0, 0]
     assert {"BEAR mean", "LAMA manual", "LAMA top-1", "LAMA top-2", "BEAR Average/min",
             "LAMA Consistency/min (2)"} <= set(out.index)
@@ -161,14 +161,14 @@ def test_transfer_results_compare_against_bears_plain_template(selection):
 def test_transfer_queries_use_bear_templates_and_the_models_best_lama_prompts():
     from calib.data.bear import load_bear
 
-    bear = lb.transfer_sample(["P30"], 2, 0)
+    bear = lp.transfer_sample(["P30"], 2, 0)
     prompts = pd.DataFrame({"relation": "P30", "template": ["manual", "mined-00", "bt-00"],
                             "text": ["[X] is located in [Y] .", "[X] lies in [Y] .",
                                      "[X] sits in [Y] ."],
                             "source": ["manual", "mined", "paraphrase"]})
     ranking = pd.DataFrame({"model": "m", "relation": "P30", "dataset": lp.TRAIN,
                             "template": ["bt-00", "manual", "mined-00"], "rank": [0, 1, 2]})
-    queries = lb.transfer_queries(bear, prompts, ranking, "m", 2)
+    queries = lp.transfer_queries(bear, prompts, ranking, "m", 2)
     names = {q.template for q in queries}
     assert names == {*PARAPHRASES, "lama-manual", "lama-bt-00"}
     n_opts = load_bear(relations=["P30"]).relations["P30"].n_options
@@ -180,7 +180,7 @@ def test_transfer_results_with_one_transferred_prompt(selection):
     _, sel = selection
     ranking = sel.rankings[sel.rankings["prompt_set"] == "All"]
     rates = {**{t: 0.5 for t in PARAPHRASES}, **{f"lama-{t}": r for t, r in RATES.items()}}
-    out = lb.transfer_results(synthetic(rates, 10, 4, lp.BEAR), ranking, 1, n_boot=0)
+    out = lp.transfer_results(synthetic(rates, 10, 4, lp.BEAR), ranking, 1, n_boot=0)
     assert out["method"].is_unique and "LAMA top-1" in set(out["method"])
     assert not out["method"].str.startswith("LAMA Average").any()
 
@@ -207,7 +207,7 @@ def test_run_lpaqa_returns_every_part_of_the_chapter():
     params = dict(lama_relations=["P30"], train_per_relation=2, test_per_relation=3, top_t=1,
                   max_sentences=30, pivots=[], ensemble_k=[2], adam_steps=5,
                   reference_per_set=1, bear_per_relation=1, bear_top_k=1, n_bootstrap=20)
-    run = lc.run_lpaqa(["tiny-gpt2"], **params)
+    run = lp.run_lpaqa(["tiny-gpt2"], **params)
     assert set(run.sentences["dataset"]) == {lp.TRAIN, lp.TEST}
     assert len(run.test) + len(run.train) == len(run.sentences)
     assert set(run.prompts["source"]) >= {"manual", "lpaqa-mine"}
@@ -218,7 +218,7 @@ def test_run_lpaqa_returns_every_part_of_the_chapter():
     assert (run.plan["part"] == "BEAR (at most)").any()
     assert list(run.overlap["source"]) == ["mined", "paraphrase"]
     # the ledger's run: the same selection, nothing beyond the paper
-    bare = lc.run_lpaqa(["tiny-gpt2"], **params, beyond_paper=False)
+    bare = lp.run_lpaqa(["tiny-gpt2"], **params, beyond_paper=False)
     pd.testing.assert_frame_equal(bare.selection.hits, run.selection.hits)
     assert bare.calibration is None and bare.transfer is None and bare.bear is None
     assert set(bare.cost["part"]) == {"LAMA", "total"}

@@ -1,11 +1,10 @@
-"""What the paper's own tables show: Table 1 in long form, the text's numbers, the paper's
-evidence for each ledger claim and the checks of its text against its tables."""
+"""What the paper's own tables show: Table 1 in long and wide form, the text's numbers and the
+checks of its text against its tables (the claims' evidence from them: test_claims.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from calib.experiments import ledger as lg
 from calib.experiments import paper_tables as pt
 
 
@@ -29,12 +28,13 @@ def test_text_values_by_key():
         pt.text_value("nope")
 
 
-def test_every_ledger_claim_has_the_papers_evidence():
-    assert set(pt.EVIDENCE) == set(lg.CLAIM_KEYS)
-    for key in lg.CLAIM_KEYS:
-        assert pt.claim_evidence(key).strip()
-    assert "higher for gemma-7b" in pt.claim_evidence("margin_bear")
-    assert "llama-3.1-8b-instruct: Margin 0.040 < 0.048" in pt.claim_evidence("average_best")
+def test_table1_wide_has_no_consistency_ace_and_the_best_estimates():
+    ace, brier = pt.table1_wide("ace"), pt.table1_wide("brier")
+    assert list(ace.columns) == ["Base", "Margin", "Average", "Entropy"]
+    assert list(brier.columns) == ["Base", "Margin", "Average", "Consistency", "Entropy"]
+    best = pt.best_estimates("ace").set_index("registry_name")
+    assert best.at["llama-3.1-8b-instruct", "best"] == "Margin"
+    assert best.at["llama-3.1-8b-instruct", "best_value"] == 0.040
 
 
 def test_the_checks_find_where_the_tables_contradict_the_text():

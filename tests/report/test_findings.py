@@ -21,13 +21,18 @@ def test_the_model_kinds_note_names_both_sides_and_says_why_there_is_no_pair():
     assert "no masked language model" in clm_only and "no masked" not in both
 
 
-def test_the_best_reduction_sentence_names_the_highest_h_and_sums():
-    best = pd.DataFrame([{"objective": "clm", "best": "mean", "H_best": 0.61, "H_sum": 0.55,
-                          "n_models": 2}])
-    text = fd.best_reduction_sentence(best)
-    assert text.startswith("Among the 2 CLM(s) of this build, the highest mean H is that of "
-                           "**Mean** (0.610); Sum, the paper's choice, has 0.550.")
-    assert "H has no interval here" in text
+def test_the_reduction_sentences_follow_the_intervals_of_h():
+    rows = pd.DataFrame([
+        {"objective": "clm", "a": "sum", "b": "mean", "metric": "H", "difference": 0.06,
+         "low": 0.02, "high": 0.1, "n_models": 2},
+        {"objective": "mlm", "a": "sum", "b": "mean-answer", "metric": "H", "difference": 0.01,
+         "low": -0.02, "high": 0.04, "n_models": 1}])
+    clm, mlm = fd.reduction_sentences(rows)
+    assert clm.startswith("Sum has a higher H (harmonic mean of accuracy and 1 - ACE) than Mean "
+                          "for the CLMs (mean over 2 model(s))")
+    assert clm.endswith("better on this sample.")
+    assert mlm.startswith("This run cannot tell Sum and Mean (A) apart by H")
+    assert "includes 0" in mlm
 
 
 def test_the_manual_comparison_follows_the_interval():

@@ -49,6 +49,9 @@ import pandas as pd
 from calib.confidence import (base, margin, paired_estimates_difference, sentence_scores, summary,
                               template_predictions)
 from calib.data.factor import OFFLINE_SUBSETS, Factor, load_factor
+from calib.experiments.claims import Claim
+from calib.experiments.quantifiers import Evidence, every, printed
+from calib.data.reported import reported
 from calib.experiments.scores import objectives
 from calib.models.loading import context_length, load_tokenizer
 from calib.scoring.run import score_queries
@@ -269,3 +272,36 @@ def run_factor(models: Sequence[str], subsets: Sequence[str] = OFFLINE_SUBSETS,
     estimates = factor_estimates(scores)
     summ = factor_summary(estimates, n_boot=n_boot, seed=seed)
     return FactorRun(factor, cost, scores, estimates, summ, table4(summ))
+
+
+# ---------------------------------------------------------------------------------------------
+# the claims this chapter tests (calib.experiments.claims): rules over evidence frames and the
+# paper's evidence. The chapter does not record its result yet, so build_evidence is None ("not
+# run in this build") until it is converted to a chapter unit (issue 17; the reductions chapter
+# is the worked example).
+
+
+def margin_below_base_factor(evidence: Evidence):
+    """``margin_factor``: ACE(Margin) - ACE(Base) on FACTOR below 0 for every causal model."""
+    # TODO(issue 17): rule to fix -- the paper says "across all models and both evaluation
+    # metrics": ACE and Brier
+    return every(evidence, "<", 0.0, what="ACE(Margin) - ACE(Base) on FACTOR", unit="model")
+
+
+def margin_below_base_factor_paper() -> Evidence:
+    t4 = reported("kissling2026_table4")
+    frame = t4.assign(value=t4["ace_margin"] - t4["ace_base"])
+    return Evidence(printed(frame, "value", "registry_name"), "Table 4, printed values")
+
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim(key="margin_factor", paper="kissling2026", section="§5.1, Appendix F",
+          quote="across all models and both evaluation metrics, highlighting it as a more "
+                "reliable confidence estimate",
+          statement="C_Margin is better calibrated (lower ACE) than C_Base on FACTOR, for every "
+                    "causal model",
+          quantifier="every", metrics=("ace",), about="every causal model",
+          chapter="factor", rule=margin_below_base_factor,
+          paper_evidence=margin_below_base_factor_paper, build_evidence=None,
+          needs="a causal model scored on FACTOR"),
+)

@@ -1,6 +1,6 @@
 """The papers' reported numbers, kept as data beside (never mixed into) calib's own results.
 
-One YAML file per table or figure lives in ``calib/report/reported/``; ``README.md`` there lists
+One YAML file per table or figure lives in ``calib/data/reported/``; ``README.md`` there lists
 them, where each came from and what could not be recovered. A file holds values exactly as the
 source prints or stores them (never computed here) plus the metadata a chapter needs to label
 them "reported in the paper":

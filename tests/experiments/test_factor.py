@@ -9,7 +9,7 @@ import pytest
 from calib.confidence import ace, brier
 from calib.confidence.reductions import sentence_scores
 from calib.data.factor import load_factor
-from calib.experiments import factor_experiment as fx
+from calib.experiments import factor as fx
 from calib.scoring.schema import SCORE_COLUMNS
 from calib.report import findings as fd
 
@@ -149,7 +149,7 @@ def test_margin_vs_base_and_the_claim_sentence(scores):
     assert "does not agree" in fd.margin_claim(fake, 0.48, 0.45)
     fake = pd.DataFrame({"low": [-0.2, -0.1], "high": [-0.05, 0.1]})
     text = fd.margin_claim(fake, 0.48, 0.45)
-    assert "cannot decide" in text and "1 of 2" in text and "0.450 vs 0.480" in text
+    assert "cannot decide" in text and "undecided for 1 of 2" in text and "0.450 vs 0.480" in text
 
 
 @pytest.mark.slow

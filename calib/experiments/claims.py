@@ -1,0 +1,125 @@
+"""A claim a paper makes about its results: its one definition, and how it is judged twice.
+
+Each chapter module holds its claims in a tuple ``CLAIMS`` of :class:`Claim` (e.g.
+:data:`calib.experiments.reductions.CLAIMS`); nothing else defines a claim, so ``grep`` finds a
+claim's key in exactly one place. A claim carries the paper's words (``quote``, verbatim:
+``tests/experiments/test_claims.py`` checks every quote against the paper's text), the claim as
+the paper states it with its quantifier, metrics and the models it is about, and three
+functions:
+
+* ``rule``: :class:`~calib.experiments.quantifiers.Evidence` -> ``Judgement``, pure, usually one
+  call of a quantifier (:mod:`calib.experiments.quantifiers`);
+* ``paper_evidence``: () -> ``Evidence`` from the paper's printed tables (``low == high ==`` the
+  printed value), or ``None`` when the paper prints no number for it (``paper_note`` says why:
+  "Figure 7 prints no numbers");
+* ``build_evidence``: the chapter's result object -> ``Evidence`` from this build's numbers with
+  their 95% intervals.
+
+The rule is applied to both (:meth:`Claim.judge_paper`, :meth:`Claim.judge_build`): does the
+paper's own evidence support its text, and does this build's? The ledger
+(:mod:`calib.experiments.ledger`) shows both for every claim of every chapter.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from calib.experiments.quantifiers import Evidence
+from calib.experiments.verdicts import UNTESTABLE, Judgement
+
+#: the papers, by the short names claims use, in the order the ledger shows them
+PAPERS: dict[str, str] = {"kissling2026": "Kissling et al. 2026",
+                          "jiang2020": "Jiang et al. 2020 (LPAQA)"}
+#: how a claim quantifies over its units (models, pairs, families, ...)
+QUANTIFIERS: tuple[str, ...] = ("every", "most", "on average", "comparison", "one model")
+#: a section reference: ``§5.1``, ``Appendix C``, ``§5.1, Appendix F``, ``LPAQA §5.2``,
+#: ``Abstract``, ``Introduction``
+_PART = r"(?:§\d+(?:\.\d+)*|Appendix [A-H]|Abstract|Introduction)"
+SECTION = re.compile(rf"(?:LPAQA )?{_PART}(?:, {_PART})*")
+
+
+def section_key(section: str) -> tuple:
+    """Sort key of a section reference in the paper's order: Abstract, Introduction, §1..§9,
+    then the appendices A..H (by the first part of a reference)."""
+    first = section.removeprefix("LPAQA ").split(",")[0].strip()
+    if first == "Abstract":
+        return (0,)
+    if first == "Introduction":
+        return (1,)
+    if first.startswith("§"):
+        return (2, *[int(x) for x in first[1:].split(".")])
+    if first.startswith("Appendix "):
+        return (3, first.removeprefix("Appendix "))
+    return (4, first)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim of a paper about its results (see the module docstring)."""
+
+    key: str  # unique over all chapters, e.g. "sum_reduction"
+    paper: str  # a key of PAPERS
+    section: str  # e.g. "Appendix C" (SECTION)
+    quote: str  # the paper's words, verbatim (whitespace-normalised in the check)
+    statement: str  # the claim as the paper states it, with its quantifier
+    quantifier: str  # one of QUANTIFIERS
+    metrics: tuple[str, ...]  # e.g. ("ace", "brier")
+    about: str  # the models (units) it is about, e.g. "CLMs under 1B"
+    chapter: str  # the chapter that tests it (its module holds this claim)
+    rule: Callable[[Evidence], Judgement]
+    paper_evidence: Callable[[], Evidence] | None
+    build_evidence: Callable[[Any], Evidence] | None
+    #: where the paper's evidence comes from when not a printed table, or why there is none
+    paper_note: str = ""
+    #: what would test the claim where a build cannot (e.g. "two or more OPT sizes,
+    #: `calib book --profile paper`")
+    needs: str = ""
+
+    def __post_init__(self):
+        where = f"claim {self.key!r}"
+        if not re.fullmatch(r"[a-z][a-z0-9_]*", self.key):
+            raise ValueError(f"{where}: a key is lower-case words joined by _")
+        if self.paper not in PAPERS:
+            raise ValueError(f"{where}: paper must be one of {list(PAPERS)}")
+        if not SECTION.fullmatch(self.section):
+            raise ValueError(f"{where}: section {self.section!r} is not like '§5.1', "
+                             f"'Appendix C' or 'LPAQA §5.2'")
+        if self.quantifier not in QUANTIFIERS:
+            raise ValueError(f"{where}: quantifier must be one of {QUANTIFIERS}")
+        if not isinstance(self.metrics, tuple) or not self.metrics:
+            raise ValueError(f"{where}: metrics is a non-empty tuple")
+        for name in ("quote", "statement", "about", "chapter", "needs"):
+            if not getattr(self, name).strip():
+                raise ValueError(f"{where}: {name} must not be empty")
+        if self.paper_evidence is None and not self.paper_note:
+            raise ValueError(f"{where}: without paper_evidence, paper_note says why the "
+                             f"paper's own numbers cannot test it")
+
+    def judge_paper(self) -> Judgement:
+        """The rule applied to the paper's own evidence (its printed tables)."""
+        if self.paper_evidence is None:
+            return Judgement.untestable(self.paper_note)
+        judged = self.rule(self.paper_evidence())
+        if self.paper_note and judged.verdict != UNTESTABLE:
+            return Judgement(judged.verdict, f"{judged.evidence}. {self.paper_note}",
+                             judged.reason)
+        return judged
+
+    def judge_build(self, result) -> Judgement:
+        """The rule applied to this build's recorded result of the chapter (``None``: the
+        chapter has no record in this build: "not run in this build")."""
+        if self.build_evidence is None:
+            return Judgement.not_run(f"the {self.chapter} chapter does not record its result "
+                                     f"yet (issue 17: converted chapter by chapter)")
+        if result is None:
+            return Judgement.not_run(f"no recorded result of the {self.chapter} chapter in "
+                                     f"this build (run `calib run {self.chapter}`)")
+        judged = self.rule(self.build_evidence(result))
+        if judged.verdict == UNTESTABLE:
+            reason = f"{judged.reason}; " if judged.reason else ""
+            return Judgement(judged.verdict, judged.evidence,
+                             f"{reason}would be tested by {self.needs}")
+        return judged
