@@ -431,3 +431,45 @@ def reliability_diagram(curve: pd.DataFrame, histogram: pd.DataFrame, *,
         panels.append(alt.vconcat(top, bars, spacing=4))
     chart = panels[0] if len(panels) == 1 else alt.concat(*panels, columns=columns)
     return chart.properties(title=title) if title else chart
+
+
+def interval_chart_with_band(frame: pd.DataFrame, *, band_low: str, band_high: str,
+                             value: str = "value", lower: str = "low", upper: str = "high",
+                             category: str = "estimator", color: str | None = "model",
+                             facet: str | None = None, columns: int = 3,
+                             band_title: str = "noise floor (95% range)",
+                             value_title: str | None = None, title: str | None = None
+                             ) -> alt.TopLevelMixin:
+    """:func:`interval_chart` with a grey band behind each estimate from ``band_low`` to
+    ``band_high`` (e.g. an ACE's noise floor, ``ace_floor_low`` .. ``ace_floor_high`` of
+    :func:`calib.confidence.noise_floor.floor_record`: an ACE inside or below the band is not
+    distinguishable from perfect calibration at its sample size). The band is drawn per row
+    (and ``color`` group), since each estimate has its own floor; its tooltip names it
+    ``band_title``."""
+    _require(frame, [value, lower, upper, band_low, band_high, category, color, facet],
+             "interval_chart_with_band")
+    order = list(dict.fromkeys(frame[category].astype(str)))
+    n_colors = frame[color].nunique() if color else 1
+    height = max(90, len(order) * (6 + 11 * n_colors))
+    y = alt.Y(field=category, type="nominal", sort=order, title=None)
+    offset = alt.YOffset(field=color, type="nominal") if color else alt.Undefined
+    legend = _legend_selection(color)
+    tooltip = _tooltip(frame, [category, color, facet, value, lower, upper])
+    band_tooltip = [*_tooltip(frame, [category, color, facet]),
+                    alt.Tooltip(field=band_low, type="quantitative", format=".3f",
+                                title=f"{band_title}: low"),
+                    alt.Tooltip(field=band_high, type="quantitative", format=".3f",
+                                title=f"{band_title}: high")]
+    axis_title = value_title or ("" if facet else value)
+    band = alt.Chart().mark_bar(color="lightgray", opacity=0.8, height=9).encode(
+        x=alt.X(**_q(band_low, axis_title, scale=alt.Scale(zero=False))),
+        x2=alt.X2(field=band_high), y=y, yOffset=offset, tooltip=band_tooltip)
+    rules = _with_params(alt.Chart().mark_rule(strokeWidth=2).encode(
+        x=alt.X(**_q(lower, axis_title, scale=alt.Scale(zero=False))), x2=alt.X2(field=upper),
+        y=y, yOffset=offset, color=_color(color), opacity=_highlight(legend), tooltip=tooltip),
+        legend)
+    points = alt.Chart().mark_point(filled=True, size=45).encode(
+        x=alt.X(**_q(value, axis_title, scale=alt.Scale(zero=False))), y=y, yOffset=offset,
+        color=_color(color), opacity=_highlight(legend), tooltip=tooltip)
+    chart = _finish([band, rules, points], frame, facet, columns, title, WIDTH * 0.8, height)
+    return chart.resolve_scale(x="independent") if facet else chart
