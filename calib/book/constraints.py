@@ -146,6 +146,7 @@ CONSTRAINTS: dict[str, Check] = {
     "per_relation": _POSITIVE,
     "seed": at_least(0),
     "n_bootstrap": _POSITIVE,
+    "floor_draws": at_least(2),
     "aggregations": all_of(non_empty, each(_choices("calib.confidence.estimators",
                                                     "AGGREGATIONS"))),
     "reduction": _choices("calib.confidence.reductions", "REDUCTIONS"),

@@ -9,9 +9,10 @@ Base-Confidence (Eq. 1) under each injected template with the plain template (``
 on the same instances.
 
 The unit (see ``CONTRIBUTING.md``): :class:`Params` (the only home of the chapter's defaults),
-:func:`run` (``Params`` -> :class:`LinguisticResult`, every frame the page shows) and
-:data:`CLAIMS` (the claims of §6, Appendix G and the Introduction, each judged on the paper's
-printed numbers and on this build's recorded result). The steps, each a pure function:
+:func:`run` (``Params`` -> :class:`LinguisticResult`, every frame the page shows: the scores,
+then :func:`result_from_scores`) and :data:`CLAIMS` (the claims of §6, Appendix G and the
+Introduction, each judged on the paper's printed numbers and on this build's recorded
+result). The steps, each a pure function:
 
 ==================================  ==========================================================
 function                            result
@@ -44,7 +45,7 @@ templates use the same resamples (one seed), so their differences are paired.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -65,8 +66,8 @@ from calib.data.reported import reported
 from calib.experiments import quantifiers
 from calib.experiments.claims import Claim
 from calib.experiments.params import ChapterParams, parameter
-from calib.experiments.quantifiers import CONTRADICTS, OPEN, SUPPORTS, Evidence, unit_status
-from calib.experiments.verdicts import FAILS, HOLDS, UNDECIDED, UNTESTABLE, Judgement, unit_tally
+from calib.experiments.quantifiers import OPEN, SUPPORTS, Evidence, unit_status
+from calib.experiments.verdicts import FAILS, HOLDS, UNDECIDED, Judgement, unit_tally
 from calib.scoring.schema import FACT
 
 #: the templates of Figure 6: plain, weakened, strengthened
@@ -433,9 +434,9 @@ def grounding_tally(checks: pd.DataFrame) -> dict:
     phrase with them (:func:`calib.experiments.verdicts.unit_tally`)."""
     g = checks["grounded"].tolist()
     right, wrong = g.count(HOLDS.value), g.count(FAILS.value)
-    evidence = ("mean Base-Confidence under 'possibly' and 'certainly' against the plain "
-                "template, and numeric-100 against numeric-0, 95% paired bootstrap intervals: "
-                "every marker moving as its words say is "
+    evidence = ("That every marker moves mean Base-Confidence as its words say ('possibly' "
+                "lowers it and 'certainly' raises it against the plain template, numeric-100 "
+                "gives more than numeric-0; 95% paired bootstrap intervals) is "
                 + unit_tally(right, wrong, len(g)))
     return {"n_models": len(g), "grounded": right, "not_grounded": wrong,
             "undecided": len(g) - right - wrong, "evidence": evidence}
@@ -1021,6 +1022,8 @@ def largest_drop_build(result: LinguisticResult) -> Evidence:
     top_model, top_template = largest_drop_cell(result.effects)
     top = acc[(acc["model"] == top_model) & (acc["template"] == top_template)].iloc[0]
     here = f"{top_model} under {top_template}: {quantifiers.interval_text(top)}"
+    if top["difference"] >= 0:
+        here = f"none (no cell's accuracy falls; the smallest change: {here})"
     names = dict(zip(result.models["model"], result.models["paper_name"]))
     by_paper = {v: k for k, v in names.items()}
     drop_model, gain_model = (by_paper.get(LARGEST_DROP_CELL[0]),

@@ -30,7 +30,7 @@ from calib.experiments.answer_set import curve_spread
 from calib.experiments.clm_vs_mlm import PAIRING_RULE, SCOPES
 from calib.experiments.reductions import REDUCTION_LABELS
 from calib.experiments.start_tokens import RULES
-from calib.experiments.quantifiers import every_verdict
+from calib.experiments.quantifiers import every_verdict, number_text
 from calib.experiments.verdicts import unit_tally
 from calib.report.prose import agreement_sentence, change_sentence, compare_sentence
 
@@ -253,6 +253,11 @@ def within_floor_sentence(calibration: pd.DataFrame, unit: str = "model-template
     return f"{text} ({named}{more}): {NOT_DISTINGUISHABLE}."
 
 
+def _signed(x: float) -> str:
+    """``x`` with its sign, three decimals (two significant digits where that would show 0)."""
+    return ("+" if x > 0 else "") + number_text(x)
+
+
 def ace_change_sentences(changes: pd.DataFrame) -> list[str]:
     """One sentence per row of :func:`calib.experiments.linguistic.ace_changes`: the change in
     ACE under the injected template (:func:`~calib.report.prose.compare_sentence`, "lower" or
@@ -272,9 +277,10 @@ def ace_change_sentences(changes: pd.DataFrame) -> list[str]:
                      f"the change is within what the floors allow.")
         else:
             debiased_zero = r["delta_debiased_low"] <= 0 <= r["delta_debiased_high"]
-            text += (f" The floors change by {r['floor_change']:+.3f}; beyond them the change "
-                     f"is {r['delta_debiased']:+.3f} [{r['delta_debiased_low']:+.3f}, "
-                     f"{r['delta_debiased_high']:+.3f}]")
+            text += (f" The floors change by {_signed(r['floor_change'])}; beyond them the "
+                     f"change is {_signed(r['delta_debiased'])} "
+                     f"[{_signed(r['delta_debiased_low'])}, "
+                     f"{_signed(r['delta_debiased_high'])}]")
             text += (", which includes 0: the change is within what the floors allow."
                      if significant and debiased_zero else ".")
         out.append(text)
