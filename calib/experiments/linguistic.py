@@ -697,7 +697,7 @@ def authors_legend() -> pd.DataFrame:
     legend = reported("kissling2026_fig_calibration_curves_epistemic_legend")
     plain = legend[legend["template"] == PLAIN].set_index("model")["ace"]
     out = legend[["model", "template", "legend_label", "ace"]].copy()
-    out["change"] = out["ace"] - out["model"].map(plain)
+    out["change"] = (out["ace"] - out["model"].map(plain)).round(3)
     out.attrs = legend.attrs
     return out
 
