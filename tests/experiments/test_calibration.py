@@ -352,3 +352,78 @@ def test_the_chapter_on_a_synthetic_score_table_records_and_reloads(scores, tmp_
     for claim in cx.CLAIMS:  # every rule runs on this build's evidence
         assert claim.judge_build(loaded).verdict.value in ("holds", "does not hold",
                                                            "undecided", "not testable")
+
+
+# -- what the page says and draws from these frames (calib.report) -----------------------------
+
+
+def _floor_table():
+    return pd.DataFrame({"model": ["a", "b"], "estimator": "Base", "ace": [0.12, 0.30],
+                         "ace_low": [0.08, 0.25], "ace_high": [0.16, 0.35],
+                         "ace_floor": [0.11, 0.10], "ace_floor_low": [0.07, 0.06],
+                         "ace_floor_high": [0.15, 0.14], "ace_within_floor": [True, False],
+                         "ace_debiased": [0.01, 0.20], "ace_debiased_low": [-0.04, 0.14],
+                         "ace_debiased_high": [0.06, 0.26]})
+
+
+def test_the_floor_sentence_says_which_aces_are_within_their_floor():
+    text = fd.floor_sentence(_floor_table())
+    assert text.startswith("1 of the 2 ACEs are within their noise floor")
+    assert "a, Base: ACE 0.120 [0.080, 0.160], floor 0.110 (up to 0.150)" in text
+    assert fd.WITHIN_FLOOR in text  # "not distinguishable from perfect calibration ..."
+    assert "The other 1 ACE exceeds its floor" in text and "b, Base: 0.200 [0.140, 0.260]" in text
+    above = fd.floor_sentence(_floor_table().assign(ace_within_floor=False))
+    assert above.startswith("All 2 ACEs exceed their floor") and fd.WITHIN_FLOOR not in above
+    with pytest.raises(ValueError, match="ace_floor"):
+        fd.floor_sentence(_floor_table().drop(columns="ace_floor"))
+
+
+def test_the_gap_and_claim_sentences():
+    gaps = pd.DataFrame({"model": ["a", "b"], "estimator": "Base", "gap": [0.2, -0.01],
+                         "gap_low": [0.1, -0.05], "gap_high": [0.3, 0.03],
+                         "direction": ["overconfident", "undecided"]})
+    text = fd.gap_sentence(gaps)
+    assert "Overconfident (interval above 0): a, Base +0.200 [+0.100, +0.300]." in text
+    assert "Undecided (the interval includes 0): b, Base -0.010" in text
+    assert "Underconfident" not in text
+    rows = pd.DataFrame({"statement": ["Most models are X", "C_Base is Y", "ACE is Z"],
+                         "verdict": ["holds", "undecided", "not testable"],
+                         "evidence": ["e1", "e2", ""], "reason": ["", "", "r3"]})
+    said = fd.claim_sentences(rows)
+    assert said[0] == "The paper reports that most models are X; this run agrees (e1)."
+    assert said[1].startswith("The paper reports that C_Base is Y; this run cannot decide")
+    assert said[2].endswith("this run cannot test it (r3).")
+
+
+def test_the_interval_chart_draws_the_floor_band_behind_the_ace():
+    from calib.report import charts
+
+    long = charts.intervals_long(_floor_table().assign(brier=0.2, brier_low=0.1, brier_high=0.3),
+                                 {"ace": ("ace_low", "ace_high"),
+                                  "brier": ("brier_low", "brier_high")},
+                                 keep=["model", "estimator"],
+                                 bands={"ace": ("ace_floor_low", "ace_floor_high")})
+    ace_rows, brier_rows = long[long["metric"] == "ace"], long[long["metric"] == "brier"]
+    assert ace_rows["band_high"].tolist() == [0.15, 0.14] and brier_rows["band_low"].isna().all()
+    spec = charts.interval_chart(long, band_low="band_low", band_high="band_high").to_dict()
+    layers = spec["spec"]["layer"]
+    assert layers[0]["mark"]["type"] == "bar" and layers[0]["encoding"]["x2"]["field"] == \
+        "band_high"
+    fields = {t["field"] for t in layers[0]["encoding"]["tooltip"]}
+    assert {"model", "estimator", "value", "low", "high", "band_low"} <= fields
+    plain = charts.interval_chart(long).to_dict()["spec"]["layer"]
+    assert plain[0]["mark"]["type"] == "rule"  # without a band: as before
+    with pytest.raises(ValueError, match="both band_low and band_high"):
+        charts.interval_chart(long, band_low="band_low")
+
+
+def test_beside_the_paper_this_builds_accuracy_is_the_one_given():
+    from calib.report import beside
+
+    table = pd.DataFrame({"model": ["gemma-2b"] * 2, "estimator": ["Base", "Margin"],
+                          "accuracy": [0.4, 0.4], "ace": [0.1, 0.05], "brier": [0.2, 0.15]})
+    ours = beside.calibration_beside(table, ["Base", "Margin"], accuracy={"gemma-2b": 0.47})
+    ours = ours[ours["source"] == beside.THIS_BUILD]
+    assert ours["accuracy"].tolist() == [0.47, 0.47]
+    default = beside.calibration_beside(table, ["Base", "Margin"])
+    assert default[default["source"] == beside.THIS_BUILD]["accuracy"].tolist() == [0.4, 0.4]
