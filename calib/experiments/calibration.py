@@ -30,10 +30,18 @@ function                             result
 :func:`rejection_curves`             accuracy of the kept instances per threshold (Figure 10)
 :func:`selective_example`            Appendix E's example at one threshold, with intervals
 :func:`ace_accuracy_correlation`     correlation of ACE with accuracy across models (Fig. 9)
-:func:`model_contrasts`              paired differences between models on the same facts
-                                     (sizes of a family, families, objectives), the claims'
-                                     cross-model evidence
+:func:`contrast_specs`               the differences between models the claims need (sizes
+                                     of a family, families, objectives), for this build's
+                                     models (:func:`model_info`) or the paper's
+:func:`model_contrasts`              those differences on this build, with paired bootstrap
+                                     intervals over facts; :func:`paper_contrasts` on the
+                                     paper's printed Tables 1 and 3
+:func:`from_scores`                  every step above on a score table (:func:`run` scores
+                                     BEAR first)
 ===================================  =========================================================
+
+The claims' rules and their two sources of evidence (``<claim>_rule``, ``<claim>_paper``,
+``<claim>_build``) follow, then :data:`CLAIMS`.
 
 Signed gaps, gaps per confidence range and AUROC / AURC come from :mod:`calib.confidence`
 (:func:`~calib.confidence.gap.signed_gaps`, :func:`~calib.confidence.gap.gap_by_range`,
@@ -50,8 +58,9 @@ import numpy as np
 import pandas as pd
 
 from calib.confidence.bootstrap import (INTERVAL_METHODS, correlation_interval,
-                                        difference_interval, estimator_differences,
-                                        metric_statistic)
+                                        difference_interval, estimator_differences, interval,
+                                        interval_p_value, jackknife, metric_statistic,
+                                        replicates)
 from calib.confidence.estimators import all_estimates
 from calib.confidence.gap import GAP_RANGES, gap_by_range, signed_gaps
 from calib.confidence.metrics import (N_BINS, accuracy_rejection_curve, calibration_curve,
@@ -807,13 +816,17 @@ CONTRAST_COLUMNS = ("kind", "unit", "metric", "estimator", "a", "b", "difference
 
 def model_contrasts(est: pd.DataFrame, correct: pd.DataFrame, info: pd.DataFrame,
                     aggregation: str = "min", n_bootstrap: int = 1000, seed: int = 0,
-                    n_bins: int = N_BINS) -> pd.DataFrame:
+                    n_bins: int = N_BINS, level: float = 0.95) -> pd.DataFrame:
     """Each contrast of :func:`contrast_specs` on this build, with a 95% paired bootstrap
     interval over facts: each resample of the facts is applied to every model, estimator and
     template at once (the models share one sample), by the metric's interval method
     (bias-centred for ACE, BCa otherwise). ``est``: the estimate table; ``correct``:
     :func:`template_correct` (the paper's accuracy). Columns :data:`CONTRAST_COLUMNS`;
-    ``difference`` is the contrast (e.g. larger - smaller model, MLMs - CLMs)."""
+    ``difference`` is the contrast (e.g. larger - smaller model, MLMs - CLMs).
+
+    A contrast is linear in its cells, and every cell is resampled with the same seeded
+    weights, so each cell's point value, replicates and jackknife values are computed once and
+    combined (the same numbers as resampling each contrast's statistic as a whole)."""
     specs = contrast_specs(info, aggregation)
     if not specs:
         return pd.DataFrame(columns=list(CONTRAST_COLUMNS))
@@ -827,18 +840,31 @@ def model_contrasts(est: pd.DataFrame, correct: pd.DataFrame, info: pd.DataFrame
     wanted = {k for s in specs for k in s.coefficients}
     cells = cells[[k in wanted for k in zip(cells["model"], cells["estimator"])]]
     arrays, n = fact_arrays(cells)
+    cache: dict = {}
+
+    def resampled(key, metric):
+        """(point, replicates, jackknife or None) of one cell's metric, computed once."""
+        if (key, metric) not in cache:
+            stat = metric_statistic(metric, *arrays[key], n_bins)[0]
+            method = INTERVAL_METHODS.get(metric, "centred")
+            cache[(key, metric)] = (float(stat(np.ones((1, n), np.int64))[0]),
+                                    replicates(stat, n, n_bootstrap, seed),
+                                    jackknife(stat, n) if method == "bca" else None)
+        return cache[(key, metric)]
+
     rows = []
     for s in specs:
-        stats = {k: metric_statistic(s.metric, *arrays[k], n_bins)[0] for k in s.coefficients}
-
-        def statistic(w, stats=stats, coef=s.coefficients):
-            return sum(c * stats[k](w) for k, c in coef.items())
-        res = difference_interval(statistic, n, INTERVAL_METHODS.get(s.metric, "centred"),
-                                  n_bootstrap, seed, metric=s.metric)
+        method = INTERVAL_METHODS.get(s.metric, "centred")
+        parts = [(c, resampled(k, s.metric)) for k, c in s.coefficients.items()]
+        point = sum(c * p[0] for c, p in parts)
+        reps = sum(c * p[1] for c, p in parts)
+        jack = sum(c * p[2] for c, p in parts) if method == "bca" else None
+        low, high = interval(point, reps, level, method, jack)
         rows.append({"kind": s.kind, "unit": s.unit, "metric": s.metric,
-                     "estimator": s.estimator, "a": s.a, "b": s.b,
-                     **{k: res[k] for k in ("difference", "low", "high", "method", "p_value",
-                                            "n", "n_boot")}})
+                     "estimator": s.estimator, "a": s.a, "b": s.b, "difference": point,
+                     "low": low, "high": high, "method": method,
+                     "p_value": interval_p_value(point, reps, method, jack), "n": n,
+                     "n_boot": n_bootstrap})
     return pd.DataFrame(rows, columns=list(CONTRAST_COLUMNS))
 
 

@@ -427,3 +427,25 @@ def test_beside_the_paper_this_builds_accuracy_is_the_one_given():
     assert ours["accuracy"].tolist() == [0.47, 0.47]
     default = beside.calibration_beside(table, ["Base", "Margin"])
     assert default[default["source"] == beside.THIS_BUILD]["accuracy"].tolist() == [0.4, 0.4]
+
+
+def test_combining_each_cells_replicates_is_resampling_the_contrast_whole(scores):
+    from calib.confidence.bootstrap import difference_interval, metric_statistic
+
+    est = cx.estimates(scores)
+    info = pd.DataFrame({"model": ["m2", "m1"], "objective": ["clm", "mlm"],
+                         "family": ["F", "F"], "size_m": [100.0, 200.0]})
+    out = cx.model_contrasts(est, cx.template_correct(scores), info, n_bootstrap=60, seed=3)
+    arrays, n = cx.fact_arrays(est)
+    for kind, metric, estimator in (("objectives", "gap", "Base"),
+                                    ("size step", "ace", "Margin"),
+                                    ("size step", "brier", "Average/min")):
+        row = out[(out["kind"] == kind) & (out["metric"] == metric)
+                  & (out["estimator"] == estimator)].iloc[0]
+        spec = next(s for s in cx.contrast_specs(info) if s.unit == row["unit"])
+        stats = {k: metric_statistic(metric, *arrays[k])[0] for k in spec.coefficients}
+        whole = difference_interval(
+            lambda w: sum(c * stats[k](w) for k, c in spec.coefficients.items()), n,
+            row["method"], 60, 3)
+        for col in ("difference", "low", "high", "p_value"):
+            assert row[col] == pytest.approx(whole[col], abs=1e-12), (row["unit"], col)
