@@ -150,6 +150,8 @@ CONSTRAINTS: dict[str, Check] = {
                                                     "AGGREGATIONS"))),
     "reduction": _choices("calib.confidence.reductions", "REDUCTIONS"),
     "curve_bins": _POSITIVE,
+    "recalibration_folds": at_least(2),
+    "floor_draws": _POSITIVE,
     "histogram_bins": _POSITIVE,
     "max_sentences": at_least(0),
     "ks": all_of(non_empty, each(at_least(2))),

@@ -11,7 +11,7 @@ paper's ``gemma-3-270m-it`` (:func:`model_notes` says so on the page).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -51,20 +51,23 @@ def model_notes(models: Sequence[str]) -> str:
 
 
 def calibration_beside(table: pd.DataFrame, estimators: Sequence[str] = ("Base", "Margin",
-                                                                       "Average/min")
-                       ) -> pd.DataFrame:
+                                                                       "Average/min"),
+                       accuracy: Mapping[str, float] | None = None) -> pd.DataFrame:
     """This build's calibration table (:func:`calib.experiments.calibration.calibration_table`)
     and the paper's Table 1 (with Table 3's accuracy) for ``estimators``: ``source``,
     ``model`` (registry name), ``objective``, ``estimator``, ``accuracy``, ``ace``, ``brier``,
     ``in_paper``. The paper's accuracy is Table 3's BEAR accuracy over all templates, the same
-    for every estimator; this build's is the accuracy of each estimator's answer."""
+    for every estimator. This build's is ``accuracy`` (model -> accuracy) where given -- the
+    same definition as the paper's: the accuracy averaged over the five paraphrase templates
+    (:func:`calib.experiments.calibration.template_accuracy`) -- else the accuracy of each
+    estimator's answer."""
     ours = table[table["estimator"].isin(list(estimators))]
     names = set(paper_models()["registry_name"])
     kinds = {m: getattr(get_spec(m), "objective", "") for m in ours["model"].unique()}
+    acc = ours["model"].map(dict(accuracy)) if accuracy is not None else ours["accuracy"]
     ours = pd.DataFrame({"source": THIS_BUILD, "model": ours["model"],
                          "objective": ours["model"].map(kinds), "estimator": ours["estimator"],
-                         "accuracy": ours["accuracy"], "ace": ours["ace"],
-                         "brier": ours["brier"]})
+                         "accuracy": acc, "ace": ours["ace"], "brier": ours["brier"]})
     paper = table1_long()
     paper = paper[paper["estimator"].isin(list(estimators))]
     paper = pd.DataFrame({"source": _label("kissling2026_table1", "; accuracy: Table 3"),

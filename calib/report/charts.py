@@ -35,6 +35,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import altair as alt
+import numpy as np
 import pandas as pd
 
 WIDTH = 320
@@ -285,12 +286,16 @@ def grouped_bars(frame: pd.DataFrame, *, category: str = "model", group: str = "
 
 
 def intervals_long(frame: pd.DataFrame, intervals: dict[str, tuple[str, str]],
-                   keep: Sequence[str] = (), names: dict[str, str] | None = None
-                   ) -> pd.DataFrame:
+                   keep: Sequence[str] = (), names: dict[str, str] | None = None,
+                   bands: dict[str, tuple[str, str]] | None = None) -> pd.DataFrame:
     """A wide table of estimates with bounds (``{"ace": ("ace_low", "ace_high"), ...}``) as one
     row per estimate: the ``keep`` columns, ``metric`` (renamed by ``names``), ``value``,
-    ``low``, ``high``, and ``n`` where the frame has it. Only reshapes, computes nothing."""
-    cols = [*keep, *[c for pair in intervals.items() for c in (pair[0], *pair[1])]]
+    ``low``, ``high``, and ``n`` where the frame has it. ``bands`` (e.g. ``{"ace":
+    ("ace_floor_low", "ace_floor_high")}``, the noise floor of ACE) adds ``band_low`` and
+    ``band_high`` for those metrics (NaN for the others), for :func:`interval_chart`'s band.
+    Only reshapes, computes nothing."""
+    cols = [*keep, *[c for pair in intervals.items() for c in (pair[0], *pair[1])],
+            *[c for pair in (bands or {}).values() for c in pair]]
     _require(frame, cols, "intervals_long")
     extra = [c for c in _SIZE if c in frame.columns and c not in keep][:1]
     parts = []
@@ -298,6 +303,10 @@ def intervals_long(frame: pd.DataFrame, intervals: dict[str, tuple[str, str]],
         part = frame[[*keep, *extra, metric, lo, hi]].rename(
             columns={metric: "value", lo: "low", hi: "high"})
         part.insert(len(keep), "metric", (names or {}).get(metric, metric))
+        if bands:
+            band = bands.get(metric)
+            part["band_low"] = frame[band[0]].to_numpy(float) if band else np.nan
+            part["band_high"] = frame[band[1]].to_numpy(float) if band else np.nan
         parts.append(part)
     return pd.concat(parts, ignore_index=True)
 
@@ -305,14 +314,21 @@ def intervals_long(frame: pd.DataFrame, intervals: dict[str, tuple[str, str]],
 def interval_chart(frame: pd.DataFrame, *, value: str = "value", lower: str = "low",
                    upper: str = "high", category: str = "estimator", color: str | None = "model",
                    facet: str | None = "metric", columns: int = 3, zero: bool = False,
-                   value_title: str | None = None, title: str | None = None
+                   value_title: str | None = None, title: str | None = None,
+                   band_low: str | None = None, band_high: str | None = None
                    ) -> alt.TopLevelMixin:
     """Estimates with their intervals (a point and a rule from ``lower`` to ``upper``), one row
     per ``category`` (in the frame's order), the ``color`` groups side by side within a row:
     the chart beside a long table of intervals. ``facet`` (default ``metric``, see
     :func:`intervals_long`) gives each metric its own panel and value scale; ``zero`` draws the
-    line at 0 (for differences)."""
-    _require(frame, [value, lower, upper, category, color, facet], "interval_chart")
+    line at 0 (for differences). ``band_low`` / ``band_high`` (e.g. ``intervals_long(...,
+    bands=...)``'s ``band_low``, ``band_high``: the range of ACE a perfectly calibrated
+    estimator shows at this sample size) draw a grey band behind each row's interval, where
+    they are not NaN."""
+    if (band_low is None) != (band_high is None):
+        raise ValueError("interval_chart: give both band_low and band_high, or neither")
+    _require(frame, [value, lower, upper, category, color, facet, band_low, band_high],
+             "interval_chart")
     order = list(dict.fromkeys(frame[category].astype(str)))
     n_colors = frame[color].nunique() if color else 1
     height = max(90, len(order) * (6 + 11 * n_colors))
@@ -330,6 +346,12 @@ def interval_chart(frame: pd.DataFrame, *, value: str = "value", lower: str = "l
         x=x, y=y, yOffset=offset, color=_color(color), opacity=_highlight(legend),
         tooltip=tooltip)
     layers = [rules, points]
+    if band_low is not None:  # behind the intervals, with the same tooltip
+        band_tooltip = _tooltip(frame, [category, color, facet, value, lower, upper, band_low,
+                                        band_high])
+        layers.insert(0, alt.Chart().mark_bar(color="#bbbbbb", opacity=0.45).encode(
+            x=alt.X(**_q(band_low, axis_title, scale=alt.Scale(zero=zero))),
+            x2=alt.X2(field=band_high), y=y, yOffset=offset, tooltip=band_tooltip))
     if zero:
         layers.append(alt.Chart().mark_rule(color="black", strokeDash=[3, 3]).encode(
             x=alt.datum(0)))

@@ -5,7 +5,10 @@ do not show (the wording rules are :mod:`calib.report.prose`'s).
 ===============================  ===========================================================
 chapter                          sentences
 ===============================  ===========================================================
-calibration                      :func:`below_zero_sentence`
+calibration                      :func:`below_zero_sentence`,
+                                 :func:`below_zero_counts_sentence`,
+                                 :func:`floor_sentence`, :func:`gap_sentence`,
+                                 :func:`claim_sentences`
 answer_set                       :func:`trend_sentences`, :func:`figure4_sentences`,
                                  :data:`METRIC_TITLES`
 clm_vs_mlm                       :func:`model_kinds_note`, :func:`pairing_note`,
@@ -49,16 +52,22 @@ def bullets(sentences: Sequence[str]) -> str:
 # calibration
 
 
-def below_zero_sentence(est: pd.DataFrame) -> str:
-    """How many instances each estimator gave a confidence below 0, per model, as a sentence.
-    Only the paper's Entropy-Confidence (Eq. 7, not normalised) can: it is 1 minus an entropy
-    in nats, below 0 when the templates split into three or more answers of similar weight."""
+def below_zero_counts(est: pd.DataFrame) -> pd.DataFrame:
+    """Per estimator and model of an estimate table: how many instances have a confidence
+    below 0 (``below``), of how many (``n``), and the lowest confidence (``lowest``); only the
+    rows with at least one (the input of :func:`below_zero_counts_sentence`)."""
     require_columns(est, ("model", "estimator", "confidence"), "estimate table")
     counts = (est.assign(below=est["confidence"] < 0)
               .groupby(["estimator", "model"], sort=False)
               .agg(below=("below", "sum"), n=("below", "size"), lowest=("confidence", "min"))
               .reset_index())
-    counts = counts[counts["below"] > 0]
+    return counts[counts["below"] > 0].reset_index(drop=True)
+
+
+def below_zero_counts_sentence(counts: pd.DataFrame) -> str:
+    """The sentence of :func:`below_zero_sentence` from :func:`below_zero_counts`' frame."""
+    require_columns(counts, ("estimator", "model", "below", "n", "lowest"),
+                    "below-zero counts")
     if counts.empty:
         return ("No estimator gave any instance a confidence below 0 in this run (the paper's "
                 "Entropy-Confidence, Eq. 7, can be below 0 when the templates split into three "
@@ -69,6 +78,106 @@ def below_zero_sentence(est: pd.DataFrame) -> str:
             "normalised, so it falls below 0 when the templates split into three or more "
             "answers of similar weight; ACE and Brier are computed on these values as they are. "
             "In this run confidences below 0 came from " + "; ".join(parts) + ".")
+
+
+def below_zero_sentence(est: pd.DataFrame) -> str:
+    """How many instances each estimator gave a confidence below 0, per model, as a sentence.
+    Only the paper's Entropy-Confidence (Eq. 7, not normalised) can: it is 1 minus an entropy
+    in nats, below 0 when the templates split into three or more answers of similar weight."""
+    return below_zero_counts_sentence(below_zero_counts(est))
+
+
+#: the words for an ACE within its noise floor (issue 18; :mod:`calib.confidence.noise_floor`)
+WITHIN_FLOOR = "not distinguishable from perfect calibration at this sample size"
+
+
+def _ace_text(row: Mapping) -> str:
+    return (f"ACE {row['ace']:.3f} [{row['ace_low']:.3f}, {row['ace_high']:.3f}]"
+            if pd.notna(row.get("ace_low")) else f"ACE {row['ace']:.3f}")
+
+
+def floor_sentence(table: pd.DataFrame, label: Sequence[str] = ("model", "estimator"),
+                   limit: int = 12) -> str:
+    """Which ACEs of a table with the noise-floor columns
+    (:func:`calib.confidence.noise_floor.floor_record`: ``ace_floor``, ``ace_floor_high``,
+    ``ace_within_floor``, ``ace_debiased`` ...) are within their floor -- "not
+    distinguishable from perfect calibration at this sample size" (:data:`WITHIN_FLOOR`) --
+    and how far above it the others are (the debiased ACE with its interval). Rows are named
+    by the ``label`` columns; at most ``limit`` rows are named per sentence."""
+    require_columns(table, (*label, "ace", "ace_floor", "ace_floor_high", "ace_within_floor",
+                            "ace_debiased", "ace_debiased_low", "ace_debiased_high"),
+                    "table with the noise floor of ACE")
+    if table.empty:
+        return ""
+
+    def name(row):
+        return ", ".join(str(row[c]) for c in label)
+
+    def listed(rows, text):
+        shown = "; ".join(f"{name(r)}: {text(r)}" for r in rows[:limit])
+        return shown + (f"; and {len(rows) - limit} more" if len(rows) > limit else "")
+
+    rows = table.to_dict("records")
+    within = [r for r in rows if bool(r["ace_within_floor"])]
+    above = [r for r in rows if not bool(r["ace_within_floor"])]
+    out = []
+    if within:
+        out.append(
+            f"{len(within)} of the {len(rows)} ACEs are within their noise floor (at most the "
+            f"upper end of the ACEs a perfectly calibrated estimator with the same confidences "
+            f"shows in 95% of samples), so they are {WITHIN_FLOOR}: "
+            + listed(within, lambda r: f"{_ace_text(r)}, floor {r['ace_floor']:.3f} (up to "
+                                       f"{r['ace_floor_high']:.3f})") + ".")
+    if above:
+        out.append(
+            f"{'The other' if within else 'All'} {len(above)} ACE{'s' if len(above) != 1 else ''}"
+            f" exceed{'s' if len(above) == 1 else ''} {'its' if len(above) == 1 else 'their'} "
+            f"floor; the debiased ACE (ACE minus floor, beyond the paper) with its 95% interval: "
+            + listed(above, lambda r: f"{r['ace_debiased']:.3f} [{r['ace_debiased_low']:.3f}, "
+                                      f"{r['ace_debiased_high']:.3f}]") + ".")
+    return " ".join(out)
+
+
+def _claim_clause(statement: str) -> str:
+    """A claim's statement as a clause after "that": its first word lower-cased when it is an
+    ordinary capitalised word ("Most models ..." -> "most models ..."), never a name or a
+    symbol ("C_Base", "ACE", "ModernBERT")."""
+    first = statement.split(" ", 1)[0]
+    if first[:1].isupper() and first[1:].isalpha() and first[1:].islower():
+        return statement[:1].lower() + statement[1:]
+    return statement
+
+
+def claim_sentences(ledger: pd.DataFrame) -> list[str]:
+    """One sentence per claim of a ledger frame (:func:`calib.experiments.ledger.build_ledger`):
+    :func:`calib.report.prose.agreement_sentence` with this build's verdict and its evidence
+    (or, where there is none, the reason)."""
+    require_columns(ledger, ("statement", "verdict", "evidence", "reason"), "ledger")
+    return [agreement_sentence(_claim_clause(r["statement"]), r["verdict"],
+                               r["evidence"] or r["reason"])
+            for r in ledger.to_dict("records")]
+
+
+def gap_sentence(gaps: pd.DataFrame, label: Sequence[str] = ("model", "estimator"),
+                 limit: int = 12) -> str:
+    """Which rows of a signed-gap table (:func:`calib.confidence.gap.signed_gaps`: ``gap``,
+    ``gap_low``, ``gap_high``, ``direction``) are overconfident, underconfident or undecided
+    (the 95% interval of mean confidence minus accuracy above 0, below 0, or around it)."""
+    require_columns(gaps, (*label, "gap", "gap_low", "gap_high", "direction"),
+                    "signed-gap table")
+    out = []
+    words = {"overconfident": "Overconfident (interval above 0)",
+             "underconfident": "Underconfident (interval below 0)",
+             "undecided": "Undecided (the interval includes 0)"}
+    for direction, title in words.items():
+        rows = gaps[gaps["direction"] == direction].to_dict("records")
+        if not rows:
+            continue
+        named = "; ".join(f"{', '.join(str(r[c]) for c in label)} {r['gap']:+.3f} "
+                          f"[{r['gap_low']:+.3f}, {r['gap_high']:+.3f}]" for r in rows[:limit])
+        more = f"; and {len(rows) - limit} more" if len(rows) > limit else ""
+        out.append(f"{title}: {named}{more}.")
+    return " ".join(out)
 
 
 # ---------------------------------------------------------------------------------------------
