@@ -115,14 +115,16 @@ def side_by_side(combined: pd.DataFrame, keys: Sequence[str], values: Sequence[s
     return both[cols] if len(both) else pd.DataFrame(columns=cols)
 
 
-def table2_beside(rows: pd.DataFrame) -> pd.DataFrame:
+def table2_beside(rows: pd.DataFrame, accuracy: str = "accuracy") -> pd.DataFrame:
     """This build's per-model rows (:func:`calib.experiments.clm_vs_mlm.model_table` or
     ``pair_table``) and the paper's Table 2: ``source``, ``pair`` (Table 2's; this build's
     pair if given), ``model``, ``objective``, ``accuracy`` (a fraction; Table 2's percent /
-    100), ``brier_margin``, ``brier_average``."""
+    100), ``brier_margin``, ``brier_average``. ``accuracy``: the column of ``rows`` set beside
+    Table 2's accuracy (``"accuracy_templates"``: the average over all templates, as Table 2's
+    caption defines it)."""
     cols = ["source", "pair", "model", "objective", "accuracy", "brier_margin",
             "brier_average"]
-    ours = rows.assign(source=THIS_BUILD)
+    ours = rows.assign(source=THIS_BUILD, accuracy=rows[accuracy])
     if "pair" not in ours:
         ours["pair"] = pd.NA
     t2 = reported("kissling2026_table2")
