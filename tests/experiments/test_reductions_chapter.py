@@ -139,7 +139,7 @@ def _shape_result(top: float, per_relation, models=("opt-1.3b",)):
     empty = pd.DataFrame({"x": []})
     return rx.ReductionsResult(rx.Params(models=models, per_relation=per_relation),
                                {m: "clm" for m in models}, 60, 9, empty, empty, empty, empty,
-                               empty, empty, shape, empty)
+                               empty, shape, empty)
 
 
 def test_the_largest_confidence_of_opt13b_on_a_sample_can_only_refute_the_claim():
