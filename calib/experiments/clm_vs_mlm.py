@@ -416,7 +416,8 @@ def mean_pair_differences(estimates: pd.DataFrame, pairs: pd.DataFrame,
     """Per estimator, the mean over the pairs of ``Brier(MLM) - Brier(CLM)`` (positive: the
     causal model is better calibrated), with a 95% paired bootstrap interval over the facts of
     the sample: each resample of the facts is applied to every pair (a pair uses the resampled
-    facts of its scope), BCa as for Brier. Columns ``estimator``, ``n_pairs``, ``metric``,
+    facts of its scope; a resample that draws none of a domain's facts is NaN and left out
+    of the interval), BCa as for Brier. Columns ``estimator``, ``n_pairs``, ``metric``,
     ``difference``, ``low``, ``high``, ``method``, ``p_value``, ``n`` (facts), ``n_boot``;
     empty without pairs."""
     cols = ["estimator", "n_pairs", "metric", "difference", "low", "high", "method",
@@ -449,7 +450,8 @@ def mean_pair_differences(estimates: pd.DataFrame, pairs: pd.DataFrame,
             stats.append((idx, s_mlm, s_clm))
 
         def mean(w: np.ndarray, stats=stats) -> np.ndarray:
-            return np.mean([a(w[:, i]) - b(w[:, i]) for i, a, b in stats], axis=0)
+            with np.errstate(invalid="ignore", divide="ignore"):  # a scope left out: NaN
+                return np.mean([a(w[:, i]) - b(w[:, i]) for i, a, b in stats], axis=0)
         res = difference_interval(mean, len(labels), "bca", n_boot, seed, metric="brier")
         rows.append({"estimator": est, "n_pairs": len(stats), **res})
     return pd.DataFrame(rows, columns=cols)
