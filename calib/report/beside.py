@@ -118,14 +118,16 @@ def side_by_side(combined: pd.DataFrame, keys: Sequence[str], values: Sequence[s
     return both[cols] if len(both) else pd.DataFrame(columns=cols)
 
 
-def table2_beside(rows: pd.DataFrame) -> pd.DataFrame:
+def table2_beside(rows: pd.DataFrame, accuracy: str = "accuracy") -> pd.DataFrame:
     """This build's per-model rows (:func:`calib.experiments.clm_vs_mlm.model_table` or
     ``pair_table``) and the paper's Table 2: ``source``, ``pair`` (Table 2's; this build's
     pair if given), ``model``, ``objective``, ``accuracy`` (a fraction; Table 2's percent /
-    100), ``brier_margin``, ``brier_average``."""
+    100), ``brier_margin``, ``brier_average``. ``accuracy``: the column of ``rows`` set beside
+    Table 2's accuracy (``"accuracy_templates"``: the average over all templates, as Table 2's
+    caption defines it)."""
     cols = ["source", "pair", "model", "objective", "accuracy", "brier_margin",
             "brier_average"]
-    ours = rows.assign(source=THIS_BUILD)
+    ours = rows.assign(source=THIS_BUILD, accuracy=rows[accuracy])
     if "pair" not in ours:
         ours["pair"] = pd.NA
     t2 = reported("kissling2026_table2")
@@ -233,12 +235,17 @@ def lpaqa_baselines_beside(accuracy: pd.DataFrame) -> pd.DataFrame:
 
 
 def reductions_beside(means: pd.DataFrame, repo_means: pd.DataFrame,
-                      labels: dict[str, str]) -> pd.DataFrame:
+                      labels: dict[str, str], floors: pd.DataFrame | None = None
+                      ) -> pd.DataFrame:
     """Figure 7's means from both sources: this build's
     (:func:`calib.experiments.reductions.objective_means`) and those computed from the
     authors' stored per-model values; ``labels`` maps this build's reduction keys to the
     paper's names. One row per source, objective and reduction with ``accuracy``, ``ace``,
-    ``H``, ``n_models``."""
+    ``H``, ``n_models``. With ``floors``
+    (:func:`calib.experiments.reductions.objective_floors`), this build's rows also get the
+    noise floor of their mean ACE (``ace_floor``, ``ace_debiased`` with its bounds,
+    ``ace_within_floor``; beyond the paper), the authors' rows none (NaN: their confidences
+    are not stored)."""
     def wide(frame: pd.DataFrame, source: str) -> pd.DataFrame:
         out = frame.pivot_table(index=["objective", "reduction", "n_models"], columns="metric",
                                 values="value", sort=False).reset_index()
@@ -253,6 +260,13 @@ def reductions_beside(means: pd.DataFrame, repo_means: pd.DataFrame,
                 "reported in the authors' repository (means computed here from its per-model "
                 "values)")
     cols = ["source", "objective", "reduction", "accuracy", "ace", "H", "n_models"]
+    if floors is not None:
+        extra = ["ace_floor", "ace_debiased", "ace_debiased_low", "ace_debiased_high",
+                 "ace_within_floor"]
+        keyed = floors.assign(reduction=floors["reduction"].map(labels)
+                              .fillna(floors["reduction"]))[["objective", "reduction", *extra]]
+        ours = ours.merge(keyed, on=["objective", "reduction"], how="left")
+        cols = [*cols[:5], *extra[:4], extra[4], *cols[5:]]
     return pd.concat([ours, repo], ignore_index=True)[cols]
 
 

@@ -17,6 +17,7 @@ factor                           :func:`margin_sentences`, :func:`margin_claim`
 start_tokens                     :func:`rule_sentences`
 reductions                       :func:`reduction_sentences`, :data:`METRIC_LABELS`
 lpaqa                            :func:`manual_comparison_sentences`
+every ACE (issue 18)             :func:`floor_sentence`, :func:`floor_sentences`
 ===============================  ===========================================================
 """
 
@@ -33,7 +34,7 @@ from calib.experiments.reductions import REDUCTION_LABELS
 from calib.experiments.start_tokens import RULES
 from calib.experiments.quantifiers import every_verdict
 from calib.experiments.verdicts import unit_tally
-from calib.report.prose import agreement_sentence, compare_sentence
+from calib.report.prose import agreement_sentence, compare_sentence, fmt
 
 #: how the metrics of the answer-set curves are titled in charts and sentences
 METRIC_TITLES = {"confidence": "mean Base confidence", "accuracy": "accuracy",
@@ -222,6 +223,45 @@ def figure4_sentences(points: pd.DataFrame) -> list[str]:
                 for r in part.itertuples(index=False)]
         out.append(f"{model}: " + "; ".join(bits) + ".")
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# the noise floor beside an ACE (issue 18; calib.confidence.noise_floor)
+
+#: how a sentence says that an ACE is within its noise floor
+WITHIN_FLOOR = "not distinguishable from perfect calibration at this sample size"
+
+
+def floor_sentence(row: Mapping, subject: str, metric: str = "ace") -> str:
+    """One sentence on an ACE (or another binned metric) beside its noise floor, from a row
+    with the columns of :func:`calib.confidence.noise_floor.floor_record` (``ace``,
+    ``ace_low``, ``ace_high``, ``ace_floor``, ``ace_floor_low``, ``ace_floor_high``,
+    ``ace_within_floor``, ``ace_debiased`` and its bounds): within its floor it is
+    :data:`WITHIN_FLOOR`; above it, the debiased value is given with its interval."""
+    name = {"ace": "ACE", "ece": "ECE", "mce": "MCE", "rms": "RMS"}.get(metric, metric)
+
+    def bounds(lo, hi):
+        return (f" [{fmt(row[lo])}, {fmt(row[hi])}]"
+                if pd.notna(row.get(lo)) and pd.notna(row.get(hi)) else "")
+    value = f"{name} {fmt(row[metric])}" + bounds(f"{metric}_low", f"{metric}_high")
+    floor = (f"its noise floor {fmt(row[f'{metric}_floor'])} (a perfectly calibrated "
+             f"estimator with these confidences gives {fmt(row[f'{metric}_floor_low'])} to "
+             f"{fmt(row[f'{metric}_floor_high'])} in 95% of samples)")
+    if bool(row[f"{metric}_within_floor"]):
+        return f"{subject}: {value} is within {floor}: {WITHIN_FLOOR}."
+    return (f"{subject}: {value} is above {floor}; debiased {name} "
+            f"{fmt(row[f'{metric}_debiased'])}"
+            + bounds(f"{metric}_debiased_low", f"{metric}_debiased_high") + ".")
+
+
+def floor_sentences(frame: pd.DataFrame, subject: Sequence[str], metric: str = "ace"
+                    ) -> list[str]:
+    """:func:`floor_sentence` for every row of ``frame``, its subject the values of the
+    ``subject`` columns joined by ", " (e.g. ``["model", "label"]``)."""
+    require_columns(frame, (*subject, metric, f"{metric}_floor", f"{metric}_within_floor"),
+                    "table with a noise floor")
+    return [floor_sentence(r, ", ".join(str(r[c]) for c in subject), metric)
+            for r in frame.to_dict("records")]
 
 
 # ---------------------------------------------------------------------------------------------
