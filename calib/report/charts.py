@@ -14,8 +14,10 @@ builder                        the paper's figure it serves
 :func:`metric_band`            a metric against ``k`` with the spread of repeats (Fig. 3)
 :func:`grouped_bars`           per-group deltas, e.g. change in ACE per injection (Figs. 5, 11)
 :func:`interval_chart`         estimates with their intervals per model and estimator, beside
-                               the long tables of intervals
-:func:`floor_interval_chart`   the same with each ACE's noise floor as a band (issue 18)
+                               the long tables of intervals; ``band_low``/``band_high`` draw
+                               each ACE's noise floor as a band (issue 18)
+:func:`reliability_diagram`    calibration curve with per-bin intervals over a histogram of
+                               confidences with the bin counts (Fig. 2)
 =============================  =============================================================
 
 **Interaction.** Every point, line vertex and bar has a tooltip with its row's identifying
@@ -357,60 +359,6 @@ def interval_chart(frame: pd.DataFrame, *, value: str = "value", lower: str = "l
         layers.append(alt.Chart().mark_rule(color="black", strokeDash=[3, 3]).encode(
             x=alt.datum(0)))
     chart = _finish(layers, frame, facet, columns, title, WIDTH * 0.8, height)
-    return chart.resolve_scale(x="independent") if facet else chart
-
-
-def floor_intervals_long(frame: pd.DataFrame, intervals: dict[str, tuple[str, str]],
-                         floors: dict[str, tuple[str, str]], keep: Sequence[str] = (),
-                         names: dict[str, str] | None = None) -> pd.DataFrame:
-    """:func:`intervals_long` with ``floor_low`` and ``floor_high`` per row: for the metrics of
-    ``floors`` (``{"ace": ("ace_floor_low", "ace_floor_high")}``, the noise floor's range of
-    :func:`calib.confidence.noise_floor.floor_record`), NaN for the others. Only reshapes."""
-    parts = []
-    for metric, bounds in intervals.items():
-        part = intervals_long(frame, {metric: bounds}, keep, names)
-        lo, hi = floors.get(metric, (None, None))
-        _require(frame, [lo, hi], "floor_intervals_long")
-        part["floor_low"] = frame[lo].to_numpy(float) if lo else float("nan")
-        part["floor_high"] = frame[hi].to_numpy(float) if hi else float("nan")
-        parts.append(part)
-    return pd.concat(parts, ignore_index=True)
-
-
-def floor_interval_chart(frame: pd.DataFrame, *, value: str = "value", lower: str = "low",
-                         upper: str = "high", floor_low: str = "floor_low",
-                         floor_high: str = "floor_high", category: str = "estimator",
-                         color: str | None = "model", facet: str | None = "metric",
-                         columns: int = 3, value_title: str | None = None,
-                         title: str | None = None) -> alt.TopLevelMixin:
-    """:func:`interval_chart` with each estimate's noise floor (issue 18) drawn beneath it as a
-    grey band from ``floor_low`` to ``floor_high``: where a perfectly calibrated estimator with
-    the same confidences falls in 95% of samples, so an ACE inside or below its band is not
-    distinguishable from perfect calibration. Rows without a floor (NaN, e.g. accuracy) get no
-    band. ``frame``: e.g. :func:`floor_intervals_long`."""
-    _require(frame, [value, lower, upper, floor_low, floor_high, category, color, facet],
-             "floor_interval_chart")
-    order = list(dict.fromkeys(frame[category].astype(str)))
-    n_colors = frame[color].nunique() if color else 1
-    height = max(90, len(order) * (6 + 11 * n_colors))
-    y = alt.Y(field=category, type="nominal", sort=order, title=None)
-    offset = alt.YOffset(field=color, type="nominal") if color else alt.Undefined
-    legend = _legend_selection(color)
-    tooltip = _tooltip(frame, [category, color, facet, value, lower, upper, floor_low,
-                               floor_high])
-    axis_title = value_title or ("" if facet else value)
-    x = alt.X(**_q(value, axis_title, scale=alt.Scale(zero=False)))
-    band = alt.Chart().mark_bar(color="#9e9e9e", opacity=0.35).encode(
-        x=alt.X(**_q(floor_low, axis_title, scale=alt.Scale(zero=False))),
-        x2=alt.X2(field=floor_high), y=y, yOffset=offset, tooltip=tooltip)
-    rules = _with_params(alt.Chart().mark_rule(strokeWidth=2).encode(
-        x=alt.X(**_q(lower, axis_title, scale=alt.Scale(zero=False))), x2=alt.X2(field=upper),
-        y=y, yOffset=offset, color=_color(color), opacity=_highlight(legend), tooltip=tooltip),
-        legend)
-    points = alt.Chart().mark_point(filled=True, size=45).encode(
-        x=x, y=y, yOffset=offset, color=_color(color), opacity=_highlight(legend),
-        tooltip=tooltip)
-    chart = _finish([band, rules, points], frame, facet, columns, title, WIDTH * 0.8, height)
     return chart.resolve_scale(x="independent") if facet else chart
 
 

@@ -7,7 +7,7 @@ chapter                          sentences
 ===============================  ===========================================================
 calibration                      :func:`below_zero_sentence`,
                                  :func:`below_zero_counts_sentence`,
-                                 :func:`floor_sentence`, :func:`gap_sentence`,
+                                 :func:`floor_summary_sentence`, :func:`gap_sentence`,
                                  :func:`claim_sentences`
 answer_set                       :func:`trend_sentences`, :func:`figure4_sentences`,
                                  :data:`METRIC_TITLES`
@@ -97,8 +97,8 @@ def _ace_text(row: Mapping) -> str:
             if pd.notna(row.get("ace_low")) else f"ACE {row['ace']:.3f}")
 
 
-def floor_sentence(table: pd.DataFrame, label: Sequence[str] = ("model", "estimator"),
-                   limit: int = 12) -> str:
+def floor_summary_sentence(table: pd.DataFrame, label: Sequence[str] = ("model", "estimator"),
+                           limit: int = 12) -> str:
     """Which ACEs of a table with the noise-floor columns
     (:func:`calib.confidence.noise_floor.floor_record`: ``ace_floor``, ``ace_floor_high``,
     ``ace_within_floor``, ``ace_debiased`` ...) are within their floor -- "not
@@ -227,10 +227,6 @@ def figure4_sentences(points: pd.DataFrame) -> list[str]:
 
 # ---------------------------------------------------------------------------------------------
 # the noise floor beside an ACE (issue 18; calib.confidence.noise_floor)
-
-#: how a sentence says that an ACE is within its noise floor
-WITHIN_FLOOR = "not distinguishable from perfect calibration at this sample size"
-
 
 def floor_sentence(row: Mapping, subject: str, metric: str = "ace") -> str:
     """One sentence on an ACE (or another binned metric) beside its noise floor, from a row

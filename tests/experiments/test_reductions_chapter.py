@@ -257,12 +257,13 @@ def test_the_floor_sentences_say_when_an_ace_is_within_its_floor(table):
 def test_the_floor_chart_draws_a_band_for_ace_only(table):
     from calib.report import charts
 
-    long = charts.floor_intervals_long(
+    long = charts.intervals_long(
         table, {"accuracy": ("accuracy_low", "accuracy_high"), "ace": ("ace_low", "ace_high")},
-        {"ace": ("ace_floor_low", "ace_floor_high")}, keep=["model", "label"])
-    assert long.loc[long["metric"] == "accuracy", "floor_low"].isna().all()
+        keep=["model", "label"], bands={"ace": ("ace_floor_low", "ace_floor_high")})
+    assert long.loc[long["metric"] == "accuracy", "band_low"].isna().all()
     ace = long[long["metric"] == "ace"]
-    assert np.allclose(ace["floor_high"], table["ace_floor_high"])
-    spec = charts.floor_interval_chart(long, category="label").to_dict()
+    assert np.allclose(ace["band_high"], table["ace_floor_high"])
+    spec = charts.interval_chart(long, category="label", band_low="band_low",
+                                 band_high="band_high").to_dict()
     band = spec["spec"]["layer"][0]
-    assert band["mark"]["type"] == "bar" and band["encoding"]["x2"]["field"] == "floor_high"
+    assert band["mark"]["type"] == "bar" and band["encoding"]["x2"]["field"] == "band_high"
