@@ -201,8 +201,8 @@ def lpaqa_beside(set_table: pd.DataFrame, averaging: str = "micro") -> pd.DataFr
     """This build's accuracy by prompt set (:func:`calib.experiments.lpaqa.set_table`) and
     LPAQA's Table 2 (micro) or 3 (macro) in one frame: ``source``, ``model``, ``prompt_set``
     and the methods' accuracy as fractions (the paper's percent / 100; blank where the text
-    does not pin a column). The prompt sets Mine, Mine+Man and Man+Para are in both; LPAQA's
-    Mine+Para paraphrases the best mined prompt and this build's All joins every prompt."""
+    does not pin a column). The prompt sets are the paper's (Man, Mine, Mine+Man, Mine+Para,
+    Man+Para); Mine+Para paraphrases the best mined prompt, as LPAQA §3.2 does."""
     trex = reported("jiang2020_lpaqa_trex")
     trex = trex[trex["averaging"] == averaging]
     paper = pd.DataFrame({"source": _label("jiang2020_lpaqa_trex", f" ({averaging})"),

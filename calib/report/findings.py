@@ -377,6 +377,6 @@ def reduction_sentences(differences: pd.DataFrame) -> list[str]:
 
 def manual_comparison_sentences(paired: pd.DataFrame) -> list[str]:
     """One sentence per row of the LPAQA chapter's paired comparisons with the manual prompt
-    (:attr:`calib.experiments.lpaqa.LpaqaResult.paired`)."""
+    (the rows of :attr:`calib.experiments.lpaqa.LpaqaResult.comparisons` against it)."""
     return [compare_sentence(d["a"], "the manual prompt", d, subject=d["model"])
             for d in paired.to_dict("records")]
