@@ -86,7 +86,13 @@ class Term:
         c, y = self.confidence[order], self.correct[order]
         fn = weighted_confidence if self.metric == "confidence" else WEIGHTED[self.metric]
         cols = order if self.index is None else self.index[order]
-        return lambda w: fn(c, y, w[:, cols], n_bins)
+
+        def statistic(w: np.ndarray) -> np.ndarray:
+            # a resample may draw none of a partial term's instances: NaN, left out by
+            # calib.confidence.bootstrap.interval
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return fn(c, y, w[:, cols], n_bins)
+        return statistic
 
 
 def sample_sizes(terms: Sequence[Term], sizes: dict[str, int] | None = None) -> dict[str, int]:
