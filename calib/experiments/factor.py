@@ -672,8 +672,9 @@ def margin_below_base_factor_build(result: FactorResult) -> Evidence:
                          + diffs["metric"].map(label))
     return Evidence(frame[["unit", "difference", "low", "high", "metric", "model", "subset",
                            "p_value"]].reset_index(drop=True),
-                    f"this build's causal models on FACTOR {', '.join(result.params.factor_subsets)}"
-                    f", 95% paired bootstrap over items ({result.params.n_bootstrap} resamples)")
+                    f"this build's causal models on FACTOR "
+                    f"{', '.join(result.params.factor_subsets)}, 95% paired bootstrap over "
+                    f"items ({result.params.n_bootstrap} resamples)")
 
 
 # factor_higher_ace: "the calibration errors are significantly higher than the ones we obtained
@@ -684,7 +685,7 @@ def higher_on_factor(evidence: Evidence) -> Judgement:
     """``factor_higher_ace``: the mean over the causal models of ACE on FACTOR minus ACE on
     BEAR above 0, for C_Base and for C_Margin (and every FACTOR subset of a build)."""
     return every(evidence, ">", 0.0, what="mean ACE on FACTOR - mean ACE on BEAR",
-                 unit="estimator", required=ESTIMATORS, required_in="estimator")
+                 unit="comparison", required=ESTIMATORS, required_in="estimator")
 
 
 def higher_on_factor_paper() -> Evidence:
