@@ -245,10 +245,11 @@ WITHIN_FLOOR = "not distinguishable from perfect calibration at this sample size
 
 
 def floor_sentence(frame: pd.DataFrame, label: Sequence[str], metric: str = "ace",
-                   what: str = "ACE") -> str:
+                   what: str = "ACE", limit: int = 8) -> str:
     """One sentence on which ACEs of ``frame`` lie within their noise floor (the
     ``<metric>_within_floor`` column, :func:`calib.confidence.noise_floor.floor_record`),
-    each named by the ``label`` columns with its value and the floor's upper end."""
+    each named by the ``label`` columns with its value and the floor's upper end (at most
+    ``limit`` of them, then how many more)."""
     require_columns(frame, (*label, metric, f"{metric}_within_floor", f"{metric}_floor_high"),
                     "table with a noise floor")
     if frame.empty:
@@ -260,6 +261,8 @@ def floor_sentence(frame: pd.DataFrame, label: Sequence[str], metric: str = "ace
     names = [f"{' '.join(str(r[c]) for c in label)} ({what} {r[metric]:.3f}, floor up to "
              f"{r[f'{metric}_floor_high']:.3f})" for r in within.to_dict("records")]
     rest = len(frame) - len(within)
+    if len(names) > limit:
+        names = names[:limit] + [f"and {len(names) - limit} more"]
     return (f"{len(within)} of the {len(frame)} values of {what} lie within their noise "
             f"floor, {WITHIN_FLOOR}: " + "; ".join(names)
             + (f". The other {rest} lie above it." if rest else "."))

@@ -415,5 +415,6 @@ def test_the_floor_sentence(points):
     text = fd.floor_sentence(part, ["model", "k"], what="ACE of C_Base")
     assert text.startswith("2 of the 4 values of ACE of C_Base lie within their noise floor")
     assert fd.WITHIN_FLOOR in text and "The other 2 lie above it." in text
+    assert "; and 1 more. The other 2" in fd.floor_sentence(part, ["model", "k"], limit=1)
     part["ace_within_floor"] = False
     assert fd.floor_sentence(part, ["model"]).startswith("Every ACE in the table lies above")
