@@ -563,7 +563,8 @@ def _source(result: AnswerSetResult, k_text: str) -> str:
 
 def _groups_missing(result: AnswerSetResult, wanted: Sequence[str]) -> str:
     have = ", ".join(f"{m} ({g or 'a CLM of unknown size'})" for m, g in result.groups.items())
-    return f"this build has no {' or '.join(wanted)}; its models: {have}"
+    groups = ", ".join(f"'{g}'" for g in wanted)
+    return f"this build has no model of the group(s) {groups}; its models: {have}"
 
 
 # more_options: "significantly reduces calibration error in CLMs smaller than 1B"

@@ -299,9 +299,10 @@ def figure4_floor_sentences(points: pd.DataFrame) -> list[str]:
     for model, part in points.groupby("model", sort=False):
         bits = []
         for r in part.to_dict("records"):
-            floor = f", {WITHIN_FLOOR}" if r["ace_within_floor"] else ""
-            bits.append(f"ACE {r['ace']:.3f} [{r['ace_low']:.3f}, {r['ace_high']:.3f}]{floor} "
-                        f"at accuracy {r['accuracy']:.3f} on {r['benchmark']}")
+            floor = f" (ACE within its noise floor: {WITHIN_FLOOR})" if r["ace_within_floor"] \
+                else ""
+            bits.append(f"ACE {r['ace']:.3f} [{r['ace_low']:.3f}, {r['ace_high']:.3f}] at "
+                        f"accuracy {r['accuracy']:.3f} on {r['benchmark']}{floor}")
         out.append(f"{model}: " + "; ".join(bits) + ".")
     return out
 
