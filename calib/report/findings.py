@@ -380,3 +380,89 @@ def manual_comparison_sentences(paired: pd.DataFrame) -> list[str]:
     (the rows of :attr:`calib.experiments.lpaqa.LpaqaResult.comparisons` against it)."""
     return [compare_sentence(d["a"], "the manual prompt", d, subject=d["model"])
             for d in paired.to_dict("records")]
+
+
+# ---------------------------------------------------------------------------------------------
+# the noise floor of ACE in sentences (answer_set, factor; beyond the paper)
+
+#: what an ACE within its noise floor means, in the book's words
+WITHIN_FLOOR = "not distinguishable from perfect calibration at this sample size"
+
+
+def floor_sentence(frame: pd.DataFrame, label: Sequence[str], metric: str = "ace",
+                   what: str = "ACE", limit: int = 8) -> str:
+    """One sentence on which ACEs of ``frame`` lie within their noise floor (the
+    ``<metric>_within_floor`` column, :func:`calib.confidence.noise_floor.floor_record`),
+    each named by the ``label`` columns with its value and the floor's upper end (at most
+    ``limit`` of them, then how many more)."""
+    require_columns(frame, (*label, metric, f"{metric}_within_floor", f"{metric}_floor_high"),
+                    "table with a noise floor")
+    if frame.empty:
+        return f"No {what} to compare with its noise floor."
+    within = frame[frame[f"{metric}_within_floor"].astype(bool)]
+    if within.empty:
+        return (f"Every {what} in the table lies above the range a perfectly calibrated "
+                f"estimator with the same confidences shows (its noise floor).")
+    names = [f"{' '.join(str(r[c]) for c in label)} ({what} {r[metric]:.3f}, floor up to "
+             f"{r[f'{metric}_floor_high']:.3f})" for r in within.to_dict("records")]
+    rest = len(frame) - len(within)
+    if len(names) > limit:
+        names = names[:limit] + [f"and {len(names) - limit} more"]
+    return (f"{len(within)} of the {len(frame)} values of {what} lie within their noise "
+            f"floor, {WITHIN_FLOOR}: " + "; ".join(names)
+            + (f". The other {rest} lie above it." if rest else "."))
+
+
+def option_change_sentences(changes: pd.DataFrame,
+                            names: Sequence[str] = ("ace_change", "confidence_change",
+                                                    "accuracy_change")) -> list[str]:
+    """One sentence per model and change of :func:`calib.experiments.answer_set.option_changes`
+    (by default how ACE, mean confidence and accuracy of C_Base change from the fewest to the
+    most options), worded from its paired interval (:func:`~calib.report.prose.change_sentence`);
+    an ACE change adds the change of the debiased ACE."""
+    from calib.report.prose import change_sentence, fmt
+
+    quantity = {"ace": "ACE", "confidence": "mean confidence", "accuracy": "accuracy",
+                "gap": "signed gap (confidence - accuracy)"}
+    out = []
+    for d in changes[changes["change"].isin(list(names))].to_dict("records"):
+        text = change_sentence(f"k={d['a']}", f"k={d['b']}", d, quantity[d["metric"]],
+                               subject=d["model"])
+        if d["metric"] == "ace" and pd.notna(d.get("debiased")):
+            text += (f" Debiased (ACE minus its noise floor, beyond the paper): "
+                     f"{fmt(d['debiased'])} [{fmt(d['debiased_low'])}, "
+                     f"{fmt(d['debiased_high'])}].")
+        out.append(text)
+    return out
+
+
+def figure4_floor_sentences(points: pd.DataFrame) -> list[str]:
+    """Per model, the ACE and accuracy of each benchmark of
+    :func:`calib.experiments.answer_set.figure4_points`, with their intervals, saying which ACE
+    lies within its noise floor (a description of the plotted numbers)."""
+    out = []
+    for model, part in points.groupby("model", sort=False):
+        bits = []
+        for r in part.to_dict("records"):
+            floor = f" (ACE within its noise floor: {WITHIN_FLOOR})" if r["ace_within_floor"] \
+                else ""
+            bits.append(f"ACE {r['ace']:.3f} [{r['ace_low']:.3f}, {r['ace_high']:.3f}] at "
+                        f"accuracy {r['accuracy']:.3f} on {r['benchmark']}{floor}")
+        out.append(f"{model}: " + "; ".join(bits) + ".")
+    return out
+
+
+def authors_change_sentence(authors: pd.DataFrame) -> str:
+    """How ACE changes from the fewest to the most options in the authors' repository's data
+    (:func:`calib.experiments.answer_set.authors_changes`), per group of models: how many fall
+    and how many rise (values without intervals)."""
+    require_columns(authors, ("group", "ace_5_to_60", "ace_20_to_60"), "the authors' changes")
+    bits = []
+    for group, part in authors.groupby("group", sort=False):
+        down = int((part["ace_5_to_60"] < 0).sum())
+        stable = float(part["ace_20_to_60"].abs().max())
+        bits.append(f"for {down} of {len(part)} models ({group}) ACE falls from 5 to 60 options "
+                    f"(it rises for {len(part) - down}), and it changes by at most "
+                    f"{stable:.3f} from 20 to 60")
+    return ("In the authors' repository's data (the earlier version's models, means of three "
+            "draws, no intervals), " + "; ".join(bits) + ".")

@@ -93,8 +93,10 @@ def test_margin_factor_does_not_hold_on_table4():
     t4 = reported("kissling2026_table4")
     worse = t4.loc[t4["ace_margin"] >= t4["ace_base"], "registry_name"].tolist()
     assert len(worse) == 6 and all(m.startswith(("gemma-3", "qwen3.5")) for m in worse)
+    worse_brier = t4.loc[t4["brier_margin"] >= t4["brier_base"], "registry_name"].tolist()
+    assert worse_brier == worse  # "both evaluation metrics": the same six rows on Brier
     judged = BY_KEY["margin_factor"].judge_paper()
-    assert judged.verdict is FAILS and "for 10, against it for 6 and undecided for 0 of 16" \
+    assert judged.verdict is FAILS and "for 20, against it for 12 and undecided for 0 of 32" \
         in judged.evidence
 
 
