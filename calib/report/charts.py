@@ -223,26 +223,38 @@ def band_summary(frame: pd.DataFrame, *, x: str, y: str, by: Sequence[str | None
     return grouped.agg(mean="mean", lower="min", upper="max", n="count").reset_index()
 
 
+#: the colour of a noise-floor band (issue 18)
+FLOOR_COLOR = "#9e9e9e"
+
+
 def metric_band(frame: pd.DataFrame, *, x: str = "k", y: str = "value",
                 lower: str | None = None, upper: str | None = None,
                 color: str | None = "model", facet: str | None = None, columns: int = 2,
                 x_title: str | None = None, y_title: str | None = None,
-                title: str | None = None) -> alt.TopLevelMixin:
+                title: str | None = None, floor_low: str | None = None,
+                floor_high: str | None = None) -> alt.TopLevelMixin:
     """A metric against ``x`` as a line with a band (paper Fig. 3: confidence, accuracy and
     ACE against the number of answer options ``k``).
 
     With ``lower`` and ``upper`` given, the frame is already summarised (one row per point).
     Without them, rows are repeats: the line is their mean and the band spans their minimum
-    to maximum (:func:`band_summary`).
+    to maximum (:func:`band_summary`). ``floor_low`` / ``floor_high`` (summarised frames
+    only) draw the noise floor of ACE as a grey band where they are not missing (the ACE
+    panels): the range a perfectly calibrated estimator with the same confidences shows.
     """
     if (lower is None) != (upper is None):
         raise ValueError("metric_band: give both lower and upper, or neither")
+    if (floor_low is None) != (floor_high is None):
+        raise ValueError("metric_band: give both floor_low and floor_high, or neither")
+    if floor_low is not None and lower is None:
+        raise ValueError("metric_band: a floor band needs a summarised frame (lower, upper)")
     y_label = y_title or y
     if lower is None:
         data = band_summary(frame, x=x, y=y, by=[color, facet])
         y, lower, upper = "mean", "lower", "upper"
     else:
-        _require(frame, [x, y, lower, upper, color, facet], "metric_band")
+        _require(frame, [x, y, lower, upper, color, facet, floor_low, floor_high],
+                 "metric_band")
         data = frame
     x_enc = alt.X(**_q(x, x_title or x))
     legend = _legend_selection(color)
@@ -256,7 +268,15 @@ def metric_band(frame: pd.DataFrame, *, x: str = "k", y: str = "value",
     line = alt.Chart().mark_line(point=True).encode(
         x=x_enc, y=alt.Y(**_q(y, y_label)), color=_color(color), opacity=_highlight(legend),
         tooltip=_tooltip(data, [facet, color, x, y, lower, upper]))
-    return _finish([band, line], data, facet, columns, title, WIDTH, HEIGHT * 0.8)
+    layers = [band, line]
+    if floor_low is not None:
+        layers.insert(1, alt.Chart().mark_area(color=FLOOR_COLOR, opacity=0.3).encode(
+            x=x_enc, y=alt.Y(**_q(floor_low, y_label)), y2=alt.Y2(field=floor_high),
+            detail=alt.Detail(field=color, type="nominal") if color else alt.Undefined,
+            tooltip=_tooltip(data, [facet, color, x, y, lower, upper, floor_low, floor_high]))
+            .transform_filter(f"isValid(datum['{floor_low}'])"))
+    chart = _finish(layers, data, facet, columns, title, WIDTH, HEIGHT * 0.8)
+    return chart.resolve_scale(y="independent") if facet and floor_low is not None else chart
 
 
 def grouped_bars(frame: pd.DataFrame, *, category: str = "model", group: str = "estimator",
@@ -352,7 +372,7 @@ def interval_chart(frame: pd.DataFrame, *, value: str = "value", lower: str = "l
     if band_low is not None:  # behind the intervals, with the same tooltip
         band_tooltip = _tooltip(frame, [category, color, facet, value, lower, upper, band_low,
                                         band_high])
-        layers.insert(0, alt.Chart().mark_bar(color="#bbbbbb", opacity=0.45).encode(
+        layers.insert(0, alt.Chart().mark_bar(color=FLOOR_COLOR, opacity=0.45).encode(
             x=alt.X(**_q(band_low, axis_title, scale=alt.Scale(zero=zero))),
             x2=alt.X2(field=band_high), y=y, yOffset=offset, tooltip=band_tooltip))
     if zero:
@@ -458,77 +478,3 @@ def reliability_diagram(curve: pd.DataFrame, histogram: pd.DataFrame, *,
     return chart.properties(title=title) if title else chart
 
 
-# ---------------------------------------------------------------------------------------------
-# builders appended by the answer_set and factor chapters: estimates with their intervals and
-# the noise floor of ACE as a grey band (beyond the paper)
-
-#: the colour of a noise-floor band
-FLOOR_COLOR = "#9e9e9e"
-
-
-def metric_band_floor(frame: pd.DataFrame, *, x: str = "k", y: str = "value",
-                      lower: str = "low", upper: str = "high", floor_low: str = "floor_low",
-                      floor_high: str = "floor_high", color: str | None = "model",
-                      facet: str | None = "metric", columns: int = 3,
-                      x_title: str | None = None, y_title: str | None = None,
-                      title: str | None = None) -> alt.TopLevelMixin:
-    """A metric against ``x`` (paper Fig. 3: confidence, accuracy and ACE against the number
-    of answer options ``k``) as a line with its 95% interval as a coloured band, and, where
-    the frame has one (``floor_low`` .. ``floor_high`` not missing: the ACE panels), the noise
-    floor of ACE as a grey band per ``color`` group: the range a perfectly calibrated estimator
-    with the same confidences shows. One row per plotted point."""
-    _require(frame, [x, y, lower, upper, floor_low, floor_high, color, facet],
-             "metric_band_floor")
-    y_label = y_title or y
-    x_enc = alt.X(**_q(x, x_title or x))
-    legend = _legend_selection(color)
-    tooltip = _tooltip(frame, [facet, color, x, y, lower, upper, floor_low, floor_high])
-    floor = alt.Chart().mark_area(color=FLOOR_COLOR, opacity=0.3).encode(
-        x=x_enc, y=alt.Y(**_q(floor_low, y_label)), y2=alt.Y2(field=floor_high),
-        detail=alt.Detail(field=color, type="nominal") if color else alt.Undefined,
-        tooltip=tooltip).transform_filter(f"isValid(datum['{floor_low}'])")
-    band = _with_params(alt.Chart().mark_area().encode(
-        x=x_enc, y=alt.Y(**_q(lower, y_label)), y2=alt.Y2(field=upper), color=_color(color),
-        opacity=(alt.when(legend).then(alt.value(0.25)).otherwise(alt.value(0.04))
-                 if legend is not None else alt.value(0.25)), tooltip=tooltip), legend)
-    line = alt.Chart().mark_line(point=True).encode(
-        x=x_enc, y=alt.Y(**_q(y, y_label)), color=_color(color), opacity=_highlight(legend),
-        tooltip=tooltip)
-    chart = _finish([band, floor, line], frame, facet, columns, title, WIDTH, HEIGHT * 0.8)
-    return chart.resolve_scale(y="independent") if facet else chart
-
-
-def interval_chart_floor(frame: pd.DataFrame, *, value: str = "value", lower: str = "low",
-                         upper: str = "high", floor_low: str = "floor_low",
-                         floor_high: str = "floor_high", category: str = "estimator",
-                         color: str | None = "model", facet: str | None = "metric",
-                         columns: int = 3, value_title: str | None = None,
-                         title: str | None = None) -> alt.TopLevelMixin:
-    """:func:`interval_chart` with the noise floor of ACE drawn as a grey band behind each
-    estimate that has one (``floor_low`` .. ``floor_high`` not missing): an estimate whose
-    point lies in its band is not distinguishable from perfect calibration at this sample
-    size."""
-    _require(frame, [value, lower, upper, floor_low, floor_high, category, color, facet],
-             "interval_chart_floor")
-    order = list(dict.fromkeys(frame[category].astype(str)))
-    n_colors = frame[color].nunique() if color else 1
-    height = max(90, len(order) * (6 + 11 * n_colors))
-    y = alt.Y(field=category, type="nominal", sort=order, title=None)
-    offset = alt.YOffset(field=color, type="nominal") if color else alt.Undefined
-    legend = _legend_selection(color)
-    tooltip = _tooltip(frame, [category, color, facet, value, lower, upper, floor_low,
-                               floor_high])
-    axis_title = value_title or ("" if facet else value)
-    scale = alt.Scale(zero=False)
-    rules = _with_params(alt.Chart().mark_rule(strokeWidth=2).encode(
-        x=alt.X(**_q(lower, axis_title, scale=scale)), x2=alt.X2(field=upper), y=y,
-        yOffset=offset, color=_color(color), opacity=_highlight(legend), tooltip=tooltip),
-        legend)
-    floor = alt.Chart().mark_bar(color=FLOOR_COLOR, opacity=0.35, height=8).encode(
-        x=alt.X(**_q(floor_low, axis_title, scale=scale)), x2=alt.X2(field=floor_high), y=y,
-        yOffset=offset, tooltip=tooltip).transform_filter(f"isValid(datum['{floor_low}'])")
-    points = alt.Chart().mark_point(filled=True, size=45).encode(
-        x=alt.X(**_q(value, axis_title, scale=scale)), y=y, yOffset=offset, color=_color(color),
-        opacity=_highlight(legend), tooltip=tooltip)
-    chart = _finish([rules, floor, points], frame, facet, columns, title, WIDTH * 0.8, height)
-    return chart.resolve_scale(x="independent") if facet else chart

@@ -98,13 +98,14 @@ def _ace_text(row: Mapping) -> str:
 
 
 def floor_summary_sentence(table: pd.DataFrame, label: Sequence[str] = ("model", "estimator"),
-                           limit: int = 12) -> str:
+                           limit: int = 12, what: str = "ACE") -> str:
     """Which ACEs of a table with the noise-floor columns
     (:func:`calib.confidence.noise_floor.floor_record`: ``ace_floor``, ``ace_floor_high``,
     ``ace_within_floor``, ``ace_debiased`` ...) are within their floor -- "not
     distinguishable from perfect calibration at this sample size" (:data:`WITHIN_FLOOR`) --
     and how far above it the others are (the debiased ACE with its interval). Rows are named
-    by the ``label`` columns; at most ``limit`` rows are named per sentence."""
+    by the ``label`` columns; at most ``limit`` rows are named per sentence; ``what`` names
+    the ACEs (e.g. "ACE of C_Base")."""
     require_columns(table, (*label, "ace", "ace_floor", "ace_floor_high", "ace_within_floor",
                             "ace_debiased", "ace_debiased_low", "ace_debiased_high"),
                     "table with the noise floor of ACE")
@@ -124,15 +125,16 @@ def floor_summary_sentence(table: pd.DataFrame, label: Sequence[str] = ("model",
     out = []
     if within:
         out.append(
-            f"{len(within)} of the {len(rows)} ACEs are within their noise floor (at most the "
-            f"upper end of the ACEs a perfectly calibrated estimator with the same confidences "
-            f"shows in 95% of samples), so they are {WITHIN_FLOOR}: "
+            f"{len(within)} of the {len(rows)} values of {what} are within their noise floor "
+            f"(at most the upper end of the ACEs a perfectly calibrated estimator with the same "
+            f"confidences shows in 95% of samples), so they are {WITHIN_FLOOR}: "
             + listed(within, lambda r: f"{_ace_text(r)}, floor {r['ace_floor']:.3f} (up to "
                                        f"{r['ace_floor_high']:.3f})") + ".")
     if above:
+        one = len(above) == 1
         out.append(
-            f"{'The other' if within else 'All'} {len(above)} ACE{'s' if len(above) != 1 else ''}"
-            f" exceed{'s' if len(above) == 1 else ''} {'its' if len(above) == 1 else 'their'} "
+            f"{'The other' if within else 'All'} {len(above)} value{'' if one else 's'} of "
+            f"{what} exceed{'s' if one else ''} {'its' if one else 'their'} "
             f"floor; the debiased ACE (ACE minus floor, beyond the paper) with its 95% interval: "
             + listed(above, lambda r: f"{r['ace_debiased']:.3f} [{r['ace_debiased_low']:.3f}, "
                                       f"{r['ace_debiased_high']:.3f}]") + ".")
@@ -380,37 +382,6 @@ def manual_comparison_sentences(paired: pd.DataFrame) -> list[str]:
     (the rows of :attr:`calib.experiments.lpaqa.LpaqaResult.comparisons` against it)."""
     return [compare_sentence(d["a"], "the manual prompt", d, subject=d["model"])
             for d in paired.to_dict("records")]
-
-
-# ---------------------------------------------------------------------------------------------
-# the noise floor of ACE in sentences (answer_set, factor; beyond the paper)
-
-#: what an ACE within its noise floor means, in the book's words
-WITHIN_FLOOR = "not distinguishable from perfect calibration at this sample size"
-
-
-def floor_sentence(frame: pd.DataFrame, label: Sequence[str], metric: str = "ace",
-                   what: str = "ACE", limit: int = 8) -> str:
-    """One sentence on which ACEs of ``frame`` lie within their noise floor (the
-    ``<metric>_within_floor`` column, :func:`calib.confidence.noise_floor.floor_record`),
-    each named by the ``label`` columns with its value and the floor's upper end (at most
-    ``limit`` of them, then how many more)."""
-    require_columns(frame, (*label, metric, f"{metric}_within_floor", f"{metric}_floor_high"),
-                    "table with a noise floor")
-    if frame.empty:
-        return f"No {what} to compare with its noise floor."
-    within = frame[frame[f"{metric}_within_floor"].astype(bool)]
-    if within.empty:
-        return (f"Every {what} in the table lies above the range a perfectly calibrated "
-                f"estimator with the same confidences shows (its noise floor).")
-    names = [f"{' '.join(str(r[c]) for c in label)} ({what} {r[metric]:.3f}, floor up to "
-             f"{r[f'{metric}_floor_high']:.3f})" for r in within.to_dict("records")]
-    rest = len(frame) - len(within)
-    if len(names) > limit:
-        names = names[:limit] + [f"and {len(names) - limit} more"]
-    return (f"{len(within)} of the {len(frame)} values of {what} lie within their noise "
-            f"floor, {WITHIN_FLOOR}: " + "; ".join(names)
-            + (f". The other {rest} lie above it." if rest else "."))
 
 
 def option_change_sentences(changes: pd.DataFrame,

@@ -398,7 +398,8 @@ def test_build_evidence_with_larger_models():
 def test_the_figure3_chart_draws_the_floor_band(points):
     from calib.report import charts
 
-    spec = charts.metric_band_floor(ax.curve_long(points)).to_dict()
+    spec = charts.metric_band(ax.curve_long(points), lower="low", upper="high", facet="metric",
+                              floor_low="floor_low", floor_high="floor_high").to_dict()
     layers = spec["spec"]["layer"]
     floor = [layer for layer in layers if layer["mark"].get("color") == charts.FLOOR_COLOR]
     assert len(floor) == 1 and floor[0]["encoding"]["y"]["field"] == "floor_low"
@@ -406,15 +407,18 @@ def test_the_figure3_chart_draws_the_floor_band(points):
     assert "isValid" in floor[0]["transform"][0]["filter"]  # only the ACE panel
     assert spec["facet"]["field"] == "metric"
     with pytest.raises(ValueError, match="floor_high"):
-        charts.metric_band_floor(ax.curve_long(points).drop(columns="floor_high"))
+        charts.metric_band(ax.curve_long(points).drop(columns="floor_high"), lower="low",
+                           upper="high", facet="metric", floor_low="floor_low",
+                           floor_high="floor_high")
 
 
 def test_the_floor_sentence(points):
     part = points[(points["estimator"] == "Base")].head(4).copy()
     part["ace_within_floor"] = [True, False, False, True]
-    text = fd.floor_sentence(part, ["model", "k"], what="ACE of C_Base")
-    assert text.startswith("2 of the 4 values of ACE of C_Base lie within their noise floor")
-    assert fd.WITHIN_FLOOR in text and "The other 2 lie above it." in text
-    assert "; and 1 more. The other 2" in fd.floor_sentence(part, ["model", "k"], limit=1)
+    text = fd.floor_summary_sentence(part, ["model", "k"], what="ACE of C_Base")
+    assert text.startswith("2 of the 4 values of ACE of C_Base are within their noise floor")
+    assert fd.WITHIN_FLOOR in text and "The other 2 values of ACE of C_Base exceed" in text
+    assert "; and 1 more. The other 2" in fd.floor_summary_sentence(part, ["model", "k"],
+                                                                     limit=1)
     part["ace_within_floor"] = False
-    assert fd.floor_sentence(part, ["model"]).startswith("Every ACE in the table lies above")
+    assert fd.floor_summary_sentence(part, ["model"]).startswith("All 4 values of ACE exceed")

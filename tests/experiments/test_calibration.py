@@ -368,12 +368,12 @@ def _floor_table():
 
 def test_the_floor_summary_sentence_says_which_aces_are_within_their_floor():
     text = fd.floor_summary_sentence(_floor_table())
-    assert text.startswith("1 of the 2 ACEs are within their noise floor")
+    assert text.startswith("1 of the 2 values of ACE are within their noise floor")
     assert "a, Base: ACE 0.120 [0.080, 0.160], floor 0.110 (up to 0.150)" in text
     assert fd.WITHIN_FLOOR in text  # "not distinguishable from perfect calibration ..."
-    assert "The other 1 ACE exceeds its floor" in text and "b, Base: 0.200 [0.140, 0.260]" in text
+    assert "The other 1 value of ACE exceeds its floor" in text and "b, Base: 0.200 [0.140, 0.260]" in text
     above = fd.floor_summary_sentence(_floor_table().assign(ace_within_floor=False))
-    assert above.startswith("All 2 ACEs exceed their floor") and fd.WITHIN_FLOOR not in above
+    assert above.startswith("All 2 values of ACE exceed their floor") and fd.WITHIN_FLOOR not in above
     with pytest.raises(ValueError, match="ace_floor"):
         fd.floor_summary_sentence(_floor_table().drop(columns="ace_floor"))
 

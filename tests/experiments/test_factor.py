@@ -390,7 +390,8 @@ def test_the_interval_chart_draws_the_floor_band_and_the_table_keeps_its_bounds(
     from calib.report import charts, table_format
 
     summ = fx.factor_summary(fx.factor_estimates(scores), n_boot=20, seed=0)
-    spec = charts.interval_chart_floor(fx.interval_rows(summ), category="row").to_dict()
+    spec = charts.interval_chart(fx.interval_rows(summ), category="row", band_low="floor_low",
+                                 band_high="floor_high").to_dict()
     floor = [layer for layer in spec["spec"]["layer"]
              if layer["mark"].get("color") == charts.FLOOR_COLOR]
     assert len(floor) == 1 and floor[0]["encoding"]["x2"]["field"] == "floor_high"
