@@ -23,6 +23,7 @@ from typing import Callable, Sequence
 import numpy as np
 import torch
 
+from calib.interrupt import check_interrupted
 from calib.scoring.batching import model_token_budget, plan_clm, sliding_window
 from calib.scoring.encoding import Encoded
 from calib.scoring.logprobs import token_logprobs
@@ -58,7 +59,9 @@ def clm_score(model, groups: Sequence[Sequence[Encoded]], device: torch.device |
     ``groups[g][o]`` is the encoded statement of option ``o`` of query ``g`` (see
     :func:`calib.scoring.encoding.encode_clm`); the result has the same nesting, each entry an
     array of log p(token) for the statement's targets. ``progress(n)`` is called with the number
-    of statements finished after each pass.
+    of statements finished after each pass. A signal recorded by
+    :func:`calib.interrupt.stop_on_signals` stops it before the next pass
+    (:class:`calib.interrupt.Interrupted`).
 
     ``token_budget``: tokens per forward pass (default
     :func:`calib.scoring.batching.model_token_budget`). ``pad``: whether a pass may mix
@@ -81,6 +84,7 @@ def clm_score(model, groups: Sequence[Sequence[Encoded]], device: torch.device |
         for k, (src, p) in enumerate(zip(plan.prefix_source[pp.prefixes], plen)):
             prefix[k, :p] = flat[src][:p]
         local = {int(p): k for k, p in enumerate(pp.prefixes)}
+        check_interrupted()  # Ctrl-C stops here, before the next pass (calib.interrupt)
         res = model(input_ids=torch.as_tensor(prefix, device=device), use_cache=True)
         logits = res.logits  # (K, W, V); causal: the right padding changes no real position
         shared = token_logprobs(logits[:, :-1],
@@ -125,6 +129,7 @@ def clm_score(model, groups: Sequence[Sequence[Encoded]], device: torch.device |
             padded = bool((p_row < width).any() or (cont_len[rows] < w).any())
             cache = _select_cache(prefix_cache, torch.as_tensor(q, device=device))
             positions = torch.as_tensor(p_row[:, None] + np.arange(w)[None], device=device)
+            check_interrupted()
             res2 = model(input_ids=torch.as_tensor(seqs[:, :-1], device=device), use_cache=True,
                          **{cache_kw: cache},
                          **({"attention_mask": torch.as_tensor(mask, device=device)}

@@ -18,6 +18,7 @@ from typing import Callable, Sequence
 import numpy as np
 import torch
 
+from calib.interrupt import check_interrupted
 from calib.scoring.batching import model_token_budget, plan_mlm
 from calib.scoring.encoding import Encoded, mlm_masked_positions
 from calib.scoring.logprobs import token_logprobs
@@ -30,7 +31,8 @@ def mlm_score(model, groups: Sequence[Sequence[Encoded]], mask_id: int, pad_id: 
               pad: bool | None = None) -> list[list[np.ndarray]]:
     """Within-word l2r PLL terms for every statement of every group (same nesting as
     :func:`calib.scoring.clm.clm_score`). ``progress(n)`` gets the number of statements done.
-    ``token_budget`` and ``pad`` as for :func:`calib.scoring.clm.clm_score`."""
+    ``token_budget`` and ``pad`` as for :func:`calib.scoring.clm.clm_score`; stops before
+    the next pass after a signal, as it does."""
     device = torch.device(device)
     budget = token_budget or model_token_budget(model, device)
     pad_lengths = device.type != "cpu" if pad is None else pad
@@ -54,6 +56,7 @@ def mlm_score(model, groups: Sequence[Sequence[Encoded]], mask_id: int, pad_id: 
             attn[r, :len(enc.ids)] = 1
             ids[r, mlm_masked_positions(enc, t)] = mask_id
             pos[r], gold[r] = t, enc.ids[t]
+        check_interrupted()  # Ctrl-C stops here, before the next pass (calib.interrupt)
         logits = model(input_ids=torch.as_tensor(ids, device=device),
                        attention_mask=torch.as_tensor(attn, device=device)).logits
         rows = torch.arange(len(batch), device=device)
