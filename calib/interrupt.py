@@ -15,8 +15,9 @@ nothing is left half-written: a chunk being scored is discarded, never written i
   Ctrl-C, for a stop that cannot wait for the next safe point, e.g. a long model load); every
   write of the score store is atomic and a claim left behind is found stale by the next run,
   so the store stays whole.
-- :func:`on_signal` registers a callback run by the handler on every signal (``calib run``
-  interrupts the chapter's kernel with it, :mod:`calib.book.chapters`).
+- Work in a child process is stopped by the waiting parent: :func:`run_stoppable` (a
+  ``subprocess.run`` that terminates its child after a signal); a chapter's kernel,
+  :mod:`calib.book.chapters`.
 - The previous handlers are restored when the outermost block ends (library use: a notebook
   kernel gets its own interrupt handler back); a signal ignored when the block starts
   (``SIG_IGN``, as a shell leaves SIGINT for a background job) stays ignored, and outside the
@@ -30,9 +31,9 @@ from __future__ import annotations
 
 import contextlib
 import signal
+import subprocess
 import threading
 from dataclasses import dataclass, field
-from typing import Callable
 
 #: the signals :func:`stop_on_signals` handles
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -69,7 +70,6 @@ class _State:
     signum: int | None = None  # the first signal recorded in the outermost block
     count: int = 0  # signals recorded in it
     previous: dict = field(default_factory=dict)  # the handlers replaced
-    callbacks: list = field(default_factory=list)
 
 
 _STATE = _State()
@@ -79,9 +79,6 @@ def _handle(signum: int, frame) -> None:
     _STATE.count += 1
     if _STATE.signum is None:
         _STATE.signum = signum
-    for callback in tuple(_STATE.callbacks):
-        with contextlib.suppress(Exception):
-            callback(signum, _STATE.count)
     if _STATE.count > 1:
         raise Interrupted(_STATE.signum)
 
@@ -135,14 +132,32 @@ def stop_on_signals():
         raise Interrupted(pending)
 
 
-@contextlib.contextmanager
-def on_signal(callback: Callable[[int, int], None]):
-    """Call ``callback(signum, count)`` from the handler on every signal recorded during the
-    block (``count``: how many so far). It runs inside a signal handler: keep it short (send a
-    signal, set an event); its exceptions are ignored."""
-    _STATE.callbacks.append(callback)
-    try:
-        yield
-    finally:
-        with contextlib.suppress(ValueError):
-            _STATE.callbacks.remove(callback)
+def run_stoppable(cmd, *, poll: float = 0.5, grace: float = 10.0,
+                  **kwargs) -> subprocess.CompletedProcess:
+    """``subprocess.run(cmd, **kwargs)`` (``capture_output``, ``text``, ``cwd`` ...) inside
+    :func:`stop_on_signals`: after a signal the child gets SIGTERM (SIGKILL if it has not ended
+    ``grace`` seconds later) and :class:`Interrupted` is raised."""
+    if kwargs.pop("capture_output", False):
+        kwargs.update(stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    with stop_on_signals():
+        proc = subprocess.Popen(cmd, **kwargs)
+        try:
+            while True:
+                try:
+                    out, err = proc.communicate(timeout=poll)
+                    break
+                except subprocess.TimeoutExpired:  # retrying loses no output
+                    if interrupted() is not None:
+                        proc.terminate()
+                        try:
+                            proc.communicate(timeout=grace)
+                        except subprocess.TimeoutExpired:
+                            proc.kill()
+                            proc.communicate()
+                        raise Interrupted(interrupted()) from None
+        except BaseException:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            raise
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
