@@ -106,10 +106,10 @@ def main() -> None:
             for t in threads:
                 out = Path(tmp) / f"{model}-{t}.parquet"
                 env = dict(os.environ, OMP_NUM_THREADS=str(t), MKL_NUM_THREADS=str(t),
-                           ROUNDING_TINY_CACHE=str(Path(tmp) / "cache"), HF_HUB_DISABLE_PROGRESS_BARS="1",
-                           TRANSFORMERS_VERBOSITY="error",
-                           PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH",
-                                                                                 "")]))
+                           ROUNDING_TINY_CACHE=str(Path(tmp) / "cache"),
+                           HF_HUB_DISABLE_PROGRESS_BARS="1", TRANSFORMERS_VERBOSITY="error",
+                           PYTHONPATH=os.pathsep.join([str(REPO),
+                                                       os.environ.get("PYTHONPATH", "")]))
                 subprocess.run([sys.executable, __file__, "--worker", model, str(t), str(out),
                                 "--per-relation", str(args.per_relation),
                                 "--templates", args.templates], env=env, check=True)

@@ -70,7 +70,8 @@ def score_chunk(lm: LoadedModel, queries: Sequence[Query], token_budget: int | N
             for col, val in (("model", lm.name), ("dataset", q.dataset),
                              ("relation", q.relation), ("instance", q.instance),
                              ("template", q.template), ("option", o), ("answer", q.answers[o]),
-                             ("answer_idx", q.answer_idx), ("token_logprobs", lp.astype(np.float32)),
+                             ("answer_idx", q.answer_idx),
+                             ("token_logprobs", lp.astype(np.float32)),
                              ("token_roles", list(enc.roles))):
                 rows[col].append(val)
     return pd.DataFrame(rows)
