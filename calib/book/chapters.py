@@ -211,7 +211,9 @@ def run_chapter(name: str, profile: str | Profile = DEFAULT_PROFILE,
     (:mod:`calib.book.downloads`: its result tables and the score rows it used, written to
     ``_build/downloads/<name>/``), and ``metadata["calib"]`` (with ``provenance`` and
     ``downloads``). On failure the previous executed notebook stays as it was, the
-    partial one goes to ``_build/failed/<name>.ipynb`` and :class:`ChapterFailed` is raised.
+    partial one goes to ``_build/failed/<name>.ipynb`` and :class:`ChapterFailed` is raised;
+    after Ctrl-C or SIGTERM the same, with the kernel stopped (see the module docstring), and
+    :class:`calib.interrupt.Interrupted` is raised.
     """
     import nbformat
     import papermill as pm

@@ -6,7 +6,9 @@
 queries of one model are cut into *work units*: consecutive queries, in the order a local run
 scores them (relation by relation, template by template), of about ``chunk_statements``
 statements each -- exactly the chunks a local run would write, so that every unit is scored on
-the same batch as locally and the table is the local run's, bit for bit, on a CPU. A pool of
+the same batch as locally and the table is the local run's within float32 rounding
+(:data:`calib.scoring.schema.ROUNDING_TOLERANCE`: an actor's thread count is
+``$CALIB_RAY_CPUS_PER_WORKER``, a local run's torch's default). A pool of
 Ray actors (one per GPU of the cluster; without GPUs one per ``$CALIB_RAY_CPUS_PER_WORKER``
 CPUs, at most ``$CALIB_RAY_WORKERS``) each loads the model once, on its first unit, and takes
 units from the driver's queue; a unit is claimed, scored and written to the store atomically by
