@@ -137,6 +137,7 @@ def _one_try(argv, env, marker, delay, check_store: Path | None = None) -> dict:
 
 def stage_book(root: Path) -> Path:
     """A copy of the book's sources (config, toc, prose, chapter sources) to run chapters in."""
+    root.mkdir(parents=True, exist_ok=True)
     for name in ("_config.yml", "_toc.yml"):
         shutil.copy2(REPO / name, root / name)
     for folder in ("book", "notebooks"):
@@ -179,11 +180,13 @@ def main() -> int:
     try:
         with tempfile.TemporaryDirectory(prefix="sigint-") as tmp:
             tmp = Path(tmp)
-            # an empty score store for every try; the models from $CALIB_CACHE_DIR (a tiny
-            # model for `calib score` is built in the temporary cache instead)
+            # an empty score store for every try; the models from $CALIB_CACHE_DIR (tiny
+            # models, of `calib score --model tiny-...` or the quick profile, are built in the
+            # temporary cache instead)
             cache = tmp / "cache"
             cache.mkdir()
-            if args.chapter or not args.model.startswith("tiny-"):
+            tiny = args.profile == "quick" if args.chapter else args.model.startswith("tiny-")
+            if not tiny:
                 shared = Path(os.environ.get("CALIB_CACHE_DIR") or REPO / ".cache")
                 (shared / "models").mkdir(parents=True, exist_ok=True)
                 (cache / "models").symlink_to(shared / "models", target_is_directory=True)

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -140,3 +141,13 @@ def test_run_stoppable_ends_its_child_after_a_signal(guard, tmp_path):
     done = run_stoppable([sys.executable, "-c", "print('ok')"], capture_output=True, text=True)
     assert isinstance(done, subprocess.CompletedProcess)
     assert done.returncode == 0 and done.stdout.strip() == "ok"
+
+
+def test_the_sigint_latency_benchmark_explains_itself():
+    """``benchmarks/sigint_latency.py`` (its timings belong on a quiet machine, not here)."""
+    repo = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, str(repo / "benchmarks" / "sigint_latency.py"),
+                           "--help"], capture_output=True, text=True,
+                          timeout=600)  # only against a hang
+    assert done.returncode == 0, done.stderr
+    assert "--competing-load" in done.stdout and "--chapter" in done.stdout
