@@ -4,11 +4,12 @@ Python's own Ctrl-C raises ``KeyboardInterrupt`` wherever the main thread happen
 inside a finaliser (a ``__del__``), that exception is printed and dropped ("Exception ignored
 in ...") and the command runs on to the end. :func:`stop_on_signals` replaces it for the
 duration of a block: its handler only *records* the signal, and the work checks the record at
-safe points (:func:`check_interrupted`: the scorers before every forward pass,
-:func:`calib.scoring.chunks.score_missing` before every claim and after loading the model, the
-waits for other processes at every poll) and stops there with :class:`Interrupted`. So no
-signal is lost, wherever it lands (a finaliser, a C extension, a progress bar's refresh), and
-nothing is left half-written: a chunk being scored is discarded, never written in part.
+safe points with :func:`check_interrupted` and stops there with :class:`Interrupted`: the
+scorers before every forward pass and, within a pass, before every layer
+(:func:`checked_between_layers`), :func:`calib.scoring.chunks.score_missing` before every claim
+and after loading the model, the waits for other processes at every poll. So no signal is
+lost, wherever it lands (a finaliser, a C extension, a progress bar's refresh), and nothing is
+left half-written: a chunk being scored is discarded, never written in part.
 
 - A signal recorded and not yet acted on when the block ends is raised then.
 - A second signal raises :class:`Interrupted` at once, from the handler (Python's usual
@@ -130,6 +131,33 @@ def stop_on_signals():
             _STATE.signum, _STATE.count = None, 0
     if pending is not None:  # reached only when the block itself raised nothing
         raise Interrupted(pending)
+
+
+@contextlib.contextmanager
+def checked_between_layers(model):
+    """Check for a recorded signal (:func:`check_interrupted`) before every layer of the torch
+    ``model`` -- each module held in a ``torch.nn.ModuleList``, i.e. a transformer's blocks --
+    and before its output head, so that a forward pass stops within one layer: a pass of a
+    135M-parameter model at the CPU token budget takes a second or more. An abandoned pass
+    leaves nothing behind (its outputs and key/value cache are dropped). Hooks are removed on
+    exit; while no signal is recorded each costs one attribute read."""
+    import torch
+
+    def hook(module, args):
+        check_interrupted()
+
+    handles = []
+    for module in model.modules():
+        if isinstance(module, torch.nn.ModuleList):
+            handles += [layer.register_forward_pre_hook(hook) for layer in module]
+    head = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
+    if head is not None:
+        handles.append(head.register_forward_pre_hook(hook))
+    try:
+        yield
+    finally:
+        for handle in handles:
+            handle.remove()
 
 
 def run_stoppable(cmd, *, poll: float = 0.5, grace: float = 10.0,

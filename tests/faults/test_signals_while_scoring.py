@@ -110,3 +110,41 @@ def test_sigterm_during_calib_score_exits_143_with_the_resume_message(
     assert "calib score: interrupted (SIGTERM, exit 143)." in err
     assert "Run the same command again to resume" in err
     assert not leftovers(cache)
+
+
+def test_a_signal_in_the_first_layer_stops_the_pass_before_the_second(tiny_models, cache,
+                                                                     worker_queries):
+    """A pass of a real model lasts a second or more on a CPU, so the scorer also checks
+    between layers: a signal raised (from a finaliser) as the first block of a pass starts
+    stops it before the second block runs."""
+    import torch
+
+    lm = tiny_models[score_worker.MODEL]
+    blocks = next(m for m in lm.model.modules() if isinstance(m, torch.nn.ModuleList))
+    assert len(blocks) >= 2
+    calls = {"first": 0, "second": 0}
+
+    def first(module, args):
+        calls["first"] += 1
+        if calls["first"] == 3:  # the third pass
+            RaisesInFinaliser(signal.SIGINT)
+
+    def second(module, args):
+        calls["second"] += 1
+
+    handles = [blocks[0].register_forward_pre_hook(first),
+               blocks[1].register_forward_pre_hook(second)]
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(run.ScoringInterrupted):
+            run.score_queries(lm, worker_queries, cache_dir=cache,
+                              chunk_statements=score_worker.CHUNK_STATEMENTS, progress=False)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        for handle in handles:
+            handle.remove()
+    # these hooks run before the scorer's own (registered later, by the scorer): the signal
+    # is recorded as the third pass enters the first block, the scorer's check right after
+    # stops the pass, and the second block never runs in it
+    assert calls == {"first": 3, "second": 2}
+    assert not leftovers(cache)
