@@ -23,6 +23,7 @@ def _score(args: argparse.Namespace) -> int:
     from calib.confidence.estimators import base
     from calib.confidence.metrics import accuracy
     from calib.confidence.reductions import sentence_scores
+    from calib.interrupt import exit_code, stop_on_signals
     from calib.models.loading import ModelLoadError
     from calib.models.locate import model_problem
     from calib.scoring.cluster import ClusterError, totals
@@ -37,19 +38,20 @@ def _score(args: argparse.Namespace) -> int:
         print(f"calib score: {problem}", file=sys.stderr)
         return 2
     try:
-        scores = score_bear(args.model, args.templates, args.per_relation, args.seed, rels,
-                            data_dir=args.data_dir, cache_dir=args.cache_dir,
-                            device=args.device, dtype=args.dtype, ray=args.ray,
-                            token_budget=args.token_budget)
+        with stop_on_signals():  # Ctrl-C / SIGTERM: stop at the next forward pass
+            scores = score_bear(args.model, args.templates, args.per_relation, args.seed, rels,
+                                data_dir=args.data_dir, cache_dir=args.cache_dir,
+                                device=args.device, dtype=args.dtype, ray=args.ray,
+                                token_budget=args.token_budget)
     except (ModelLoadError, FileNotFoundError, ValueError, ClusterError) as exc:
         print(f"calib score: {exc}", file=sys.stderr)
         return 2
     except CacheWriteError as exc:
         print(f"calib score: {exc}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt as exc:
-        _interrupted(getattr(exc, "store", None), args)
-        return 130
+    except KeyboardInterrupt as exc:  # calib.scoring.run.ScoringInterrupted, mostly
+        _interrupted(getattr(exc, "store", None), args, exit_code(exc))
+        return exit_code(exc)
     store = score_store(args.model, "bear", cache_dir=args.cache_dir, dtype=args.dtype,
                         device=args.device)
     n_inst = scores.groupby(["relation", "instance"]).ngroups
@@ -94,11 +96,13 @@ def _add_ray_flag(p: argparse.ArgumentParser, what: str) -> None:
                         "see book/scaling.md)")
 
 
-def _interrupted(store, args: argparse.Namespace) -> None:
-    """Say, after Ctrl-C, where the scores went and how to resume."""
+def _interrupted(store, args: argparse.Namespace, code: int = 130) -> None:
+    """Say, after Ctrl-C (exit ``code`` 130) or SIGTERM (143), where the scores went and how
+    to resume."""
     import shlex
 
-    lines = ["", "calib score: interrupted."]
+    lines = ["", "calib score: interrupted." if code == 130 else
+             f"calib score: interrupted (SIGTERM, exit {code})."]
     if store is not None and store.chunks():
         lines.append(f"The scores finished so far are stored: {store.units()} unit(s) (instance "
                      f"x template) in {len(store.chunks())} chunk(s) in {store.folder}")

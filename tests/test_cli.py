@@ -44,7 +44,7 @@ def test_score_token_budget_is_not_part_of_the_cache_key(tiny_models, capsys, tm
         budgets.append(kwargs.get("token_budget"))
         return real(*args, **kwargs)
 
-    monkeypatch.setattr("calib.scoring.run.clm_score", spy)
+    monkeypatch.setattr("calib.scoring.chunks.clm_score", spy)
     argv = ["score", "--model", "tiny-llama", "--templates", "paraphrase-0", "--per-relation",
             "1", "--relations", "P30,P36", "--cache-dir", str(tmp_path / "a")]
     assert main([*argv, "--token-budget", "8"]) == 0

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -15,6 +14,7 @@ from calib.book.layout import (HTML_DIR, NOTEBOOKS_DIR, BookError, Log, book_roo
 from calib.book.parameters import chapter_parameters, resolve_parameters
 from calib.book.profiles import DEFAULT_PROFILE, Profile, get_profile
 from calib.book.chapters import kernel_environment, run_chapter
+from calib.interrupt import run_stoppable
 
 
 _EXTERNAL = re.compile(
@@ -77,8 +77,8 @@ def build_html(root: str | os.PathLike | None = None, *, strict: bool = False,
     if quiet:
         cmd += ["-q"]
     started = time.time()
-    with kernel_environment():
-        proc = subprocess.run(cmd, cwd=root, text=True, capture_output=quiet)
+    with kernel_environment():  # Ctrl-C / SIGTERM end the build (calib.interrupt)
+        proc = run_stoppable(cmd, cwd=root, text=True, capture_output=quiet)
     if proc.returncode != 0:
         tail = ((proc.stdout or "") + (proc.stderr or ""))[-4000:] if quiet else ""
         raise BookError(f"jupyter-book build failed (exit {proc.returncode})"

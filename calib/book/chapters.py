@@ -1,4 +1,12 @@
-"""Running one chapter: jupytext -> papermill -> the build tree, atomically."""
+"""Running one chapter: jupytext -> papermill -> the build tree, atomically.
+
+Ctrl-C or SIGTERM during a run (:mod:`calib.interrupt`) interrupts the chapter's kernel (SIGINT
+to its process group, as Jupyter's "interrupt"; the kernel runs in a session of its own, so a
+terminal's Ctrl-C reaches this process only); a kernel that has not stopped after
+:data:`KERNEL_GRACE_S` seconds (``$CALIB_KERNEL_GRACE_S``), or at a second signal, is killed.
+The run then stops with :class:`calib.interrupt.Interrupted`: the executed notebook is not
+written (the previous one stays as it was) and the partial one goes to ``_build/failed/``.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +15,10 @@ import datetime as _dt
 import json
 import os
 import shlex
+import signal
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -24,12 +34,19 @@ from calib.book.profiles import DEFAULT_PROFILE, Profile, get_profile
 from calib.book.provenance import provenance
 from calib.experiments import records
 from calib.experiments.params import plain
+from calib.interrupt import Interrupted, check_interrupted, interrupted, stop_on_signals
 from calib.settings import EXPORT_ENV
 
 
 #: the kernel the chapters run in: this very Python (see :func:`kernel_environment`)
 KERNEL_NAME = "calib-python3"
 _STANDARD_KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
+#: seconds an interrupted chapter's kernel gets to stop before it is killed (a scoring cell
+#: stops at its next forward pass, :mod:`calib.interrupt`); ``$CALIB_KERNEL_GRACE_S`` sets it
+KERNEL_GRACE_S = 10.0
+KERNEL_GRACE_ENV = "CALIB_KERNEL_GRACE_S"
+#: how often the waiting thread looks at the kernel and at the signals recorded (seconds)
+_POLL_S = 0.2
 
 
 @contextlib.contextmanager
@@ -105,6 +122,87 @@ def _install_record(folder: Path, build: Path, name: str, run: Mapping[str, Any]
     records.install(folder, records.record_path(name, build))
 
 
+def _kernel_grace() -> float:
+    try:
+        return max(0.0, float(os.environ.get(KERNEL_GRACE_ENV) or KERNEL_GRACE_S))
+    except ValueError:
+        return KERNEL_GRACE_S
+
+
+def _signal_kernel(km, signum: int) -> None:
+    """Send ``signum`` to the process group of a kernel that papermill started (its own
+    session: the kernel and anything it started)."""
+    provisioner = getattr(km, "provisioner", None)
+    pgid = getattr(provisioner, "pgid", None)
+    process = getattr(provisioner, "process", None)
+    if process is None or process.poll() is not None:
+        return
+    with contextlib.suppress(OSError):
+        if pgid and hasattr(os, "killpg"):
+            os.killpg(pgid, signum)
+        else:
+            process.send_signal(signum)
+
+
+def _kernel_manager_class(started: list):
+    """nbclient's kernel manager class, noting each instance in ``started`` (to interrupt or
+    kill its kernel)."""
+    from jupyter_client import AsyncKernelManager
+
+    class NotedKernelManager(AsyncKernelManager):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            started.append(self)
+
+    return NotedKernelManager
+
+
+def _execute_interruptibly(execute, name: str) -> None:
+    """Run ``execute(kernel_manager_class)`` (papermill) in a worker thread while this thread
+    waits with the signal handlers of :func:`calib.interrupt.stop_on_signals` (nbclient would
+    otherwise replace them with its own for the run, and reset them afterwards). After a
+    signal the kernel is interrupted, then killed after the grace period (or at a second
+    signal), and :class:`~calib.interrupt.Interrupted` is raised once papermill has returned
+    (or, should it hang, after another grace period)."""
+    check_interrupted()
+    kernels: list = []
+    outcome: dict = {}
+
+    def target():
+        try:
+            execute(_kernel_manager_class(kernels))
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=target, name=f"papermill-{name}", daemon=True)
+    grace = _kernel_grace()
+    asked = killed = None
+    try:
+        worker.start()
+        while worker.is_alive():
+            worker.join(_POLL_S)
+            now = time.monotonic()
+            if interrupted() is not None and asked is None:
+                asked = now
+                for km in kernels:
+                    _signal_kernel(km, signal.SIGINT)
+            if asked is not None and killed is None and now - asked >= grace:
+                killed = now
+                for km in kernels:
+                    _signal_kernel(km, signal.SIGKILL)
+            if killed is not None and now - killed >= max(grace, 5.0):
+                break  # papermill did not return after its kernel died: stop waiting
+    except BaseException:  # a second signal (Interrupted) or anything else: end the kernel
+        for km in kernels:
+            _signal_kernel(km, signal.SIGKILL)
+        worker.join(max(grace, 5.0))
+        raise
+    if interrupted() is not None:
+        raise Interrupted(interrupted())
+    if "error" in outcome:
+        raise outcome["error"]
+
+
 def _first_error(nb) -> str:
     for cell in nb.cells:
         for out in cell.get("outputs", []):
@@ -134,7 +232,9 @@ def run_chapter(name: str, profile: str | Profile = DEFAULT_PROFILE,
     run's profile, command and provenance added to its manifest, is installed as
     ``_build/chapters/<name>.result/`` beside the executed notebook. On failure the previous
     executed notebook and record stay as they were, the partial notebook goes to
-    ``_build/failed/<name>.ipynb`` and :class:`ChapterFailed` is raised.
+    ``_build/failed/<name>.ipynb`` and :class:`ChapterFailed` is raised;
+    after Ctrl-C or SIGTERM the same, with the kernel stopped (see the module docstring), and
+    :class:`calib.interrupt.Interrupted` is raised.
     """
     import nbformat
     import papermill as pm
@@ -182,14 +282,32 @@ def run_chapter(name: str, profile: str | Profile = DEFAULT_PROFILE,
         export, recorded = Path(tmp) / "exports", Path(tmp) / "records"
         export.mkdir()
         nbformat.write(nb, src_ipynb)
+
+        def execute(kernel_manager_class) -> None:
+            pm.execute_notebook(
+                str(src_ipynb), str(out_ipynb), parameters=None, kernel_name=kernel,
+                language="python", cwd=str(root), progress_bar=progress,
+                stdout_file=sys.stdout if stream_output else None,
+                stderr_file=sys.stderr if stream_output else None,
+                kernel_manager_class=kernel_manager_class)
+
         try:
-            with kernel_environment({**(env or {}), EXPORT_ENV: str(export),
-                                     records.RECORD_ENV: str(recorded)}):
-                pm.execute_notebook(
-                    str(src_ipynb), str(out_ipynb), parameters=None, kernel_name=kernel,
-                    language="python", cwd=str(root), progress_bar=progress,
-                    stdout_file=sys.stdout if stream_output else None,
-                    stderr_file=sys.stderr if stream_output else None)
+            with stop_on_signals(), \
+                    kernel_environment({**(env or {}), EXPORT_ENV: str(export),
+                                        records.RECORD_ENV: str(recorded)}):
+                _execute_interruptibly(execute, name)
+        except Interrupted as exc:
+            where = "no partial notebook was written"
+            with contextlib.suppress(Exception):  # the partial notebook, if whole
+                nbformat.read(out_ipynb, as_version=4)
+                failed.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(out_ipynb, failed)
+                where = f"the partial notebook is {failed}"
+            kept = (f"the previous {target.relative_to(root)} is unchanged" if target.is_file()
+                    else f"{target.relative_to(root)} was not written")
+            raise Interrupted(exc.signum, f"chapter {name!r} interrupted after "
+                              f"{time.time() - started:.1f} s and its kernel stopped; {kept}, "
+                              f"{where}.") from None
         except Exception as exc:
             detail, where = "", "No partial notebook was written"
             if out_ipynb.is_file():

@@ -9,6 +9,20 @@ from calib.book.build import build_book, build_html
 from calib.book.layout import BookError, ChapterNotFound, ParameterError, book_root
 from calib.book.parameters import chapter_parameters, parse_cli_parameters
 from calib.book.chapters import run_chapter
+from calib.interrupt import exit_code, stop_on_signals
+
+
+def _stoppable(command: str, body) -> int:
+    """``body()``, stopped by Ctrl-C or SIGTERM (:mod:`calib.interrupt`: the chapter's kernel
+    is interrupted, then killed) with one clear line and exit status 130 (143 for SIGTERM)."""
+    try:
+        with stop_on_signals():
+            return body()
+    except KeyboardInterrupt as exc:
+        detail = str(exc) or "interrupted"
+        print(f"\ncalib {command}: {detail}\nRun the same command again to finish; the "
+              f"scores stored so far are reused.", file=sys.stderr)
+        return exit_code(exc)
 
 
 def _on_cluster(command: str, args, body) -> int:
@@ -30,7 +44,7 @@ def _on_cluster(command: str, args, body) -> int:
 
 def cli_run(args) -> int:
     """``calib run CHAPTER [-p NAME VALUE]... [--profile P] [--no-build] [--ray [ADDRESS]]``."""
-    return _on_cluster("run", args, lambda: _cli_run(args))
+    return _stoppable("run", lambda: _on_cluster("run", args, lambda: _cli_run(args)))
 
 
 def _cli_run(args) -> int:
@@ -56,7 +70,7 @@ def _cli_run(args) -> int:
 
 def cli_book(args) -> int:
     """``calib book [--profile P] [--no-execute] [--strict] [--ray [ADDRESS]]``."""
-    return _on_cluster("book", args, lambda: _cli_book(args))
+    return _stoppable("book", lambda: _on_cluster("book", args, lambda: _cli_book(args)))
 
 
 def _cli_book(args) -> int:

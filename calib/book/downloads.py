@@ -153,6 +153,35 @@ def interval_violations(root: str | os.PathLike, tolerance: float = 1e-9) -> lis
     return out
 
 
+#: the columns a result table showing an ACE must also have (issue 18: the noise floor beside
+#: every ACE; :func:`calib.confidence.noise_floor.floor_record`)
+FLOOR_COLUMNS = ("ace_floor",)
+
+
+def ace_tables(root: str | os.PathLike) -> list[tuple[str, list[str]]]:
+    """``(chapter/file, columns)`` of every result table of the built chapters
+    (``_build/downloads/*/manifest.json``) that has a column named ``ace``."""
+    import pandas as pd
+
+    out = []
+    for manifest_path in sorted((Path(root) / DOWNLOADS_DIR).glob("*/manifest.json")):
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        for table in manifest.get("tables", []):
+            columns = list(pd.read_csv(manifest_path.parent / table["file"], nrows=0).columns)
+            if "ace" in columns:
+                out.append((f"{manifest['chapter']}/{table['file']}", columns))
+    return out
+
+
+def floor_violations(root: str | os.PathLike) -> list[str]:
+    """Every result table of the built chapters with an ``ace`` column that lacks the noise
+    floor beside it (:data:`FLOOR_COLUMNS`), one line each (empty: every ACE table has its
+    floor). Run it on a built book: ``python -c "from calib.book.downloads import
+    floor_violations as v; print(v('.'))"``."""
+    return [f"{where}: an ace column without {[c for c in FLOOR_COLUMNS if c not in cols]}"
+            for where, cols in ace_tables(root) if any(c not in cols for c in FLOOR_COLUMNS)]
+
+
 def _link(text: str, path: str) -> str:
     return f"{{download}}`{text} <{path}>`"
 

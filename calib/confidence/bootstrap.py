@@ -98,6 +98,29 @@ def resample_weights(n: int, n_boot: int, seed: int) -> Iterator[np.ndarray]:
         done += b
 
 
+def stratified_resample_weights(strata, n_boot: int, seed: int) -> Iterator[np.ndarray]:
+    """Blocks of *stratified* bootstrap multiplicities, ``(rows, n)`` integer arrays,
+    ``n_boot`` rows in all: within each stratum (the instances sharing a value of ``strata``,
+    e.g. the facts of one relation) as many instances are drawn, with replacement, as the
+    stratum has, so every resample keeps each stratum's size. The stream depends only on the
+    strata and ``(n_boot, seed)``. Used where a statistic averages over fixed groups (LPAQA's
+    accuracy averaged over relations, :mod:`calib.prompts.accuracy`)."""
+    codes = pd.factorize(pd.Series(np.asarray(strata)), sort=True)[0]
+    n = len(codes)
+    positions = [np.flatnonzero(codes == c) for c in range(codes.max() + 1)] if n else []
+    rng = np.random.default_rng(seed)
+    block = max(1, min(256, _BLOCK_CELLS // max(n, 1)))
+    done = 0
+    while done < n_boot:
+        b = min(block, n_boot - done)
+        idx = np.empty((b, n), np.int64)
+        for pos in positions:
+            idx[:, pos] = pos[rng.integers(0, len(pos), size=(b, len(pos)))]
+        flat = (idx + (np.arange(b) * n)[:, None]).ravel()
+        yield np.bincount(flat, minlength=b * n).reshape(b, n)
+        done += b
+
+
 def jackknife_weights(n: int) -> Iterator[np.ndarray]:
     """Blocks of delete-one jackknife weights: row ``i`` is all ones except a 0 at ``i``
     (``n`` rows in all, in blocks of at most :data:`_BLOCK_CELLS` cells)."""

@@ -103,3 +103,23 @@ def subsample_repeats(sent: pd.DataFrame, k: int, repeats: int = 5, seed: int = 
         raise ValueError(f"repeats must be a positive integer, got {repeats!r}")
     for r in range(repeats):
         yield r, subsample_options(sent, k, seed=seed, repeat=r, too_small=too_small)
+
+
+def subsampled_estimates(sent: pd.DataFrame, k: int | None, repeats: int = 3, seed: int = 0,
+                         template: str = "paraphrase-0", too_small: str = "keep"
+                         ) -> pd.DataFrame:
+    """Base (Eq. 1) and Margin (Eq. 2) on ``template`` after cutting every answer space to
+    ``k`` options in each of ``repeats`` seeded draws (:func:`subsample_repeats`; ``k=None``
+    keeps the whole answer space, one draw): the estimate table with ``estimator`` (``Base``,
+    ``Margin``), ``k`` (``None`` kept as the largest answer space) and ``repeat`` columns. The
+    draws are shared by every model, so models and estimators are compared on the same
+    options (§5.2, Figures 3 and 4; Appendix F's BEAR with five options)."""
+    from calib.confidence.estimators import base, margin
+
+    draws = [(0, sent)] if k is None else subsample_repeats(sent, k, repeats, seed, too_small)
+    parts = []
+    for r, sub in draws:
+        size = int(sub.groupby(list(FACT))["option"].max().max()) + 1 if k is None else int(k)
+        for name, fn in (("Base", base), ("Margin", margin)):
+            parts.append(fn(sub, template).assign(estimator=name, k=size, repeat=r))
+    return pd.concat(parts, ignore_index=True)

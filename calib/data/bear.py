@@ -205,3 +205,17 @@ def load_bear(root: str | os.PathLike | None = None,
     if not frames:
         raise DataFormatError(data_file(_META, root).parent, "no relation files bear/P*.jsonl")
     return Bear(relations=rels, instances=pd.concat(frames, ignore_index=True))
+
+
+#: the size of a 1:1 relation's answer space in BEAR (Kissling et al. §5.2: "the 60 options in
+#: the 1:1 relations")
+ONE_TO_ONE_OPTIONS = 60
+
+
+def one_to_one_relations(relations: list[str] | tuple[str, ...] | None = None, *,
+                         data_dir: str | os.PathLike | None = None,
+                         n_options: int = ONE_TO_ONE_OPTIONS) -> list[str]:
+    """BEAR's 1:1 relations (answer spaces of ``n_options`` = 60) among ``relations``
+    (``None``: all of BEAR), sorted: the relations §5.2 subsamples (Figures 3 and 4)."""
+    bear = load_bear(data_dir, relations=list(relations) if relations else None)
+    return sorted(r for r, rel in bear.relations.items() if rel.n_options == n_options)

@@ -17,9 +17,12 @@ function                            result
 ==================================  ==========================================================
 :func:`reduction_table`             accuracy, ACE and H per model and reduction
                                     (:func:`calib.confidence.summary.compare_reductions`),
-                                    with the model's objective and bootstrap intervals
+                                    with the model's objective, bootstrap intervals and ACE's
+                                    noise floor (beyond the paper, issue 18)
 :func:`objective_means`             the means per objective and reduction (Figure 7); works
                                     on this run's table and on the authors' values
+:func:`objective_floors`            the mean ACE per objective and reduction with its
+                                    interval and noise floor (beyond the paper, issue 18)
 :func:`objective_differences`       the mean over an objective's models of a metric of one
                                     reduction minus another's, with a paired bootstrap
                                     interval over facts
@@ -32,7 +35,7 @@ function                            result
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
@@ -42,6 +45,7 @@ from calib.confidence.bootstrap import (INTERVAL_METHODS, difference_interval, i
                                         jackknife, metric_statistic, replicates)
 from calib.confidence.estimators import base
 from calib.confidence.metrics import N_BINS
+from calib.confidence.noise_floor import N_DRAWS, mean_floor_record
 from calib.confidence.reductions import REDUCTIONS, harmonic_mean, sentence_scores
 from calib.confidence.schema import require_columns
 from calib.confidence.summary import compare_reductions, summary
@@ -121,6 +125,9 @@ class ReductionsResult:
     shape: pd.DataFrame
     #: :func:`authors_means`: Figure 7's means from the authors' repository (reported values)
     authors_means: pd.DataFrame
+    #: :func:`objective_floors`: the mean ACE of ``means`` with its interval and noise floor
+    #: (beyond the paper; last, with an empty default, so results built by hand need not name it)
+    mean_floors: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -136,33 +143,38 @@ def _plain(scores: pd.DataFrame, template: str) -> pd.DataFrame:
     return part
 
 
+#: the noise-floor columns beside an ACE (:func:`calib.confidence.noise_floor.floor_record`)
+#: in the order the book shows them: ACE, its floor, the debiased ACE, within the floor
+FLOOR_COLUMNS: tuple[str, ...] = ("ace_floor", "ace_floor_se", "ace_floor_low",
+                                  "ace_floor_high", "ace_floor_p", "ace_debiased",
+                                  "ace_debiased_low", "ace_debiased_high", "ace_within_floor")
+
+
 def reduction_table(scores: pd.DataFrame, objectives: Mapping[str, str],
                     template: str = PLAIN, reductions: Sequence[str] = REDUCTIONS,
-                    n_bootstrap: int = 1000, seed: int = 0, n_bins: int = N_BINS
-                    ) -> pd.DataFrame:
+                    n_bootstrap: int = 1000, seed: int = 0, n_bins: int = N_BINS,
+                    n_draws: int = N_DRAWS) -> pd.DataFrame:
     """Appendix C for every model: accuracy, ACE of Base-Confidence on ``template`` and
     ``H = 2 ACC (1 - ACE) / (ACC + 1 - ACE)`` per reduction
     (:func:`calib.confidence.summary.compare_reductions`), plus the model's ``objective``
     (``objectives``: model -> ``clm`` / ``mlm``, e.g.
-    :func:`calib.experiments.scores.objectives`), the paper's ``label`` of the reduction, and
+    :func:`calib.experiments.scores.objectives`), the paper's ``label`` of the reduction,
     95% bootstrap intervals of accuracy and ACE (``accuracy_low`` ...; NaN when
-    ``n_bootstrap`` is 0)."""
+    ``n_bootstrap`` is 0) and, beyond the paper, ACE's noise floor from ``n_draws`` simulated
+    perfectly calibrated outcome vectors (:data:`FLOOR_COLUMNS`, issue 18)."""
     plain = _plain(scores, template)
     unknown = sorted(set(plain["model"]) - set(objectives))
     if unknown:
         raise ValueError(f"no objective given for model(s) {unknown}")
     table = compare_reductions(plain, template, reductions, n_bins)
-    if n_bootstrap:
-        est = pd.concat([base(sentence_scores(plain, r), template).assign(reduction=r)
-                         for r in reductions], ignore_index=True)
-        ints = summary(est, by=["model", "dataset", "reduction"], n_bins=n_bins,
-                       n_boot=n_bootstrap, seed=seed, metrics=("accuracy", "ace"))
-        ints = ints[["model", "dataset", "reduction", "accuracy_low", "accuracy_high",
-                     "ace_low", "ace_high"]]
-        table = table.merge(ints, on=["model", "dataset", "reduction"], how="left")
-    else:
-        for c in ("accuracy_low", "accuracy_high", "ace_low", "ace_high"):
-            table[c] = np.nan
+    est = pd.concat([base(sentence_scores(plain, r), template).assign(reduction=r)
+                     for r in reductions], ignore_index=True)
+    ints = summary(est, by=["model", "dataset", "reduction"], n_bins=n_bins,
+                   n_boot=n_bootstrap, seed=seed, metrics=("accuracy", "ace"), floor=("ace",),
+                   n_draws=n_draws)
+    ints = ints[["model", "dataset", "reduction", "accuracy_low", "accuracy_high",
+                 "ace_low", "ace_high", *FLOOR_COLUMNS]]
+    table = table.merge(ints, on=["model", "dataset", "reduction"], how="left")
     table.insert(1, "objective", table["model"].map(dict(objectives)))
     table.insert(3, "label", table["reduction"].map(REDUCTION_LABELS))
     order = {m: i for i, m in enumerate(dict.fromkeys(plain["model"]))}
@@ -170,8 +182,8 @@ def reduction_table(scores: pd.DataFrame, objectives: Mapping[str, str],
     table = table.assign(_m=table["model"].map(order), _r=table["reduction"].map(red))
     table = table.sort_values(["_m", "_r"], kind="stable").drop(columns=["_m", "_r"])
     return table[["model", "objective", "dataset", "reduction", "label", "n", "accuracy",
-                  "accuracy_low", "accuracy_high", "ace", "ace_low", "ace_high", "H"]] \
-        .reset_index(drop=True)
+                  "accuracy_low", "accuracy_high", "ace", "ace_low", "ace_high",
+                  *FLOOR_COLUMNS, "H"]].reset_index(drop=True)
 
 
 def objective_means(table: pd.DataFrame, objective: str = "objective",
@@ -195,6 +207,47 @@ def objective_means(table: pd.DataFrame, objective: str = "objective",
                                    value_name="value")
     out = out.rename(columns={objective: "objective", reduction: "reduction"})
     return out[["objective", "reduction", "metric", "value", "n_models"]]
+
+
+def objective_floors(est: pd.DataFrame, objectives: Mapping[str, str],
+                     n_bootstrap: int = 1000, seed: int = 0, n_bins: int = N_BINS,
+                     n_draws: int = N_DRAWS) -> pd.DataFrame:
+    """Figure 7's mean ACE per objective and reduction (the ``ace`` of :func:`objective_means`)
+    with, beyond the paper (issue 18), its 95% paired bootstrap interval over facts (each
+    resample applied to every model of the objective; bias-centred, as ACE's) and its noise
+    floor: the mean ACE of perfectly calibrated estimators with the models' confidences
+    (:func:`calib.confidence.noise_floor.mean_floor_record`), the debiased mean and whether
+    the mean is within its floor.
+
+    ``est``: :func:`base_estimates`. Columns ``objective``, ``reduction``, ``label``,
+    ``n_models``, ``n`` (facts), ``ace``, ``ace_low``, ``ace_high`` and
+    :data:`FLOOR_COLUMNS`."""
+    require_columns(est, ("model", "reduction", "confidence", "correct", *FACT),
+                    "estimate table")
+    models = list(dict.fromkeys(est["model"]))
+    reductions = list(dict.fromkeys(est["reduction"]))
+    rows = []
+    for obj in dict.fromkeys(objectives[m] for m in models):
+        members = [m for m in models if objectives[m] == obj]
+        arrays = _aligned_arrays(est, members, reductions)
+        for r in reductions:
+            stats = [metric_statistic("ace", *arrays[(m, r)], n_bins)[0] for m in members]
+
+            def mean(w, stats=stats):
+                return np.mean([stat(w) for stat in stats], axis=0)
+            n = len(arrays[(members[0], r)][0])
+            value = float(mean(np.ones((1, n), np.int64))[0])
+            low = high = float("nan")
+            if n_bootstrap:
+                low, high = interval(value, replicates(mean, n, n_bootstrap, seed), 0.95,
+                                     INTERVAL_METHODS["ace"], None, (0.0, 1.0))
+            floor = mean_floor_record([arrays[(m, r)][0] for m in members], value, low, high,
+                                      "ace", n_draws, seed, n_bins)
+            rows.append({"objective": obj, "reduction": r, "label": REDUCTION_LABELS.get(r, r),
+                         "n_models": len(members), "n": n, "ace": value, "ace_low": low,
+                         "ace_high": high, **floor})
+    return pd.DataFrame(rows, columns=["objective", "reduction", "label", "n_models", "n",
+                                       "ace", "ace_low", "ace_high", *FLOOR_COLUMNS])
 
 
 def authors_means() -> pd.DataFrame:
@@ -381,6 +434,7 @@ def run(params: Params) -> ReductionsResult:
     return ReductionsResult(
         params=p, objectives=objectives, n_relations=int(scores["relation"].nunique()),
         n_facts=int(table["n"].iloc[0]), table=table, means=objective_means(table),
+        mean_floors=objective_floors(est, objectives, p.n_bootstrap, p.seed),
         h_differences=objective_differences(est, objectives, [("sum", r) for r in others],
                                             "H", p.n_bootstrap, p.seed),
         mean_vs_sum=mean_vs_sum,

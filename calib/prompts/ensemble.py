@@ -16,7 +16,8 @@ Outputs:
 
 * :func:`prompt_accuracy`, :func:`rank_prompts` - accuracy of every prompt on the training
   pairs; the rank-0 prompt is the **top-1** selection (§4.1).
-* :func:`top_k_ensemble` - **rank-based** ensemble of the ``K`` best prompts (§4.2).
+* :func:`top_k_ensemble` - **rank-based** ensemble of the ``K`` best prompts (§4.2), log-linear
+  or (§5.3's ablation) linear.
 * :func:`fit_ensemble_weights`, :func:`weighted_ensemble` - the **optimised** ensemble (§4.2).
 * :func:`oracle` - a fact counts as correct if any prompt gets it right (§5, upper bound).
 
@@ -149,22 +150,34 @@ def _members(ranking: pd.DataFrame, model: str, relation: str, k: int) -> list[s
     return list(mine.sort_values("rank")["template"][:k])
 
 
+#: how a rank-based ensemble combines its prompts (:func:`top_k_ensemble`)
+COMBINATIONS: tuple[str, ...] = ("log-linear", "linear")
+
+
 def top_k_ensemble(scores: pd.DataFrame, ranking: pd.DataFrame, k: int,
-                   name: str | None = None) -> pd.DataFrame:
+                   name: str | None = None, combination: str = "log-linear") -> pd.DataFrame:
     """Rank-based ensemble of the ``k`` best prompts (§4.2; ``k = 1`` is top-1 selection).
 
     ``s(y|x,r) = 1/K sum_{i<K} log P(y | x, t_i)`` over the ``k`` highest-ranked prompts of
     ``ranking`` (:func:`rank_prompts` on the training pairs; matched on ``model, relation``,
-    all of them if fewer than ``k``), and ``prob = softmax_y s``. Returns an ensemble table
-    (module docstring) named ``name`` (default ``top-<k>``).
+    all of them if fewer than ``k``), and ``prob = softmax_y s``. ``combination="linear"`` is
+    §5.3's alternative (Eq. 4), ``P(y|x,r) = 1/K sum_i P(y | x, t_i)``: then ``score = log P``.
+    Returns an ensemble table (module docstring) named ``name`` (default ``top-<k>``).
     """
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")
+    if combination not in COMBINATIONS:
+        raise ValueError(f"combination must be one of {COMBINATIONS}, got {combination!r}")
     name = name or f"top-{k}"
     parts = []
     for key, cube in _cubes(scores).items():
         cols = cube.columns(_members(ranking, key[0], key[2], k))
-        parts.append(_table(key, cube, name, cube.logp[:, cols, :].mean(axis=1)))
+        logp = cube.logp[:, cols, :]
+        if combination == "linear":
+            score = np.log(np.exp(logp).mean(axis=1))
+        else:
+            score = logp.mean(axis=1)
+        parts.append(_table(key, cube, name, score))
     return _concat(parts, [*COLUMNS, "prob"])
 
 

@@ -26,7 +26,7 @@ from calib.prompts.paraphrase import paraphrase_prompts
 
 #: where a prompt comes from (the ``source`` column of a prompt frame), in the order that
 #: de-duplication keeps them
-SOURCES: tuple[str, ...] = ("manual", "mined", "paraphrase")
+SOURCES: tuple[str, ...] = ("manual", "mined", "paraphrase", "mined-paraphrase")
 #: LPAQA's released prompts used as a reference (scored on the test facts only)
 REFERENCE_SOURCES: tuple[str, ...] = ("lpaqa-mine", "lpaqa-paraphrase")
 
@@ -113,11 +113,16 @@ def reference_prompts(prompts: pd.DataFrame, n: int, root=None) -> pd.DataFrame:
 def lpaqa_overlap(prompts: pd.DataFrame, root=None) -> pd.DataFrame:
     """How many of our mined and paraphrased prompts LPAQA also released (compared by
     :func:`prompt_key`): per relation and source, ``ours``, ``lpaqa`` (their set: ``mine``
-    for mined; ``paraphrase`` + ``manual_paraphrase`` for paraphrases) and ``shared``."""
+    for mined; ``paraphrase`` + ``manual_paraphrase`` for paraphrases, of the manual prompt or
+    of a mined one) and ``shared``. Sources ``prompts`` does not have are left out."""
     rels = sorted(set(prompts["relation"]))
-    theirs = {"mined": ("mine",), "paraphrase": ("paraphrase", "manual_paraphrase")}
+    theirs = {"mined": ("mine",), "paraphrase": ("paraphrase", "manual_paraphrase"),
+              "mined-paraphrase": ("paraphrase", "manual_paraphrase")}
     rows = []
     for source, kinds in theirs.items():
+        if source != "mined" and source != "paraphrase" and \
+                not (prompts["source"] == source).any():
+            continue
         lp = pd.concat([load_lpaqa_prompts(k, root, relations=rels) for k in kinds])
         for rel in rels:
             ours = {prompt_key(t) for t in prompts.loc[(prompts["relation"] == rel)

@@ -11,7 +11,7 @@ paper's ``gemma-3-270m-it`` (:func:`model_notes` says so on the page).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -51,20 +51,23 @@ def model_notes(models: Sequence[str]) -> str:
 
 
 def calibration_beside(table: pd.DataFrame, estimators: Sequence[str] = ("Base", "Margin",
-                                                                       "Average/min")
-                       ) -> pd.DataFrame:
+                                                                       "Average/min"),
+                       accuracy: Mapping[str, float] | None = None) -> pd.DataFrame:
     """This build's calibration table (:func:`calib.experiments.calibration.calibration_table`)
     and the paper's Table 1 (with Table 3's accuracy) for ``estimators``: ``source``,
     ``model`` (registry name), ``objective``, ``estimator``, ``accuracy``, ``ace``, ``brier``,
     ``in_paper``. The paper's accuracy is Table 3's BEAR accuracy over all templates, the same
-    for every estimator; this build's is the accuracy of each estimator's answer."""
+    for every estimator. This build's is ``accuracy`` (model -> accuracy) where given -- the
+    same definition as the paper's: the accuracy averaged over the five paraphrase templates
+    (:func:`calib.experiments.calibration.template_accuracy`) -- else the accuracy of each
+    estimator's answer."""
     ours = table[table["estimator"].isin(list(estimators))]
     names = set(paper_models()["registry_name"])
     kinds = {m: getattr(get_spec(m), "objective", "") for m in ours["model"].unique()}
+    acc = ours["model"].map(dict(accuracy)) if accuracy is not None else ours["accuracy"]
     ours = pd.DataFrame({"source": THIS_BUILD, "model": ours["model"],
                          "objective": ours["model"].map(kinds), "estimator": ours["estimator"],
-                         "accuracy": ours["accuracy"], "ace": ours["ace"],
-                         "brier": ours["brier"]})
+                         "accuracy": acc, "ace": ours["ace"], "brier": ours["brier"]})
     paper = table1_long()
     paper = paper[paper["estimator"].isin(list(estimators))]
     paper = pd.DataFrame({"source": _label("kissling2026_table1", "; accuracy: Table 3"),
@@ -115,14 +118,16 @@ def side_by_side(combined: pd.DataFrame, keys: Sequence[str], values: Sequence[s
     return both[cols] if len(both) else pd.DataFrame(columns=cols)
 
 
-def table2_beside(rows: pd.DataFrame) -> pd.DataFrame:
+def table2_beside(rows: pd.DataFrame, accuracy: str = "accuracy") -> pd.DataFrame:
     """This build's per-model rows (:func:`calib.experiments.clm_vs_mlm.model_table` or
     ``pair_table``) and the paper's Table 2: ``source``, ``pair`` (Table 2's; this build's
     pair if given), ``model``, ``objective``, ``accuracy`` (a fraction; Table 2's percent /
-    100), ``brier_margin``, ``brier_average``."""
+    100), ``brier_margin``, ``brier_average``. ``accuracy``: the column of ``rows`` set beside
+    Table 2's accuracy (``"accuracy_templates"``: the average over all templates, as Table 2's
+    caption defines it)."""
     cols = ["source", "pair", "model", "objective", "accuracy", "brier_margin",
             "brier_average"]
-    ours = rows.assign(source=THIS_BUILD)
+    ours = rows.assign(source=THIS_BUILD, accuracy=rows[accuracy])
     if "pair" not in ours:
         ours["pair"] = pd.NA
     t2 = reported("kissling2026_table2")
@@ -196,8 +201,8 @@ def lpaqa_beside(set_table: pd.DataFrame, averaging: str = "micro") -> pd.DataFr
     """This build's accuracy by prompt set (:func:`calib.experiments.lpaqa.set_table`) and
     LPAQA's Table 2 (micro) or 3 (macro) in one frame: ``source``, ``model``, ``prompt_set``
     and the methods' accuracy as fractions (the paper's percent / 100; blank where the text
-    does not pin a column). The prompt sets Mine, Mine+Man and Man+Para are in both; LPAQA's
-    Mine+Para paraphrases the best mined prompt and this build's All joins every prompt."""
+    does not pin a column). The prompt sets are the paper's (Man, Mine, Mine+Man, Mine+Para,
+    Man+Para); Mine+Para paraphrases the best mined prompt, as LPAQA §3.2 does."""
     trex = reported("jiang2020_lpaqa_trex")
     trex = trex[trex["averaging"] == averaging]
     paper = pd.DataFrame({"source": _label("jiang2020_lpaqa_trex", f" ({averaging})"),
@@ -230,12 +235,17 @@ def lpaqa_baselines_beside(accuracy: pd.DataFrame) -> pd.DataFrame:
 
 
 def reductions_beside(means: pd.DataFrame, repo_means: pd.DataFrame,
-                      labels: dict[str, str]) -> pd.DataFrame:
+                      labels: dict[str, str], floors: pd.DataFrame | None = None
+                      ) -> pd.DataFrame:
     """Figure 7's means from both sources: this build's
     (:func:`calib.experiments.reductions.objective_means`) and those computed from the
     authors' stored per-model values; ``labels`` maps this build's reduction keys to the
     paper's names. One row per source, objective and reduction with ``accuracy``, ``ace``,
-    ``H``, ``n_models``."""
+    ``H``, ``n_models``. With ``floors``
+    (:func:`calib.experiments.reductions.objective_floors`), this build's rows also get the
+    noise floor of their mean ACE (``ace_floor``, ``ace_debiased`` with its bounds,
+    ``ace_within_floor``; beyond the paper), the authors' rows none (NaN: their confidences
+    are not stored)."""
     def wide(frame: pd.DataFrame, source: str) -> pd.DataFrame:
         out = frame.pivot_table(index=["objective", "reduction", "n_models"], columns="metric",
                                 values="value", sort=False).reset_index()
@@ -250,6 +260,13 @@ def reductions_beside(means: pd.DataFrame, repo_means: pd.DataFrame,
                 "reported in the authors' repository (means computed here from its per-model "
                 "values)")
     cols = ["source", "objective", "reduction", "accuracy", "ace", "H", "n_models"]
+    if floors is not None:
+        extra = ["ace_floor", "ace_debiased", "ace_debiased_low", "ace_debiased_high",
+                 "ace_within_floor"]
+        keyed = floors.assign(reduction=floors["reduction"].map(labels)
+                              .fillna(floors["reduction"]))[["objective", "reduction", *extra]]
+        ours = ours.merge(keyed, on=["objective", "reduction"], how="left")
+        cols = [*cols[:5], *extra[:4], extra[4], *cols[5:]]
     return pd.concat([ours, repo], ignore_index=True)[cols]
 
 

@@ -14,7 +14,10 @@ builder                        the paper's figure it serves
 :func:`metric_band`            a metric against ``k`` with the spread of repeats (Fig. 3)
 :func:`grouped_bars`           per-group deltas, e.g. change in ACE per injection (Figs. 5, 11)
 :func:`interval_chart`         estimates with their intervals per model and estimator, beside
-                               the long tables of intervals
+                               the long tables of intervals; ``band_low``/``band_high`` draw
+                               each ACE's noise floor as a band (issue 18)
+:func:`reliability_diagram`    calibration curve with per-bin intervals over a histogram of
+                               confidences with the bin counts (Fig. 2)
 =============================  =============================================================
 
 **Interaction.** Every point, line vertex and bar has a tooltip with its row's identifying
@@ -35,6 +38,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import altair as alt
+import numpy as np
 import pandas as pd
 
 WIDTH = 320
@@ -219,26 +223,38 @@ def band_summary(frame: pd.DataFrame, *, x: str, y: str, by: Sequence[str | None
     return grouped.agg(mean="mean", lower="min", upper="max", n="count").reset_index()
 
 
+#: the colour of a noise-floor band (issue 18)
+FLOOR_COLOR = "#9e9e9e"
+
+
 def metric_band(frame: pd.DataFrame, *, x: str = "k", y: str = "value",
                 lower: str | None = None, upper: str | None = None,
                 color: str | None = "model", facet: str | None = None, columns: int = 2,
                 x_title: str | None = None, y_title: str | None = None,
-                title: str | None = None) -> alt.TopLevelMixin:
+                title: str | None = None, floor_low: str | None = None,
+                floor_high: str | None = None) -> alt.TopLevelMixin:
     """A metric against ``x`` as a line with a band (paper Fig. 3: confidence, accuracy and
     ACE against the number of answer options ``k``).
 
     With ``lower`` and ``upper`` given, the frame is already summarised (one row per point).
     Without them, rows are repeats: the line is their mean and the band spans their minimum
-    to maximum (:func:`band_summary`).
+    to maximum (:func:`band_summary`). ``floor_low`` / ``floor_high`` (summarised frames
+    only) draw the noise floor of ACE as a grey band where they are not missing (the ACE
+    panels): the range a perfectly calibrated estimator with the same confidences shows.
     """
     if (lower is None) != (upper is None):
         raise ValueError("metric_band: give both lower and upper, or neither")
+    if (floor_low is None) != (floor_high is None):
+        raise ValueError("metric_band: give both floor_low and floor_high, or neither")
+    if floor_low is not None and lower is None:
+        raise ValueError("metric_band: a floor band needs a summarised frame (lower, upper)")
     y_label = y_title or y
     if lower is None:
         data = band_summary(frame, x=x, y=y, by=[color, facet])
         y, lower, upper = "mean", "lower", "upper"
     else:
-        _require(frame, [x, y, lower, upper, color, facet], "metric_band")
+        _require(frame, [x, y, lower, upper, color, facet, floor_low, floor_high],
+                 "metric_band")
         data = frame
     x_enc = alt.X(**_q(x, x_title or x))
     legend = _legend_selection(color)
@@ -252,7 +268,15 @@ def metric_band(frame: pd.DataFrame, *, x: str = "k", y: str = "value",
     line = alt.Chart().mark_line(point=True).encode(
         x=x_enc, y=alt.Y(**_q(y, y_label)), color=_color(color), opacity=_highlight(legend),
         tooltip=_tooltip(data, [facet, color, x, y, lower, upper]))
-    return _finish([band, line], data, facet, columns, title, WIDTH, HEIGHT * 0.8)
+    layers = [band, line]
+    if floor_low is not None:
+        layers.insert(1, alt.Chart().mark_area(color=FLOOR_COLOR, opacity=0.3).encode(
+            x=x_enc, y=alt.Y(**_q(floor_low, y_label)), y2=alt.Y2(field=floor_high),
+            detail=alt.Detail(field=color, type="nominal") if color else alt.Undefined,
+            tooltip=_tooltip(data, [facet, color, x, y, lower, upper, floor_low, floor_high]))
+            .transform_filter(f"isValid(datum['{floor_low}'])"))
+    chart = _finish(layers, data, facet, columns, title, WIDTH, HEIGHT * 0.8)
+    return chart.resolve_scale(y="independent") if facet and floor_low is not None else chart
 
 
 def grouped_bars(frame: pd.DataFrame, *, category: str = "model", group: str = "estimator",
@@ -285,12 +309,16 @@ def grouped_bars(frame: pd.DataFrame, *, category: str = "model", group: str = "
 
 
 def intervals_long(frame: pd.DataFrame, intervals: dict[str, tuple[str, str]],
-                   keep: Sequence[str] = (), names: dict[str, str] | None = None
-                   ) -> pd.DataFrame:
+                   keep: Sequence[str] = (), names: dict[str, str] | None = None,
+                   bands: dict[str, tuple[str, str]] | None = None) -> pd.DataFrame:
     """A wide table of estimates with bounds (``{"ace": ("ace_low", "ace_high"), ...}``) as one
     row per estimate: the ``keep`` columns, ``metric`` (renamed by ``names``), ``value``,
-    ``low``, ``high``, and ``n`` where the frame has it. Only reshapes, computes nothing."""
-    cols = [*keep, *[c for pair in intervals.items() for c in (pair[0], *pair[1])]]
+    ``low``, ``high``, and ``n`` where the frame has it. ``bands`` (e.g. ``{"ace":
+    ("ace_floor_low", "ace_floor_high")}``, the noise floor of ACE) adds ``band_low`` and
+    ``band_high`` for those metrics (NaN for the others), for :func:`interval_chart`'s band.
+    Only reshapes, computes nothing."""
+    cols = [*keep, *[c for pair in intervals.items() for c in (pair[0], *pair[1])],
+            *[c for pair in (bands or {}).values() for c in pair]]
     _require(frame, cols, "intervals_long")
     extra = [c for c in _SIZE if c in frame.columns and c not in keep][:1]
     parts = []
@@ -298,6 +326,10 @@ def intervals_long(frame: pd.DataFrame, intervals: dict[str, tuple[str, str]],
         part = frame[[*keep, *extra, metric, lo, hi]].rename(
             columns={metric: "value", lo: "low", hi: "high"})
         part.insert(len(keep), "metric", (names or {}).get(metric, metric))
+        if bands:
+            band = bands.get(metric)
+            part["band_low"] = frame[band[0]].to_numpy(float) if band else np.nan
+            part["band_high"] = frame[band[1]].to_numpy(float) if band else np.nan
         parts.append(part)
     return pd.concat(parts, ignore_index=True)
 
@@ -305,14 +337,21 @@ def intervals_long(frame: pd.DataFrame, intervals: dict[str, tuple[str, str]],
 def interval_chart(frame: pd.DataFrame, *, value: str = "value", lower: str = "low",
                    upper: str = "high", category: str = "estimator", color: str | None = "model",
                    facet: str | None = "metric", columns: int = 3, zero: bool = False,
-                   value_title: str | None = None, title: str | None = None
+                   value_title: str | None = None, title: str | None = None,
+                   band_low: str | None = None, band_high: str | None = None
                    ) -> alt.TopLevelMixin:
     """Estimates with their intervals (a point and a rule from ``lower`` to ``upper``), one row
     per ``category`` (in the frame's order), the ``color`` groups side by side within a row:
     the chart beside a long table of intervals. ``facet`` (default ``metric``, see
     :func:`intervals_long`) gives each metric its own panel and value scale; ``zero`` draws the
-    line at 0 (for differences)."""
-    _require(frame, [value, lower, upper, category, color, facet], "interval_chart")
+    line at 0 (for differences). ``band_low`` / ``band_high`` (e.g. ``intervals_long(...,
+    bands=...)``'s ``band_low``, ``band_high``: the range of ACE a perfectly calibrated
+    estimator shows at this sample size) draw a grey band behind each row's interval, where
+    they are not NaN."""
+    if (band_low is None) != (band_high is None):
+        raise ValueError("interval_chart: give both band_low and band_high, or neither")
+    _require(frame, [value, lower, upper, category, color, facet, band_low, band_high],
+             "interval_chart")
     order = list(dict.fromkeys(frame[category].astype(str)))
     n_colors = frame[color].nunique() if color else 1
     height = max(90, len(order) * (6 + 11 * n_colors))
@@ -330,6 +369,12 @@ def interval_chart(frame: pd.DataFrame, *, value: str = "value", lower: str = "l
         x=x, y=y, yOffset=offset, color=_color(color), opacity=_highlight(legend),
         tooltip=tooltip)
     layers = [rules, points]
+    if band_low is not None:  # behind the intervals, with the same tooltip
+        band_tooltip = _tooltip(frame, [category, color, facet, value, lower, upper, band_low,
+                                        band_high])
+        layers.insert(0, alt.Chart().mark_bar(color=FLOOR_COLOR, opacity=0.45).encode(
+            x=alt.X(**_q(band_low, axis_title, scale=alt.Scale(zero=zero))),
+            x2=alt.X2(field=band_high), y=y, yOffset=offset, tooltip=band_tooltip))
     if zero:
         layers.append(alt.Chart().mark_rule(color="black", strokeDash=[3, 3]).encode(
             x=alt.datum(0)))
@@ -433,43 +478,3 @@ def reliability_diagram(curve: pd.DataFrame, histogram: pd.DataFrame, *,
     return chart.properties(title=title) if title else chart
 
 
-def interval_chart_with_band(frame: pd.DataFrame, *, band_low: str, band_high: str,
-                             value: str = "value", lower: str = "low", upper: str = "high",
-                             category: str = "estimator", color: str | None = "model",
-                             facet: str | None = None, columns: int = 3,
-                             band_title: str = "noise floor (95% range)",
-                             value_title: str | None = None, title: str | None = None
-                             ) -> alt.TopLevelMixin:
-    """:func:`interval_chart` with a grey band behind each estimate from ``band_low`` to
-    ``band_high`` (e.g. an ACE's noise floor, ``ace_floor_low`` .. ``ace_floor_high`` of
-    :func:`calib.confidence.noise_floor.floor_record`: an ACE inside or below the band is not
-    distinguishable from perfect calibration at its sample size). The band is drawn per row
-    (and ``color`` group), since each estimate has its own floor; its tooltip names it
-    ``band_title``."""
-    _require(frame, [value, lower, upper, band_low, band_high, category, color, facet],
-             "interval_chart_with_band")
-    order = list(dict.fromkeys(frame[category].astype(str)))
-    n_colors = frame[color].nunique() if color else 1
-    height = max(90, len(order) * (6 + 11 * n_colors))
-    y = alt.Y(field=category, type="nominal", sort=order, title=None)
-    offset = alt.YOffset(field=color, type="nominal") if color else alt.Undefined
-    legend = _legend_selection(color)
-    tooltip = _tooltip(frame, [category, color, facet, value, lower, upper])
-    band_tooltip = [*_tooltip(frame, [category, color, facet]),
-                    alt.Tooltip(field=band_low, type="quantitative", format=".3f",
-                                title=f"{band_title}: low"),
-                    alt.Tooltip(field=band_high, type="quantitative", format=".3f",
-                                title=f"{band_title}: high")]
-    axis_title = value_title or ("" if facet else value)
-    band = alt.Chart().mark_bar(color="lightgray", opacity=0.8, height=9).encode(
-        x=alt.X(**_q(band_low, axis_title, scale=alt.Scale(zero=False))),
-        x2=alt.X2(field=band_high), y=y, yOffset=offset, tooltip=band_tooltip)
-    rules = _with_params(alt.Chart().mark_rule(strokeWidth=2).encode(
-        x=alt.X(**_q(lower, axis_title, scale=alt.Scale(zero=False))), x2=alt.X2(field=upper),
-        y=y, yOffset=offset, color=_color(color), opacity=_highlight(legend), tooltip=tooltip),
-        legend)
-    points = alt.Chart().mark_point(filled=True, size=45).encode(
-        x=alt.X(**_q(value, axis_title, scale=alt.Scale(zero=False))), y=y, yOffset=offset,
-        color=_color(color), opacity=_highlight(legend), tooltip=tooltip)
-    chart = _finish([band, rules, points], frame, facet, columns, title, WIDTH * 0.8, height)
-    return chart.resolve_scale(x="independent") if facet else chart

@@ -244,3 +244,12 @@ def reported_table(frame: pd.DataFrame, *, columns: Sequence[str] | None = None,
     shown = frame[list(columns)] if columns is not None else frame
     return html_table(shown, digits=digits, caption=cap, label=text, note=note,
                       css_class=REPORTED_CLASS)
+
+
+def with_bounds(frame: pd.DataFrame, columns: Sequence[str],
+                intervals: Mapping[str, tuple[str, str]]) -> pd.DataFrame:
+    """``frame``'s ``columns`` (in that order) and the bound columns of those of them named in
+    ``intervals``: the frame :func:`html_table` shows with ``intervals`` (which merges each
+    estimate with its bounds and drops the bound columns)."""
+    bounds = [b for c in columns if c in intervals for b in intervals[c]]
+    return frame[[*columns, *[b for b in bounds if b not in columns]]]

@@ -342,8 +342,10 @@ class Claims:
                 raise
         return Claim(mine, stored, busy, rest, path, lock)
 
-    def wait(self, poll: float = 0.5) -> None:
-        """Block until a live claim of another process ends (returns at once if none)."""
+    def wait(self, poll: float = 0.5, stop=None) -> None:
+        """Block until a live claim of another process ends (returns at once if none);
+        ``stop()`` is called at every poll (it may raise to stop waiting, as
+        :func:`calib.interrupt.check_interrupted` does after Ctrl-C)."""
         from filelock import FileLock
 
         live = self.live()
@@ -355,6 +357,8 @@ class Claims:
                     self.store.folder)
         probe = FileLock(str(path.with_suffix(".lock")))
         while path.exists():
+            if stop is not None:
+                stop()
             try:
                 probe.acquire(timeout=poll)
             except Exception:  # noqa: BLE001 - Timeout: still held

@@ -23,6 +23,7 @@ from typing import Callable, Sequence
 import numpy as np
 import torch
 
+from calib.interrupt import check_interrupted, checked_between_layers
 from calib.scoring.batching import model_token_budget, plan_clm, sliding_window
 from calib.scoring.encoding import Encoded
 from calib.scoring.logprobs import token_logprobs
@@ -58,7 +59,9 @@ def clm_score(model, groups: Sequence[Sequence[Encoded]], device: torch.device |
     ``groups[g][o]`` is the encoded statement of option ``o`` of query ``g`` (see
     :func:`calib.scoring.encoding.encode_clm`); the result has the same nesting, each entry an
     array of log p(token) for the statement's targets. ``progress(n)`` is called with the number
-    of statements finished after each pass.
+    of statements finished after each pass. A signal recorded by
+    :func:`calib.interrupt.stop_on_signals` stops it before the next pass or within a layer
+    of the current one (:class:`calib.interrupt.Interrupted`).
 
     ``token_budget``: tokens per forward pass (default
     :func:`calib.scoring.batching.model_token_budget`). ``pad``: whether a pass may mix
@@ -72,8 +75,20 @@ def clm_score(model, groups: Sequence[Sequence[Encoded]], device: torch.device |
     plan = plan_clm([[e.ids for e in g] for g in groups], budget, pad,
                     pad_prefixes=pad and not sliding_window(model))
     cache_kw = _cache_kwarg(model)
-    cont_len = plan.continuation_len
     out: list[np.ndarray | None] = [None] * len(flat)
+    with checked_between_layers(model):  # Ctrl-C stops a pass within one layer
+        _run_plan(model, plan, flat, out, device, cache_kw, progress)
+    nested, pos = [], 0
+    for g in groups:
+        nested.append(out[pos:pos + len(g)])
+        pos += len(g)
+    return nested  # type: ignore[return-value]
+
+
+def _run_plan(model, plan, flat, out, device, cache_kw, progress) -> None:
+    """Execute ``plan``'s passes, filling ``out[s]`` with statement ``s``'s log-probabilities
+    (see :func:`clm_score`)."""
+    cont_len = plan.continuation_len
     for pp in plan.passes:
         width = pp.width
         plen = plan.prefix_len[pp.prefixes]
@@ -81,6 +96,7 @@ def clm_score(model, groups: Sequence[Sequence[Encoded]], device: torch.device |
         for k, (src, p) in enumerate(zip(plan.prefix_source[pp.prefixes], plen)):
             prefix[k, :p] = flat[src][:p]
         local = {int(p): k for k, p in enumerate(pp.prefixes)}
+        check_interrupted()  # Ctrl-C stops here, before the next pass (calib.interrupt)
         res = model(input_ids=torch.as_tensor(prefix, device=device), use_cache=True)
         logits = res.logits  # (K, W, V); causal: the right padding changes no real position
         shared = token_logprobs(logits[:, :-1],
@@ -125,6 +141,7 @@ def clm_score(model, groups: Sequence[Sequence[Encoded]], device: torch.device |
             padded = bool((p_row < width).any() or (cont_len[rows] < w).any())
             cache = _select_cache(prefix_cache, torch.as_tensor(q, device=device))
             positions = torch.as_tensor(p_row[:, None] + np.arange(w)[None], device=device)
+            check_interrupted()
             res2 = model(input_ids=torch.as_tensor(seqs[:, :-1], device=device), use_cache=True,
                          **{cache_kw: cache},
                          **({"attention_mask": torch.as_tensor(mask, device=device)}
@@ -137,8 +154,3 @@ def clm_score(model, groups: Sequence[Sequence[Encoded]], device: torch.device |
             if progress is not None:
                 progress(len(rows))
         del prefix_cache, res
-    nested, pos = [], 0
-    for g in groups:
-        nested.append(out[pos:pos + len(g)])
-        pos += len(g)
-    return nested  # type: ignore[return-value]

@@ -6,11 +6,13 @@
 queries of one model are cut into *work units*: consecutive queries, in the order a local run
 scores them (relation by relation, template by template), of about ``chunk_statements``
 statements each -- exactly the chunks a local run would write, so that every unit is scored on
-the same batch as locally and the table is the local run's, bit for bit, on a CPU. A pool of
+the same batch as locally and the table is the local run's within float32 rounding
+(:data:`calib.scoring.schema.ROUNDING_TOLERANCE`: an actor's thread count is
+``$CALIB_RAY_CPUS_PER_WORKER``, a local run's torch's default). A pool of
 Ray actors (one per GPU of the cluster; without GPUs one per ``$CALIB_RAY_CPUS_PER_WORKER``
 CPUs, at most ``$CALIB_RAY_WORKERS``) each loads the model once, on its first unit, and takes
 units from the driver's queue; a unit is claimed, scored and written to the store atomically by
-the actor (:func:`calib.scoring.run._score_missing`, the local code path), so the store must be
+the actor (:func:`calib.scoring.chunks.score_missing`, the local code path), so the store must be
 on a file system all nodes share (``CALIB_CACHE_DIR``). The driver only reads the store back.
 
 Faults: an actor whose process (or node) dies is restarted by Ray and its unfinished unit is
@@ -42,6 +44,8 @@ WORKERS_ENV = "CALIB_RAY_WORKERS"
 CPUS_ENV = "CALIB_RAY_CPUS_PER_WORKER"
 #: how often Ray restarts a dead actor and retries its unit before the unit goes elsewhere
 MAX_RESTARTS = 3
+#: the driver checks for Ctrl-C this often (seconds) while it waits for the actors
+_POLL_S = 0.5
 _LOCAL = ("", "auto", "local")
 
 
@@ -133,7 +137,7 @@ class Scorer:
         from tqdm import tqdm
 
         from calib.models.loading import load_model
-        from calib.scoring.run import _score_missing, _statements
+        from calib.scoring.chunks import count_statements, score_missing
 
         loads = []
 
@@ -145,9 +149,9 @@ class Scorer:
             return self.lm
 
         with tqdm(disable=True) as bar:
-            _score_missing(store, list(queries), get_model, _statements(queries),
-                           token_budget, bar, start_token)
-        return {"statements": _statements(queries), "loads": len(loads), "pid": os.getpid(),
+            score_missing(store, list(queries), get_model, count_statements(queries),
+                          token_budget, bar, start_token)
+        return {"statements": count_statements(queries), "loads": len(loads), "pid": os.getpid(),
                 "host": socket.gethostname()}
 
 
@@ -230,6 +234,7 @@ def score_on_ray(address: str | None, store, missing: Sequence, *, model: str,
                  bar=None):
     """Score the ``missing`` queries of ``model`` into ``store`` on the cluster at ``address``
     (see the module docstring) and return their rows, read back from the store."""
+    from calib.interrupt import check_interrupted
     from calib.settings import cache_root
 
     ray = connect(address)
@@ -241,7 +246,11 @@ def score_on_ray(address: str | None, store, missing: Sequence, *, model: str,
             actor, unit = idle.pop(), units.popleft()
             ref = actor.score.remote(store, unit, token_budget, start_token)
             running[ref] = (actor, unit)
-        (ref,), _ = ray.wait(list(running), num_returns=1)
+        ready, _ = ray.wait(list(running), num_returns=1, timeout=_POLL_S)
+        check_interrupted()  # Ctrl-C: stop waiting (units being scored are written whole)
+        if not ready:
+            continue
+        (ref,) = ready
         actor, unit = running.pop(ref)
         try:
             done = ray.get(ref)

@@ -7,31 +7,33 @@ scored in chunks of about ``chunk_statements`` statements (:data:`CPU_CHUNK_STAT
 atomically as soon as it is done (so an interrupted run resumes), with a progress bar. The
 token budget of a forward pass (:mod:`calib.scoring.batching`) is no part of the cache key: it
 changes no score beyond float rounding. Each chunk is claimed first
-(:class:`calib.scoring.cache.Claims`), so concurrent runs on one cache score each unit once.
+(:class:`calib.scoring.cache.Claims`), so concurrent runs on one cache score each unit once
+(:mod:`calib.scoring.chunks` scores them). Ctrl-C or SIGTERM stops the scoring at the next
+forward pass (:mod:`calib.interrupt`) with :class:`ScoringInterrupted`: the chunk being scored
+is discarded and the next call resumes with the chunks stored.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from typing import Sequence
 
-import numpy as np
 import pandas as pd
 from tqdm import tqdm  # plain text bars: also readable in a notebook's stderr
 
+from calib.interrupt import check_interrupted, stop_on_signals
 from calib.models.loading import (LoadedModel, default_dtype, device_type, load_model,
                                   model_key)
 from calib.models.registry import get_spec
-from calib.scoring.cache import ScoreStore, as_stored, empty_scores
-from calib.scoring.clm import clm_score
+from calib.scoring.cache import ScoreStore, empty_scores
+from calib.scoring.chunks import count_statements, score_missing
 from calib.scoring.cluster import ray_address
-from calib.scoring.encoding import START_TOKENS, encode_clm, encode_clm_lm_pub_quiz, encode_mlm
-from calib.scoring.mlm import mlm_score
-from calib.scoring.schema import SCORE_COLUMNS
+from calib.scoring.encoding import START_TOKENS
 from calib.scoring.statements import Query, bear_queries
 from calib.scoring.usage import record_scores
-from calib.settings import CacheWriteError, cache_root
+from calib.settings import cache_root
 
 #: bump when a change alters the scores the code produces ("2": statements capitalised as
 #: lm-pub-quiz 0.3.3 builds them, :func:`calib.scoring.statements.fill_template`)
@@ -42,12 +44,13 @@ CPU_CHUNK_STATEMENTS, GPU_CHUNK_STATEMENTS = 2000, 500_000
 
 
 class ScoringInterrupted(KeyboardInterrupt):
-    """Scoring was interrupted (Ctrl-C); ``store`` holds every chunk finished so far, and the
-    same call resumes from there."""
+    """Scoring was interrupted (Ctrl-C or SIGTERM: ``signum``; :mod:`calib.interrupt`);
+    ``store`` holds every chunk finished so far, and the same call resumes from there."""
 
-    def __init__(self, store: ScoreStore):
+    def __init__(self, store: ScoreStore, signum: int = signal.SIGINT):
         super().__init__(f"scoring interrupted; the scores so far are in {store.folder}")
         self.store = store
+        self.signum = int(signum)
 
 
 def _check_start_token(start_token: str) -> None:
@@ -74,95 +77,6 @@ def scoring_options(model: str, objective: str | None, dtype: str | None,
     return out
 
 
-def _encode_groups(lm: LoadedModel, queries: Sequence[Query], start_token: str) -> list:
-    """The encoded statements of each query (CLM: with ``start_token``'s start tokens)."""
-    if lm.objective == "clm" and start_token == "lm-pub-quiz-0.3.3":
-        return [encode_clm_lm_pub_quiz(lm.tokenizer, q.statements) for q in queries]
-    statements = [st for q in queries for st in q.statements]
-    if lm.objective == "clm":
-        flat = encode_clm(lm.tokenizer, statements, lm.start_token_id)
-    else:
-        flat = encode_mlm(lm.tokenizer, statements)
-    groups, pos = [], 0
-    for q in queries:
-        groups.append(flat[pos:pos + len(q.statements)])
-        pos += len(q.statements)
-    return groups
-
-
-def _score_chunk(lm: LoadedModel, queries: Sequence[Query], token_budget: int | None,
-                 progress, start_token: str = "single") -> pd.DataFrame:
-    groups = _encode_groups(lm, queries, start_token)
-    if lm.objective == "clm":
-        scores = clm_score(lm.model, groups, device=lm.device, progress=progress,
-                           token_budget=token_budget)
-    else:
-        tok = lm.tokenizer
-        scores = mlm_score(lm.model, groups, tok.mask_token_id, tok.pad_token_id or 0,
-                           device=lm.device, progress=progress, token_budget=token_budget)
-    rows = {c: [] for c in SCORE_COLUMNS}
-    for q, encs, values in zip(queries, groups, scores):
-        for o, (enc, lp) in enumerate(zip(encs, values)):
-            for col, val in (("model", lm.name), ("dataset", q.dataset),
-                             ("relation", q.relation), ("instance", q.instance),
-                             ("template", q.template), ("option", o), ("answer", q.answers[o]),
-                             ("answer_idx", q.answer_idx), ("token_logprobs", lp.astype(np.float32)),
-                             ("token_roles", list(enc.roles))):
-                rows[col].append(val)
-    return pd.DataFrame(rows)
-
-
-#: bytes a stored statement takes at most, about (for the space a run needs)
-_STORED_BYTES = 400
-
-
-def _statements(queries: Sequence[Query]) -> int:
-    return sum(len(q.statements) for q in queries)
-
-
-def _score_missing(store: ScoreStore, missing: list[Query], get_model, chunk_statements: int,
-                   token_budget: int | None, bar,
-                   start_token: str = "single") -> list[pd.DataFrame]:
-    """Score ``missing`` into ``store`` one claimed chunk at a time; units another process
-    claims meanwhile are waited for and read from the store (each unit is scored once). Returns
-    the score frames of all of ``missing``."""
-    frames = []
-    claims = store.claims()
-    todo = list(missing)
-    lost_before: set = set()
-    while todo:
-        try:
-            claim = claims.claim(todo, chunk_statements)
-        except CacheWriteError as exc:
-            raise exc.needing(_STORED_BYTES * _statements(todo), "scores") from exc.__cause__
-        with claim:
-            if claim.queries:
-                frame = _score_chunk(get_model(), claim.queries, token_budget, bar.update,
-                                     start_token)
-                try:
-                    store.write(frame, claim.queries, claim)
-                except CacheWriteError as exc:  # the space for all that is left
-                    per = (exc.needed or 0) / max(_statements(claim.queries), 1)
-                    raise exc.needing(int(max(per, _STORED_BYTES) * _statements(todo))) \
-                        from exc.__cause__
-                frames.append(as_stored(frame))
-        lost = []
-        if claim.stored:  # scored by another process meanwhile
-            rows, lost = store.lookup(claim.stored)
-            frames.append(rows)
-            bar.update(_statements(claim.stored) - _statements(lost))
-            again = [q for q in lost if q.key in lost_before]
-            if again:
-                raise RuntimeError(
-                    f"{len(again)} unit(s) that another process stored in {store.folder} cannot "
-                    f"be read back nor set aside (e.g. {again[0].key}); check that folder")
-            lost_before |= {q.key for q in lost}
-        todo = [*claim.busy, *claim.rest, *lost]
-        if not claim.queries and not claim.rest and not lost and claim.busy:
-            claims.wait()  # only units another process holds are left
-    return frames
-
-
 def score_store(model: str | LoadedModel, dataset: str, *,
                 cache_dir: str | os.PathLike | None = None, dtype: str | None = None,
                 objective: str | None = None, start_token: str = "single",
@@ -176,6 +90,39 @@ def score_store(model: str | LoadedModel, dataset: str, *,
         key = model_key(model, cache_dir)
         options = scoring_options(model, objective, dtype, start_token, device)
     return ScoreStore.at(cache_root(cache_dir), key, options, dataset)
+
+
+def _score_dataset(model, name: str, dataset: str, qs: list[Query], cluster: str | None,
+                   get_model, *, cache_dir, device, dtype, objective, chunk_statements: int,
+                   token_budget: int | None, progress: bool, start_token: str) -> list:
+    """The score frames of ``qs`` (one dataset): the stored ones, and the missing ones scored
+    here or on the cluster. An interruption (:mod:`calib.interrupt`) becomes
+    :class:`ScoringInterrupted` naming the store."""
+    store = score_store(model, dataset, cache_dir=cache_dir, dtype=dtype, objective=objective,
+                        start_token=start_token, device=device)
+    try:
+        stored, missing = store.lookup(qs)
+        if not missing:
+            return [stored]
+        bar = tqdm(total=count_statements(missing), desc=f"scoring {name} on {dataset}",
+                   unit="stmt", disable=not progress, file=sys.stderr, mininterval=2.0)
+        try:
+            if cluster is not None:
+                from calib.scoring.cluster import score_on_ray
+
+                scored = [score_on_ray(
+                    cluster, store, missing, model=name, objective=objective, device=device,
+                    dtype=dtype, cache_dir=cache_dir, chunk_statements=chunk_statements,
+                    token_budget=token_budget, start_token=start_token, bar=bar)]
+            else:
+                scored = score_missing(store, missing, get_model, chunk_statements,
+                                       token_budget, bar, start_token)
+        finally:
+            bar.close()
+        check_interrupted()  # a signal that came after the last safe point
+    except KeyboardInterrupt as exc:
+        raise ScoringInterrupted(store, getattr(exc, "signum", signal.SIGINT)) from exc
+    return [stored, *scored]
 
 
 def score_queries(model: str | LoadedModel, queries: Sequence[Query], *,
@@ -224,30 +171,13 @@ def score_queries(model: str | LoadedModel, queries: Sequence[Query], *,
                                      cache_dir=cache_dir))
         return loaded[0]
 
-    for dataset, qs in by_dataset.items():
-        store = score_store(model, dataset, cache_dir=cache_dir, dtype=dtype, objective=objective,
-                            start_token=start_token, device=device)
-        stored, missing = store.lookup(qs)
-        frames.append(stored)
-        if not missing:
-            continue
-        bar = tqdm(total=_statements(missing), desc=f"scoring {name} on {dataset}", unit="stmt",
-                   disable=not progress, file=sys.stderr, mininterval=2.0)
-        try:
-            if cluster is not None:
-                from calib.scoring.cluster import score_on_ray
-
-                frames.append(score_on_ray(
-                    cluster, store, missing, model=name, objective=objective, device=device,
-                    dtype=dtype, cache_dir=cache_dir, chunk_statements=chunk_statements,
-                    token_budget=token_budget, start_token=start_token, bar=bar))
-                continue
-            frames += _score_missing(store, missing, get_model, chunk_statements, token_budget,
-                                     bar, start_token)
-        except KeyboardInterrupt as exc:
-            raise ScoringInterrupted(store) from exc
-        finally:
-            bar.close()
+    with stop_on_signals():  # Ctrl-C / SIGTERM stop at the next forward pass
+        for dataset, qs in by_dataset.items():
+            frames += _score_dataset(model, name, dataset, qs, cluster, get_model,
+                                     cache_dir=cache_dir, device=device, dtype=dtype,
+                                     objective=objective, chunk_statements=chunk_statements,
+                                     token_budget=token_budget, progress=progress,
+                                     start_token=start_token)
     out = pd.concat(frames, ignore_index=True)
     out["model"] = name
     order = {q.key: i for i, q in enumerate(queries)}

@@ -42,6 +42,14 @@ GROUP: tuple[str, ...] = ("model", "dataset", "relation", "instance", "template"
 #: the keys of one fact (instance), the same for every model and template: the unit that
 #: paired comparisons of two models and answer-set subsets are drawn over
 FACT: tuple[str, ...] = ("dataset", "relation", "instance")
+#: how far a token log-probability may move when the same chunk is scored with another number
+#: of intra-op threads (torch's default differs between machines; a Ray actor uses
+#: ``CALIB_RAY_CPUS_PER_WORKER``): float32 sums in another order. Measured by
+#: ``benchmarks/thread_rounding.py``: at most 3.0e-5 on SmolLM2-135M (1 vs 2 vs 4 threads,
+#: 17k tokens), at most 1e-6 on the tiny models. The thread count is therefore no part of the
+#: score store's key (one store serves every thread count), and predictions agree unless two
+#: options' sentence scores lie within about this much times their length of each other.
+ROUNDING_TOLERANCE = 1e-4
 
 
 def check_score_table(frame: pd.DataFrame, name: str = "score table") -> pd.DataFrame:

@@ -30,6 +30,10 @@ CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrom
 LOCAL_SCHEMES = ("file:", "data:", "blob:", "about:")
 #: pages that are not book content
 SKIP_PAGES = ("genindex.html", "search.html")
+#: the limits of the browser's start, of a reply, and of a page settling (load, MathJax,
+#: charts): each wait ends as soon as its condition holds, so the limits only bound a hang and
+#: are generous for a loaded machine; a tooltip is looked for up to TOOLTIP_S
+HANG_S, SETTLE_S, TOOLTIP_S = 120.0, 120.0, 30.0
 
 
 def find_chromium() -> str | None:
@@ -65,7 +69,7 @@ class PageReport:
 class Chromium:
     """A headless Chromium with a DevTools connection (use as a context manager)."""
 
-    def __init__(self, executable: str | None = None, timeout: float = 30.0):
+    def __init__(self, executable: str | None = None, timeout: float = HANG_S):
         self.executable = executable or find_chromium()
         if not self.executable:
             raise RuntimeError("no Chromium found: install it (Debian: apt-get install -y "
@@ -186,7 +190,7 @@ class Chromium:
         for dx in (-1, 0):  # enter, then move: Vega reacts to pointer moves over an item
             self.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": found["x"] + dx,
                                                    "y": found["y"]}, session=session)
-        deadline = time.time() + 5
+        deadline = time.time() + TOOLTIP_S
         while time.time() < deadline:
             text = self.send("Runtime.evaluate", {"expression": _TOOLTIP_JS,
                                                   "returnByValue": True},
@@ -196,7 +200,7 @@ class Chromium:
             time.sleep(0.1)
         return None
 
-    def check_page(self, url: str, page: str = "", wait_s: float = 20.0,
+    def check_page(self, url: str, page: str = "", wait_s: float = SETTLE_S,
                    hover: bool = False) -> PageReport:
         """Load ``url`` in a fresh tab and report console errors, requests, charts, tables
         (and, with ``hover``, the tooltip of the first chart mark)."""
@@ -319,7 +323,7 @@ def book_pages(html_dir: str | os.PathLike) -> list[str]:
 
 
 def check_book(html_dir: str | os.PathLike, pages: list[str] | None = None, *,
-               chromium: str | None = None, wait_s: float = 20.0,
+               chromium: str | None = None, wait_s: float = SETTLE_S,
                hover: bool = False) -> dict[str, PageReport]:
     """Open each page (default: :func:`book_pages`) of a built book; reports by page (with
     ``hover``, each page with a chart also records the tooltip of its first mark)."""

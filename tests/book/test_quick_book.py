@@ -21,7 +21,8 @@ from browser_check import check_book, find_chromium, problems
 from calib.book import (build_book, chapters_in_toc, executed_path, offline_violations,
                         run_chapter)
 from calib.book.build import READERS, execution_order
-from calib.book.downloads import DOWNLOADS_DIR, interval_violations
+from calib.book.downloads import (DOWNLOADS_DIR, ace_tables, floor_violations,
+                                  interval_violations)
 from calib.book.layout import book_root
 
 pytestmark = pytest.mark.slow
@@ -87,6 +88,15 @@ def test_every_reported_interval_contains_its_estimate(quick_book):
         checked += sum(1 for t in manifest["tables"] if t["intervals"])
     assert checked >= 8  # the check below has tables with intervals to look at
     found = interval_violations(root)
+    assert not found, "\n".join(found)
+
+
+def test_every_table_that_shows_an_ace_shows_its_noise_floor(quick_book):
+    """Issue 18: every result table of every chapter (its downloads, the tables its page shows)
+    with an ``ace`` column has the ``ace_floor`` beside it."""
+    root, _ = quick_book
+    assert any(where.startswith("calibration/") for where, _ in ace_tables(root))
+    found = floor_violations(root)
     assert not found, "\n".join(found)
 
 

@@ -69,11 +69,14 @@ def test_a_claim_defined_twice_or_in_another_chapters_module_is_named(monkeypatc
 # -- each rule on the paper's own tables, checked against the printed numbers by hand --------
 
 
-def test_margin_bear_holds_on_table1_every_margin_ace_is_lower():
+def test_margin_bear_fails_on_table1_by_gemma7bs_brier_score():
     t1 = reported("kissling2026_table1")
     assert (t1["ace_margin"] < t1["ace_base"]).all()  # by hand: all 25 rows
+    worse = t1.loc[t1["brier_margin"] >= t1["brier_base"], "registry_name"].tolist()
+    assert worse == ["gemma-7b"]  # 0.134 against 0.133
     judged = BY_KEY["margin_bear"].judge_paper()
-    assert judged.verdict is HOLDS and "for 25, against it for 0" in judged.evidence
+    assert judged.verdict is FAILS and "for 49, against it for 1" in judged.evidence
+    assert "gemma-7b, brier: 0.001" in judged.evidence
 
 
 def test_average_best_is_not_supported_for_9_of_25_models():
@@ -82,16 +85,18 @@ def test_average_best_is_not_supported_for_9_of_25_models():
     by_hand = t1.loc[t1["ace_average"] >= others, "registry_name"]
     assert len(by_hand) == 9
     judged = BY_KEY["average_best"].judge_paper()
-    assert judged.verdict is FAILS and "for 16, against it for 9" in judged.evidence
-    assert "llama-3.1-8b-instruct: 0.008" in judged.evidence  # 0.048 - 0.040 (Margin)
+    assert judged.verdict is FAILS and "against it for 9" in judged.evidence
+    assert "llama-3.1-8b-instruct, ace, Average/min - Margin: 0.008" in judged.evidence
 
 
 def test_margin_factor_does_not_hold_on_table4():
     t4 = reported("kissling2026_table4")
     worse = t4.loc[t4["ace_margin"] >= t4["ace_base"], "registry_name"].tolist()
     assert len(worse) == 6 and all(m.startswith(("gemma-3", "qwen3.5")) for m in worse)
+    worse_brier = t4.loc[t4["brier_margin"] >= t4["brier_base"], "registry_name"].tolist()
+    assert worse_brier == worse  # "both evaluation metrics": the same six rows on Brier
     judged = BY_KEY["margin_factor"].judge_paper()
-    assert judged.verdict is FAILS and "for 10, against it for 6 and undecided for 0 of 16" \
+    assert judged.verdict is FAILS and "for 20, against it for 12 and undecided for 0 of 32" \
         in judged.evidence
 
 

@@ -142,10 +142,18 @@ def test_the_objective_sentence_counts_the_pairs():
     assert "the higher in 1" in text and "cannot be told apart in 1" in text
 
 
-def test_model_rows_without_pairs(est):
-    rows = cm.model_table(est, {"c1": "clm", "c2": "clm", "gone": "clm"}, n_boot=20)
+def test_model_rows_without_pairs(sent, est, domains):
+    kinds = {"c1": "clm", "c2": "clm", "gone": "clm"}
+    acc = cm.template_accuracy(sent, {**kinds, "m1": "mlm"}, domains, n_boot=20)
+    rows = cm.model_table(est, kinds, n_boot=20, accuracy=acc)
     assert rows["model"].tolist() == ["c1", "c2"]
     assert set(cm.TABLE2_INTERVALS) <= set(rows.columns)
+    mine = rows.set_index("model")
+    whole = acc.set_index("model")
+    assert mine.loc["c1", "accuracy_templates"] == whole.loc["c1", "accuracy"]
+    assert mine.loc["c1", "accuracy_templates_low"] <= mine.loc["c1", "accuracy_templates"] \
+        <= mine.loc["c1", "accuracy_templates_high"]
+    assert "accuracy_templates" not in cm.model_table(est, kinds, n_boot=0).columns
 
 
 def test_the_pairing_note_states_the_settings():

@@ -136,9 +136,11 @@ def test_the_floor_sentences_say_when_a_change_is_within_what_the_floors_allow()
         "delta_debiased_high": -0.01}]))[0]
     assert "within what the floors allow" not in beyond and "-0.040" in beyond
     cal = pd.DataFrame({"model": ["m", "m"], "template": ["a", "b"], "ace": [0.1, 0.3],
-                        "ace_floor": [0.12, 0.1], "ace_within_floor": [True, False]})
-    text = findings.within_floor_sentence(cal)
-    assert text.startswith("ACE is within its noise floor for 1 of 2") and "m, a: 0.100" in text
+                        "ace_floor": [0.12, 0.1], "ace_floor_high": [0.15, 0.14],
+                        "ace_within_floor": [True, False], "ace_debiased": [-0.02, 0.2],
+                        "ace_debiased_low": [-0.05, 0.1], "ace_debiased_high": [0.01, 0.3]})
+    text = findings.floor_summary_sentence(cal, label=("model", "template"))
+    assert "m, a" in text and findings.WITHIN_FLOOR in text
 
 
 def test_reliability_curves_use_plain_possibly_and_certainly(est):
@@ -494,14 +496,10 @@ def test_the_charts_keep_the_template_order_and_draw_the_floor_band(effects, cal
                                order=list(LINGUISTIC)).to_dict()
     enc = spec["layer"][0]["encoding"]
     assert enc["xOffset"]["sort"] == list(LINGUISTIC) == enc["color"]["sort"]
-    band = charts.interval_chart_with_band(
+    band = charts.interval_chart(
         calibration, value="ace", lower="ace_low", upper="ace_high", band_low="ace_floor_low",
-        band_high="ace_floor_high", category="template", color="model").to_dict()
+        band_high="ace_floor_high", category="template", color="model", facet=None).to_dict()
     first = band["layer"][0]
     assert first["mark"]["type"] == "bar" and first["encoding"]["x"]["field"] == "ace_floor_low"
     assert first["encoding"]["x2"]["field"] == "ace_floor_high"
     assert band["layer"][2]["encoding"]["x"]["field"] == "ace"
-    with pytest.raises(ValueError, match="ace_floor_low"):
-        charts.interval_chart_with_band(calibration.drop(columns=["ace_floor_low"]),
-                                        value="ace", lower="ace_low", upper="ace_high",
-                                        band_low="ace_floor_low", band_high="ace_floor_high")

@@ -176,3 +176,94 @@ def test_histogram_chart_draws_bars_from_zero(scores):
     assert spec["facet"]["column"]["sort"] == ["Sum", "Mean", "Sum (A)", "Mean (A)"]
     with pytest.raises(ValueError, match="share"):
         charts.binned_histogram(hist.drop(columns=["share"]))
+
+
+# -- the noise floor beside every ACE (issue 18) ------------------------------------------------
+
+
+def test_every_ace_of_the_reduction_table_has_its_noise_floor(table):
+    for col in rx.FLOOR_COLUMNS:
+        assert col in table.columns, col
+    assert np.allclose(table["ace_debiased"], table["ace"] - table["ace_floor"])
+    assert (table["ace_floor_low"] <= table["ace_floor"]).all()
+    assert (table["ace_floor"] <= table["ace_floor_high"]).all()
+    assert (table["ace_within_floor"] == (table["ace"] <= table["ace_floor_high"])).all()
+    cols = list(table.columns)
+    assert cols.index("ace") < cols.index("ace_floor") < cols.index("ace_debiased") \
+        < cols.index("ace_within_floor")
+
+
+def test_the_floor_of_a_mean_ace_is_the_mean_of_the_floors(scores, table):
+    from calib.confidence.noise_floor import floor_record, mean_floor_record
+
+    est = rx.base_estimates(scores)
+    both = {"m2": "clm", "m1": "clm"}  # one objective with two models
+    floors = rx.objective_floors(est, both, n_bootstrap=30, seed=0)
+    means = rx.objective_means(table.assign(objective="clm"))
+    mean_ace = means[means["metric"] == "ace"].set_index("reduction")["value"]
+    per_model = table.groupby("reduction")["ace_floor"].mean()
+    for row in floors.itertuples():
+        assert row.ace == pytest.approx(mean_ace[row.reduction])  # Figure 7's mean ACE
+        assert row.n_models == 2 and row.ace_low <= row.ace <= row.ace_high
+        # the floor of the mean is the mean of the models' floors, up to Monte-Carlo error
+        assert abs(row.ace_floor - per_model[row.reduction]) < 5 * row.ace_floor_se + 1e-9
+        assert row.ace_floor_low <= row.ace_floor <= row.ace_floor_high
+        assert row.ace_debiased == pytest.approx(row.ace - row.ace_floor)
+        assert row.ace_within_floor == (row.ace <= row.ace_floor_high)
+    # one model: the record of the mean is that model's own record (same draws)
+    conf = est[(est["model"] == "m1") & (est["reduction"] == "sum")]["confidence"].to_numpy()
+    one = mean_floor_record([conf], 0.2, 0.1, 0.3, n_draws=200, seed=3)
+    assert one == pytest.approx(floor_record(conf, 0.2, 0.1, 0.3, n_draws=200, seed=3))
+    with pytest.raises(ValueError, match="at least one"):
+        mean_floor_record([], 0.2)
+
+
+def test_the_means_beside_the_authors_carry_the_floor_of_this_builds_rows(scores, table):
+    from calib.report import beside
+
+    est = rx.base_estimates(scores)
+    floors = rx.objective_floors(est, OBJECTIVES, n_bootstrap=0)
+    assert floors["ace_low"].isna().all() and floors["ace_floor"].notna().all()
+    out = beside.reductions_beside(rx.objective_means(table), rx.authors_means(),
+                                   rx.REDUCTION_LABELS, floors=floors)
+    cols = list(out.columns)
+    assert cols.index("ace") < cols.index("ace_floor") < cols.index("ace_debiased") \
+        < cols.index("ace_within_floor")
+    ours = out[out["source"] == beside.THIS_BUILD]
+    assert ours["ace_floor"].notna().all() and out.loc[out["source"] != beside.THIS_BUILD,
+                                                       "ace_floor"].isna().all()
+    assert "ace_floor" not in beside.reductions_beside(rx.objective_means(table),
+                                                       rx.authors_means(),
+                                                       rx.REDUCTION_LABELS).columns
+
+
+def test_the_floor_sentences_say_when_an_ace_is_within_its_floor(table):
+    from calib.report import findings
+
+    sentences = findings.floor_sentences(table, ["model", "label"])
+    assert len(sentences) == len(table)
+    for sentence, within in zip(sentences, table["ace_within_floor"]):
+        assert (findings.WITHIN_FLOOR in sentence) == bool(within)
+        assert ("debiased ACE" in sentence) != bool(within)
+    row = {"ace": 0.1, "ace_low": 0.05, "ace_high": 0.15, "ace_floor": 0.12,
+           "ace_floor_low": 0.08, "ace_floor_high": 0.17, "ace_within_floor": True,
+           "ace_debiased": -0.02, "ace_debiased_low": -0.07, "ace_debiased_high": 0.03}
+    assert findings.floor_sentence(row, "m, Sum") == (
+        "m, Sum: ACE 0.100 [0.050, 0.150] is within its noise floor 0.120 (a perfectly "
+        "calibrated estimator with these confidences gives 0.080 to 0.170 in 95% of samples): "
+        "not distinguishable from perfect calibration at this sample size.")
+
+
+def test_the_floor_chart_draws_a_band_for_ace_only(table):
+    from calib.report import charts
+
+    long = charts.intervals_long(
+        table, {"accuracy": ("accuracy_low", "accuracy_high"), "ace": ("ace_low", "ace_high")},
+        keep=["model", "label"], bands={"ace": ("ace_floor_low", "ace_floor_high")})
+    assert long.loc[long["metric"] == "accuracy", "band_low"].isna().all()
+    ace = long[long["metric"] == "ace"]
+    assert np.allclose(ace["band_high"], table["ace_floor_high"])
+    spec = charts.interval_chart(long, category="label", band_low="band_low",
+                                 band_high="band_high").to_dict()
+    band = spec["spec"]["layer"][0]
+    assert band["mark"]["type"] == "bar" and band["encoding"]["x2"]["field"] == "band_high"

@@ -66,3 +66,33 @@ def test_models_to_measure_leaves_out_another_bos_only_when_asked():
     assert st.models_to_measure(rows, only_doubled=False) == (["same", "doubled", "other"], "")
     with pytest.raises(ValueError, match="no causal model"):
         st.rule_scores([], [], rows)
+
+
+def test_the_chapter_unit_runs_on_a_tiny_causal_model_with_the_floor_beside_ace(tmp_path):
+    """``run(Params)``: masked models are left out, a right-padding tokenizer changes nothing,
+    and every ACE carries its noise floor (issue 18)."""
+    params = st.Params(models=("tiny-llama", "tiny-bert"), relations=("P36", "P30"),
+                       per_relation=2, n_bootstrap=10)
+    result = st.run(params)
+    assert result.causal == ["tiny-llama"] and result.masked == ["tiny-bert"]
+    assert result.n_queries == 4 and result.measured == ["tiny-llama"]
+    assert result.tokens["differ"].tolist() == [0]
+    table = result.table
+    assert table["rule"].tolist() == list(st.RULES.values())
+    for col in ("ace_floor", "ace_floor_low", "ace_floor_high", "ace_within_floor",
+                "ace_debiased", "ace_debiased_low", "ace_debiased_high"):
+        assert col in table.columns, col
+    assert (table["ace_debiased"] == table["ace"] - table["ace_floor"]).all()
+    assert (table["ace_floor_low"] <= table["ace_floor"]).all()
+    assert (table["ace_within_floor"] == (table["ace"] <= table["ace_floor_high"])).all()
+    assert (result.differences["difference"] == 0).all()  # the same scores both ways
+    assert st.CLAIMS == ()
+    with pytest.raises(ValueError, match="did you mean 'only_doubled'"):
+        st.Params.from_mapping({"only_double": False})
+
+
+def test_no_causal_model_leaves_nothing_to_measure():
+    import pandas as pd
+
+    empty = pd.DataFrame(columns=list(st.SUMMARY_COLUMNS))
+    assert st.models_to_measure(empty) == ([], "")

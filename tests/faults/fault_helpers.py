@@ -28,6 +28,16 @@ def start_worker(cache: Path, log: Path, sleep: float = 0.0) -> subprocess.Popen
                              str(sleep)], env=env, stdout=out, stderr=subprocess.STDOUT)
 
 
+def calib_command(args: list[str]) -> list[str]:
+    """The command line that runs ``calib ARGS`` in a subprocess with Python's own Ctrl-C
+    handler installed first: a shell leaves SIGINT ignored for a background job (``make test
+    &`` in a script), the child would inherit that, and :mod:`calib.interrupt` keeps an
+    ignored signal ignored."""
+    return [sys.executable, "-c",
+            "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+            "from calib.cli import main; sys.exit(main(sys.argv[1:]))", *args]
+
+
 def scored_units(log: Path) -> list[tuple[str, ...]]:
     """(pid, relation, template, instance) per unit scored, from a worker log."""
     return [tuple(line.split()) for line in log.read_text().splitlines()] if log.exists() else []

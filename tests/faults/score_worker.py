@@ -28,9 +28,10 @@ def queries():
 
 
 def main(cache: str, log: str, sleep: float = 0.0) -> None:
+    import calib.scoring.chunks as chunking
     import calib.scoring.run as run
 
-    real = run._score_chunk
+    real = chunking.score_chunk
 
     def logged(lm, chunk, *args, **kwargs):
         frame = real(lm, chunk, *args, **kwargs)
@@ -42,7 +43,7 @@ def main(cache: str, log: str, sleep: float = 0.0) -> None:
         time.sleep(sleep)
         return frame
 
-    run._score_chunk = logged
+    chunking.score_chunk = logged
     run.score_queries(MODEL, queries(), cache_dir=cache, device="cpu",
                       chunk_statements=CHUNK_STATEMENTS, progress=False)
     Path(log).with_suffix(f".done-{os.getpid()}").touch()

@@ -12,6 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 from fault_helpers import assert_same_table, leftovers
 
+import calib.scoring.chunks as chunking
 import calib.scoring.run as run
 import score_worker
 
@@ -37,8 +38,8 @@ def damaged(stored, tmp_path):
 def _rescore(cache, tiny_models, worker_queries, monkeypatch):
     """Score again, counting the units scored."""
     scored = []
-    real = run._score_chunk
-    monkeypatch.setattr(run, "_score_chunk",
+    real = chunking.score_chunk
+    monkeypatch.setattr(chunking, "score_chunk",
                         lambda lm, chunk, *a, **k: scored.extend(chunk) or real(lm, chunk, *a, **k))
     table = run.score_queries(tiny_models[score_worker.MODEL], worker_queries, cache_dir=cache,
                               chunk_statements=score_worker.CHUNK_STATEMENTS, progress=False)

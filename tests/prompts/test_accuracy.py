@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -73,3 +74,56 @@ def test_majority_baseline():
     assert majority_baseline(facts, ref)["pred"].tolist() == [1, 1, 1, 1, 4, 4]
     with pytest.raises(ValueError, match="no facts for relation"):
         majority_baseline(facts, ref[ref["relation"] == "R1"])
+
+
+# -- intervals: stratified bootstrap of the facts within relations -------------------------------
+
+
+def test_stratified_resamples_keep_each_relations_size():
+    from calib.confidence.bootstrap import stratified_resample_weights
+
+    strata = ["b", "a", "a", "b", "b", "c"]
+    blocks = list(stratified_resample_weights(strata, 300, seed=4))
+    w = np.concatenate(blocks)
+    assert w.shape == (300, 6)
+    s = np.asarray(strata)
+    for name, size in (("a", 2), ("b", 3), ("c", 1)):
+        assert (w[:, s == name].sum(axis=1) == size).all()
+    again = np.concatenate(list(stratified_resample_weights(strata, 300, seed=4)))
+    assert (again == w).all()
+
+
+def test_replicates_give_mean_accuracy_and_paired_intervals():
+    from calib.prompts.accuracy import AVERAGES, accuracy_intervals, accuracy_replicates
+
+    two = pd.concat([FACTS.assign(template="t"),
+                     FACTS.assign(template="u", hit=[True, False, False, False, True, False])])
+    reps = accuracy_replicates(two, ["template"], n_boot=300, seed=0)
+    ref = mean_accuracy(two, by=["template"]).set_index("template")
+    for label in reps.labels:
+        for avg in AVERAGES:
+            got = reps.accuracy(label, avg)
+            assert got["value"] == pytest.approx(ref.loc[label[0], avg])
+            assert got["low"] <= got["value"] <= got["high"]
+    diff = reps.difference(("t",), ("u",), "micro")
+    assert diff["value"] == pytest.approx(ref.loc["t", "micro"] - ref.loc["u", "micro"])
+    assert diff["n"] == 6 and diff["n_relations"] == 2
+    table = accuracy_intervals(two.assign(model="m"), ["template"], n_boot=100)
+    assert list(table.columns) == ["model", "template", "n_relations", "n", "micro",
+                                   "micro_low", "micro_high", "macro", "macro_low",
+                                   "macro_high"]
+    assert accuracy_replicates(two, ["template"], n_boot=0).accuracy(("t",))["low"] != \
+        accuracy_replicates(two, ["template"], n_boot=0).accuracy(("t",))["low"]  # NaN
+
+
+def test_replicates_refuse_methods_on_different_facts_or_objects():
+    from calib.prompts.accuracy import accuracy_replicates
+
+    fewer = pd.concat([FACTS.assign(template="t"), FACTS.iloc[:3].assign(template="u")])
+    with pytest.raises(ValueError, match=r"method \('u',\) does not cover every fact"):
+        accuracy_replicates(fewer, ["template"], 10)
+    other = pd.concat([FACTS.assign(template="t"), FACTS.assign(template="u", answer_idx=9)])
+    with pytest.raises(ValueError, match="different objects"):
+        accuracy_replicates(other, ["template"], 10)
+    with pytest.raises(ValueError, match="lacks column"):
+        accuracy_replicates(FACTS.drop(columns="hit"), ["template"], 10)

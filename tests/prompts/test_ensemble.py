@@ -116,3 +116,16 @@ def test_bad_score_tables_are_rejected():
         prompt_accuracy(bad)
     with pytest.raises(ValueError, match=r"lacks column\(s\) \['score'\]"):
         prompt_accuracy(HAND.drop(columns="score"))
+
+
+def test_the_linear_top_k_averages_probabilities():
+    ranking = rank_prompts(HAND)
+    lin = top_k_ensemble(HAND, ranking, 2, combination="linear")
+    i1 = lin[lin["instance"] == "i1"].sort_values("option")
+    p_a, p_b = softmax([0.0, -1.0, -2.0]), softmax([-1.0, 0.0, -1.0])
+    assert i1["prob"].to_numpy() == pytest.approx((p_a + p_b) / 2)
+    assert i1["score"].to_numpy() == pytest.approx(np.log((p_a + p_b) / 2))
+    one = top_k_ensemble(HAND, ranking, 1, combination="linear")
+    assert one["prob"].to_numpy() == pytest.approx(top_k_ensemble(HAND, ranking, 1)["prob"])
+    with pytest.raises(ValueError, match="combination must be one of"):
+        top_k_ensemble(HAND, ranking, 2, combination="geometric")

@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import calib.scoring.chunks as chunking
 import calib.scoring.run as run
 from calib.scoring.schema import SCORE_COLUMNS, check_score_table
 from calib.scoring.statements import bear_queries
@@ -74,7 +75,7 @@ def test_resume_after_crash(tiny_models, qs, cache, monkeypatch):
     full = run.score_queries(tiny_models["tiny-gpt2"], qs, cache_dir=cache / "ref",
                              progress=False)
     calls = {"n": 0}
-    real = run._score_chunk
+    real = chunking.score_chunk
 
     def crash_on_third(*args, **kwargs):
         calls["n"] += 1
@@ -82,7 +83,7 @@ def test_resume_after_crash(tiny_models, qs, cache, monkeypatch):
             raise KeyboardInterrupt("killed")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(run, "_score_chunk", crash_on_third)
+    monkeypatch.setattr(chunking, "score_chunk", crash_on_third)
     with pytest.raises(KeyboardInterrupt):
         run.score_queries("tiny-gpt2", qs, cache_dir=cache, chunk_statements=100,
                           progress=False)
@@ -92,7 +93,7 @@ def test_resume_after_crash(tiny_models, qs, cache, monkeypatch):
     assert len(stored) == sum(len(q.statements) for q in qs if q.key[1:] in done)
 
     scored = []
-    monkeypatch.setattr(run, "_score_chunk",
+    monkeypatch.setattr(chunking, "score_chunk",
                         lambda lm, chunk, *a, **k: scored.extend(chunk) or real(lm, chunk, *a, **k))
     resumed = run.score_queries("tiny-gpt2", qs, cache_dir=cache, chunk_statements=100,
                                 progress=False)
@@ -110,8 +111,8 @@ def test_corrupted_chunk_is_rescored(tiny_models, qs, cache, monkeypatch):
     victim = chunks[0]
     victim.write_bytes(victim.read_bytes()[: victim.stat().st_size // 2])  # truncated
     scored = []
-    real = run._score_chunk
-    monkeypatch.setattr(run, "_score_chunk",
+    real = chunking.score_chunk
+    monkeypatch.setattr(chunking, "score_chunk",
                         lambda lm, chunk, *a, **k: scored.extend(chunk) or real(lm, chunk, *a, **k))
     again = run.score_queries("tiny-gpt2", qs, cache_dir=cache, progress=False)
     assert 0 < len(scored) < len(qs)
