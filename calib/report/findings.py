@@ -16,6 +16,8 @@ clm_vs_mlm                       :func:`model_kinds_note`, :func:`pairing_note`,
 factor                           :func:`margin_sentences`, :func:`margin_claim`
 start_tokens                     :func:`rule_sentences`
 reductions                       :func:`reduction_sentences`, :data:`METRIC_LABELS`
+linguistic                       :func:`ace_change_sentences`,
+                                 :func:`confidence_move_sentences`
 lpaqa                            :func:`manual_comparison_sentences`
 every ACE (issue 18)             :func:`floor_sentence`, :func:`floor_sentences`
 ===============================  ===========================================================
@@ -32,9 +34,9 @@ from calib.experiments.answer_set import curve_spread
 from calib.experiments.clm_vs_mlm import PAIRING_RULE, SCOPES
 from calib.experiments.reductions import REDUCTION_LABELS
 from calib.experiments.start_tokens import RULES
-from calib.experiments.quantifiers import every_verdict
+from calib.experiments.quantifiers import every_verdict, number_text
 from calib.experiments.verdicts import unit_tally
-from calib.report.prose import agreement_sentence, compare_sentence, fmt
+from calib.report.prose import agreement_sentence, change_sentence, compare_sentence, fmt
 
 #: how the metrics of the answer-set curves are titled in charts and sentences
 METRIC_TITLES = {"confidence": "mean Base confidence", "accuracy": "accuracy",
@@ -371,6 +373,59 @@ def reduction_sentences(differences: pd.DataFrame) -> list[str]:
                              subject=f"the {d['objective'].upper()}s (mean over "
                                      f"{d['n_models']} model(s))")
             for d in differences.to_dict("records")]
+
+
+# ---------------------------------------------------------------------------------------------
+# linguistic
+
+
+def _signed(x: float) -> str:
+    """``x`` with its sign, three decimals (two significant digits where that would show 0)."""
+    return ("+" if x > 0 else "") + number_text(x)
+
+
+def ace_change_sentences(changes: pd.DataFrame) -> list[str]:
+    """One sentence per row of :func:`calib.experiments.linguistic.ace_changes`: the change in
+    ACE under the injected template (:func:`~calib.report.prose.compare_sentence`, "lower" or
+    "higher" only where its interval excludes 0), then what the noise floors allow: both ACEs
+    within their floors, or the change of the floors and the debiased change, saying when the
+    change is no larger than the floors' change allows (the debiased interval includes 0)."""
+    out = []
+    for r in changes.to_dict("records"):
+        diff = {"metric": "ace", "difference": r["delta"], "low": r["low"], "high": r["high"]}
+        text = compare_sentence(f"'{r['template']}'", "the plain template", diff,
+                                subject=r["model"])
+        significant = r["low"] > 0 or r["high"] < 0
+        if r["within_floors"]:
+            text += (f" Both ACEs ({r['ace_plain']:.3f} plain, {r['ace_injected']:.3f} "
+                     f"injected) are within their noise floors ({r['ace_plain_floor']:.3f}, "
+                     f"{r['ace_injected_floor']:.3f}): neither is {WITHIN_FLOOR}, so "
+                     f"the change is within what the floors allow.")
+        else:
+            debiased_zero = r["delta_debiased_low"] <= 0 <= r["delta_debiased_high"]
+            text += (f" The floors change by {_signed(r['floor_change'])}; beyond them the "
+                     f"change is {_signed(r['delta_debiased'])} "
+                     f"[{_signed(r['delta_debiased_low'])}, "
+                     f"{_signed(r['delta_debiased_high'])}]")
+            text += (", which includes 0: the change is within what the floors allow."
+                     if significant and debiased_zero else ".")
+        out.append(text)
+    return out
+
+
+def confidence_move_sentences(effects: pd.DataFrame, numeric: pd.DataFrame,
+                              markers: Sequence[str] = ("possibly", "certainly")) -> list[str]:
+    """One neutral sentence (:func:`~calib.report.prose.change_sentence`) per model on how
+    each of ``markers`` moves mean Base-Confidence against the plain template (the
+    ``confidence`` rows of :func:`calib.experiments.linguistic.injection_effects`), and on
+    numeric-100 against numeric-0 (:func:`calib.experiments.linguistic.numeric_differences`)."""
+    conf = effects[(effects["quantity"] == "confidence") & effects["template"].isin(markers)]
+    out = [change_sentence(f"'{r['template']}'", "the plain template",
+                           {"difference": r["delta"], "low": r["low"], "high": r["high"]},
+                           "mean Base-Confidence", r["model"]) for r in conf.to_dict("records")]
+    out += [change_sentence(r["a"], r["b"], r, "mean Base-Confidence", r["model"])
+            for r in numeric.to_dict("records")]
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
