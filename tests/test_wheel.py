@@ -13,6 +13,7 @@ wheel's copy (checked). Deselect with ``-m "not wheel"``.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import shutil
@@ -95,6 +96,19 @@ def _env(tmp_path: Path) -> dict[str, str]:
     return env
 
 
+def _source_tree_entries(path: list[str]) -> list[str]:
+    """The entries of ``sys.path`` that lie in the checkout but not in a site-packages folder
+    (the checkout's own virtual environment, e.g. ``.venv``, may hold the dependencies)."""
+    return [p for p in path if p and Path(p).resolve().is_relative_to(REPO)
+            and "site-packages" not in Path(p).parts]
+
+
+def test_a_checkout_folder_on_the_path_is_caught_and_a_venv_inside_it_is_not():
+    assert _source_tree_entries([str(REPO), "/usr/lib/python3.11"]) == [str(REPO)]
+    assert _source_tree_entries([str(REPO / "calib" / "..")]) == [str(REPO / "calib" / "..")]
+    assert _source_tree_entries([str(REPO / ".venv/lib/python3.11/site-packages"), ""]) == []
+
+
 def _run(args, cwd: Path, env: dict) -> subprocess.CompletedProcess:
     proc = subprocess.run([str(a) for a in args], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=600)
@@ -125,7 +139,7 @@ def test_the_installed_wheel_runs_models_score_and_summary(venv, tmp_path):
     where = _run([python, "-c", "import calib, sys; print(calib.__file__); print(sys.path)"],
                  cwd, env).stdout.splitlines()
     assert Path(where[0]).resolve().is_relative_to(venv.resolve()), where
-    assert str(REPO) not in where[1]
+    assert not _source_tree_entries(ast.literal_eval(where[1])), where[1]
 
     out = _run([venv / "bin" / "calib", "models"], cwd, env).stdout
     assert "tiny-gpt2" in out and "gemma-3-270m-it" in out and "paper acc." in out

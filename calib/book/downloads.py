@@ -117,9 +117,18 @@ PLAIN_BOUNDS = ("difference", "delta", "r", "value", "estimate")
 def table_intervals(frame, declared: dict | None = None) -> dict[str, tuple[str, str]]:
     """The (estimate, low, high) columns of a result table: those ``declared`` (the
     ``intervals`` its chapter displayed it with), every ``x`` with ``x_low`` and ``x_high``, and
-    ``difference``/``delta``/``r``/``value``/``estimate`` with ``low`` and ``high``."""
+    ``difference``/``delta``/``r``/``value``/``estimate`` with ``low`` and ``high``.
+
+    A noise floor (``x_floor`` with ``x_floor_low``, ``x_floor_high``) is not an estimate with
+    its interval: the floor is the *mean* of the metric over perfectly calibrated draws and its
+    range the central 95% of those draws (:mod:`calib.confidence.noise_floor`). For a skewed
+    null (confidences near 0, where a rare correct draw moves the ACE far) the mean can lie above
+    the 97.5% quantile, so the floor is left out here; :func:`floor_range_violations` checks
+    what does hold for it."""
     found = {k: tuple(v) for k, v in (declared or {}).items()}
     for col in frame.columns:
+        if str(col).endswith(FLOOR_SUFFIX):
+            continue
         if f"{col}_low" in frame.columns and f"{col}_high" in frame.columns:
             found.setdefault(col, (f"{col}_low", f"{col}_high"))
     if "low" in frame.columns and "high" in frame.columns:
@@ -128,6 +137,43 @@ def table_intervals(frame, declared: dict | None = None) -> dict[str, tuple[str,
                 found.setdefault(col, ("low", "high"))
                 break
     return found
+
+
+#: the ending of a noise-floor column (:func:`calib.confidence.noise_floor.floor_record`)
+FLOOR_SUFFIX = "_floor"
+
+
+def floor_range_violations(root: str | os.PathLike, tolerance: float = 1e-9) -> list[str]:
+    """Every noise floor in the result tables of the built chapters whose range is not ordered
+    (``x_floor_low <= x_floor_high``), or whose ``x_within_floor`` is not ``x <= x_floor_high``,
+    one line each (empty: none). Rows with a missing value are skipped."""
+    import pandas as pd
+
+    out = []
+    for manifest_path in sorted((Path(root) / DOWNLOADS_DIR).glob("*/manifest.json")):
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        for table in manifest.get("tables", []):
+            frame = pd.read_csv(manifest_path.parent / table["file"])
+            where = f"{manifest['chapter']}/{table['file']}"
+            for col in [c for c in frame.columns if str(c).endswith(FLOOR_SUFFIX)]:
+                lo, hi = f"{col}_low", f"{col}_high"
+                if lo not in frame.columns or hi not in frame.columns:
+                    continue
+                v = frame[[lo, hi]].apply(pd.to_numeric, errors="coerce")
+                for i in v.index[(v[lo] > v[hi] + tolerance)]:
+                    out.append(f"{where} row {i}: {lo} {float(v.at[i, lo])!r} > {hi} "
+                               f"{float(v.at[i, hi])!r}")
+                metric = str(col)[: -len(FLOOR_SUFFIX)]
+                within = f"{metric}_within_floor"
+                if metric in frame.columns and within in frame.columns:
+                    x = pd.to_numeric(frame[metric], errors="coerce")
+                    known = x.notna() & v[hi].notna() & frame[within].notna()
+                    expect = x <= v[hi]
+                    said = frame[within].astype(str).str.lower().isin(["true", "1", "1.0"])
+                    for i in frame.index[known & (expect != said)]:
+                        out.append(f"{where} row {i}: {within} is {said.at[i]} but "
+                                   f"{metric} {float(x.at[i])!r} vs {hi} {float(v.at[i, hi])!r}")
+    return out
 
 
 def interval_violations(root: str | os.PathLike, tolerance: float = 1e-9) -> list[str]:

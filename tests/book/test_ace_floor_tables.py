@@ -29,3 +29,33 @@ def test_a_table_with_an_ace_but_no_floor_is_named(tmp_path, monkeypatch):
 
 def test_a_build_without_downloads_has_nothing_to_check(tmp_path):
     assert downloads.ace_tables(tmp_path) == [] and downloads.floor_violations(tmp_path) == []
+
+
+def test_a_floor_above_its_range_is_not_an_interval_violation(tmp_path, monkeypatch):
+    """The floor is the mean of a skewed null (confidences near 0): it can lie above the 97.5%
+    quantile of the draws, as in the quick book's LPAQA tables; that is no error."""
+    import numpy as np
+
+    from calib.confidence.noise_floor import floor_record
+
+    conf = np.full(100, 0.0002)  # a correct draw in 2% of samples, each moving ACE by 0.01
+    rec = floor_record(conf, value=0.0002, metric="ace")
+    assert rec["ace_floor"] > rec["ace_floor_high"]  # the case the check must not call wrong
+    monkeypatch.setenv(EXPORT_ENV, str(tmp_path / "export"))
+    html_table(pd.DataFrame([{"model": "a", "ace": 0.0002, **rec}]), name="skewed")
+    downloads.collect(tmp_path / "export", "chap", tmp_path)
+    assert downloads.interval_violations(tmp_path) == []
+    assert downloads.floor_range_violations(tmp_path) == []
+
+
+def test_a_disordered_floor_range_and_a_wrong_within_are_named(tmp_path, monkeypatch):
+    monkeypatch.setenv(EXPORT_ENV, str(tmp_path / "export"))
+    html_table(pd.DataFrame({"model": ["a", "b", "c"], "ace": [0.2, 0.05, 0.3],
+                             "ace_floor": [0.1, 0.1, 0.1], "ace_floor_low": [0.05, 0.2, 0.05],
+                             "ace_floor_high": [0.25, 0.1, 0.25],
+                             "ace_within_floor": [True, True, True]}), name="t")
+    downloads.collect(tmp_path / "export", "chap", tmp_path)
+    found = downloads.floor_range_violations(tmp_path)
+    assert len(found) == 2, found
+    assert found[0].startswith("chap/tables/t.csv row 1: ace_floor_low 0.2 > ace_floor_high")
+    assert found[1].startswith("chap/tables/t.csv row 2: ace_within_floor is True but ace 0.3")
