@@ -145,7 +145,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--device", default="auto", help="cpu, cuda, cuda:1 ... (default: auto)")
     p.add_argument("--dtype", default=None,
                    help="float32, bfloat16, float16 (default: the registry's, else bfloat16 on "
-                        "a GPU and float32 on a CPU)")
+                        "a GPU; on a CPU bfloat16 for the embedded models where the CPU has "
+                        "AVX512-BF16 or AMX, float32 otherwise)")
     p.add_argument("--token-budget", type=int, default=None, metavar="N",
                    help="tokens per forward pass, padding included (default: from the device: "
                         "2048 on a CPU, from free memory on a GPU); changes no score")

@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from calib.models.loading import ModelLoadError, file_sha256, folder_hash, model_key
+from calib.models.loading import (ModelLoadError, dtype_name, file_sha256, folder_hash,
+                                  model_key)
 from calib.models.locate import gguf_path, model_ref, resolved_revision
 from calib.models.registry import get_spec
 from calib.models.tiny import TINY_VERSION, tiny_folder
@@ -28,13 +29,14 @@ def model_fingerprint(name: str, cache_dir: str | os.PathLike | None = None) -> 
     the revision asked for, ``NAME@REVISION`` or the registry's; ``None``: the default branch)
     and ``resolved_revision`` (hub models: the commit it resolves to in the local Hugging Face
     cache; ``None`` when not cached), ``objective`` and ``dtype`` (the registry's defaults; the
-    dtype on a CPU; ``None`` for an unregistered model: inferred when it loads), and ``key``,
+    dtype on this machine's CPU, :func:`calib.models.loading.dtype_name`; for an unregistered
+    model the CPU default), and ``key``,
     the score store's key of the weights."""
     spec = get_spec(name)
     out = {"model": name, "kind": spec.kind if spec else None, "source": None, "hash": None,
            "revision": None, "resolved_revision": None,
            "objective": spec.objective if spec else None,
-           "dtype": (spec.dtype if spec else None) or "float32", "key": None, "note": ""}
+           "dtype": dtype_name(None, spec, "cpu"), "key": None, "note": ""}
     try:
         ref = model_ref(name)
         out["key"] = model_key(name, cache_dir)

@@ -21,7 +21,9 @@ import json
 import logging
 import os
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import torch
@@ -75,20 +77,67 @@ def device_type(device: str | torch.device | None) -> str:
     return torch.device(device).type
 
 
-def default_dtype(device: str | torch.device | None) -> str:
+#: the flags (as Linux's ``/proc/cpuinfo`` lists them) of CPUs with native bfloat16 arithmetic:
+#: AVX512-BF16 (Cooper Lake, Sapphire Rapids, Zen 4 and later) and AMX-BF16 (Sapphire Rapids)
+BFLOAT16_CPU_FLAGS: tuple[str, ...] = ("avx512_bf16", "amx_bf16")
+
+
+@lru_cache(maxsize=4)
+def cpu_flags(cpuinfo: str | os.PathLike = "/proc/cpuinfo") -> frozenset[str]:
+    """This CPU's feature flags, from the first ``flags`` line of ``cpuinfo`` (Linux's
+    ``/proc/cpuinfo``); empty where that file is missing or unreadable (then the CPU does not
+    count as having native bfloat16)."""
+    try:
+        text = Path(cpuinfo).read_text(errors="replace")
+    except OSError:
+        return frozenset()
+    for line in text.splitlines():
+        name, _, value = line.partition(":")
+        if name.strip() == "flags":
+            return frozenset(value.split())
+    return frozenset()
+
+
+def native_bfloat16(flags: Iterable[str] | None = None) -> bool:
+    """Whether a CPU with feature ``flags`` (default: this one's, :func:`cpu_flags`) has native
+    bfloat16 arithmetic (any of :data:`BFLOAT16_CPU_FLAGS`); without it torch emulates
+    bfloat16 matrix products, more slowly than float32."""
+    have = cpu_flags() if flags is None else set(flags)
+    return any(f in have for f in BFLOAT16_CPU_FLAGS)
+
+
+def default_dtype(device: str | torch.device | None, spec: ModelSpec | None = None,
+                  flags: Iterable[str] | None = None) -> str:
     """The dtype a model runs in when neither the call nor its registry entry names one:
     bfloat16 on GPUs (log-probabilities are still taken in float32,
-    :func:`calib.scoring.logprobs.token_logprobs`), float32 elsewhere."""
-    return "bfloat16" if device_type(device) == "cuda" else "float32"
+    :func:`calib.scoring.logprobs.token_logprobs`); on a CPU bfloat16 for a registry entry with
+    ``cpu_bfloat16`` when the CPU has native bfloat16 (:func:`native_bfloat16` of ``flags``,
+    default this CPU's), else float32."""
+    if device_type(device) == "cuda":
+        return "bfloat16"
+    if spec is not None and spec.cpu_bfloat16 and native_bfloat16(flags):
+        return "bfloat16"
+    return "float32"
+
+
+def dtype_name(dtype: str | torch.dtype | None, spec: ModelSpec | None,
+               device: str | torch.device | None = "cpu",
+               flags: Iterable[str] | None = None) -> str:
+    """The name of the dtype to load in (``"float32"``, ...): ``dtype`` if given, else the
+    registry entry's ``dtype``, else :func:`default_dtype` for ``device`` (and the CPU's
+    ``flags``). The score store's key names this dtype
+    (:func:`calib.scoring.run.scoring_options`)."""
+    if isinstance(dtype, torch.dtype):
+        return str(dtype).replace("torch.", "")
+    return dtype or (spec.dtype if spec else None) or default_dtype(device, spec, flags)
 
 
 def resolve_dtype(dtype: str | torch.dtype | None, spec: ModelSpec | None,
                   device: str | torch.device | None = "cpu") -> torch.dtype:
-    """The dtype to load in: ``dtype`` if given, else the registry entry's, else
-    :func:`default_dtype` for ``device``."""
+    """The dtype to load in: :func:`dtype_name` as a ``torch.dtype``."""
     if isinstance(dtype, torch.dtype):
         return dtype
-    name = dtype or (spec.dtype if spec else None) or default_dtype(device)
+    name = dtype_name(dtype, spec, device)
     if name not in _DTYPES:
         raise ModelLoadError(f"dtype {name!r} is not one of {sorted(_DTYPES)}")
     return _DTYPES[name]

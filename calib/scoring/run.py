@@ -24,8 +24,7 @@ import pandas as pd
 from tqdm import tqdm  # plain text bars: also readable in a notebook's stderr
 
 from calib.interrupt import check_interrupted, stop_on_signals
-from calib.models.loading import (LoadedModel, default_dtype, device_type, load_model,
-                                  model_key)
+from calib.models.loading import LoadedModel, device_type, dtype_name, load_model, model_key
 from calib.models.registry import get_spec
 from calib.scoring.cache import ScoreStore, empty_scores
 from calib.scoring.chunks import count_statements, score_missing
@@ -63,14 +62,15 @@ def scoring_options(model: str, objective: str | None, dtype: str | None,
                     start_token: str = "single", device: str | None = "auto") -> dict:
     """The settings that, with the model key, determine the scores (the cache key).
     ``start_token`` (:data:`~calib.scoring.encoding.START_TOKENS`) enters the key only when it
-    is not calib's ``"single"``. Without ``dtype`` the registry's, else ``device``'s default
-    (:func:`calib.models.loading.default_dtype`)."""
+    is not calib's ``"single"``. Without ``dtype`` the registry's, else the default for
+    ``device`` (:func:`calib.models.loading.dtype_name`: on a CPU bfloat16 for the embedded
+    models where the CPU has native bfloat16), so the key names the dtype the model runs in."""
     _check_start_token(start_token)
     spec = get_spec(model)
     out = {"version": SCORER_VERSION,
            "objective": objective or (spec.objective if spec else "auto"),
-           "dtype": str(dtype or (spec.dtype if spec else None)
-                        or default_dtype(device)).replace("torch.", ""),
+           "dtype": dtype_name(str(dtype).replace("torch.", "") if dtype else None, spec,
+                               device),
            "pll": PLL_VARIANT}
     if start_token != "single" and out["objective"] != "mlm":
         out["start"] = start_token
@@ -142,10 +142,12 @@ def score_queries(model: str | LoadedModel, queries: Sequence[Query], *,
     ``token_budget``: tokens per forward pass (default: picked from the device,
     :func:`calib.scoring.batching.model_token_budget`); it changes no score beyond float
     rounding and is no part of the cache key. ``device`` ``"auto"`` takes a GPU when there is
-    one; models then run in bfloat16 unless ``dtype`` or the registry says otherwise.
-    ``ray``: score the missing units on that Ray cluster (``"auto"``: the local one; default
-    ``$CALIB_RAY``, else no Ray; :mod:`calib.scoring.cluster`); ``device`` ``"auto"`` then
-    means the cluster's GPUs if it has any. A model given already loaded is scored here.
+    one; models then run in bfloat16 unless ``dtype`` or the registry says otherwise (on a
+    CPU: float32, or bfloat16 for the embedded models where the CPU has native bfloat16,
+    :func:`calib.models.loading.default_dtype`). ``ray``: score the missing units on that Ray
+    cluster (``"auto"``: the local one; default ``$CALIB_RAY``, else no Ray;
+    :mod:`calib.scoring.cluster`); ``device`` ``"auto"`` then means the cluster's GPUs if it
+    has any. A model given already loaded is scored here.
     """
     _check_start_token(start_token)
     cluster = None if isinstance(model, LoadedModel) else ray_address(ray)
@@ -161,6 +163,10 @@ def score_queries(model: str | LoadedModel, queries: Sequence[Query], *,
         from calib.scoring.cluster import cluster_device
 
         device = cluster_device(cluster, device)  # the store key names the actors' device
+    if not isinstance(model, LoadedModel):
+        # named once, here: the store key and the loaders (also Ray actors on other machines,
+        # whose CPUs may differ from this one) then agree on the dtype
+        dtype = dtype_name(dtype, get_spec(name), device)
     if chunk_statements is None:
         on = model.device.type if isinstance(model, LoadedModel) else device_type(device)
         chunk_statements = CPU_CHUNK_STATEMENTS if on == "cpu" else GPU_CHUNK_STATEMENTS

@@ -1,5 +1,7 @@
 """The token-budget planner, its accounting, the device's budget and dtype (no GPU needed)."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 import torch
@@ -116,13 +118,15 @@ def test_dtype_defaults_to_bfloat16_on_gpus_only():
     from calib.models.registry import get_spec
     from calib.scoring.run import scoring_options
 
-    smol, gemma = get_spec("smollm2-135m-instruct"), get_spec("gemma-3-270m")
+    # (on CPUs the embedded models follow the CPU's flags: tests/models/test_dtype.py)
+    smol, tiny = get_spec("smollm2-135m-instruct"), get_spec("tiny-gpt2")
     assert default_dtype("cuda") == default_dtype("cuda:1") == "bfloat16"
     assert default_dtype("cpu") == "float32"
     assert resolve_dtype(None, smol, "cuda") is torch.bfloat16
-    assert resolve_dtype(None, smol, "cpu") is torch.float32
+    assert resolve_dtype(None, tiny, "cpu") is torch.float32
     assert resolve_dtype(None, None, "cuda") is torch.bfloat16
     assert resolve_dtype("float32", smol, "cuda") is torch.float32  # the caller's word wins
-    assert resolve_dtype(None, gemma, "cpu") is torch.bfloat16  # so does the registry's
+    fixed = dataclasses.replace(tiny, dtype="bfloat16")
+    assert resolve_dtype(None, fixed, "cpu") is torch.bfloat16  # so does the registry's
     assert scoring_options("tiny-gpt2", None, None, device="cuda")["dtype"] == "bfloat16"
     assert scoring_options("tiny-gpt2", None, None, device="cpu")["dtype"] == "float32"
