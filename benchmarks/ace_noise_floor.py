@@ -29,16 +29,24 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, nargs="+", default=list(SIZES))
     parser.add_argument("--draws", type=int, default=1000)
-    parser.add_argument("--samples", type=int, default=5,
-                        help="independent confidence samples per n for the min-max column")
+    parser.add_argument(
+        "--samples",
+        type=int,
+        default=5,
+        help="independent confidence samples per n for the min-max column",
+    )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    print(f"# ACE / ECE noise floor: confidences ~ Beta(1.2, 3), outcomes ~ Bernoulli(confidence),"
-          f" 20 bins, {args.draws} draws (seed {args.seed}); python benchmarks/ace_noise_floor.py"
-          f" --draws {args.draws} --samples {args.samples}")
+    print(
+        f"# ACE / ECE noise floor: confidences ~ Beta(1.2, 3), outcomes ~ Bernoulli(confidence),"
+        f" 20 bins, {args.draws} draws (seed {args.seed}); python benchmarks/ace_noise_floor.py"
+        f" --draws {args.draws} --samples {args.samples}"
+    )
     print(f"# numpy {np.__version__}, {platform.machine()}")
-    print(f"{'n':>6}  {'ACE floor':>9}  {'MC s.e.':>7}  {'95% of draws':>16}  "
-          f"{'over samples':>15}  {'ECE floor':>9}  {'MC s.e.':>7}")
+    print(
+        f"{'n':>6}  {'ACE floor':>9}  {'MC s.e.':>7}  {'95% of draws':>16}  "
+        f"{'over samples':>15}  {'ECE floor':>9}  {'MC s.e.':>7}"
+    )
     for n in args.n:
         floors = []
         for s in range(args.samples):
@@ -48,10 +56,12 @@ def main() -> None:
                 first_ece = noise_floor(conf, "ece", args.draws, seed=args.seed)
         f = floors[0]
         values = [g["floor"] for g in floors]
-        print(f"{n:>6}  {f['floor']:>9.4f}  {f['floor_se']:>7.4f}  "
-              f"[{f['floor_low']:.4f}, {f['floor_high']:.4f}]  "
-              f"[{min(values):.4f}, {max(values):.4f}]  {first_ece['floor']:>9.4f}  "
-              f"{first_ece['floor_se']:>7.4f}")
+        print(
+            f"{n:>6}  {f['floor']:>9.4f}  {f['floor_se']:>7.4f}  "
+            f"[{f['floor_low']:.4f}, {f['floor_high']:.4f}]  "
+            f"[{min(values):.4f}, {max(values):.4f}]  {first_ece['floor']:>9.4f}  "
+            f"{first_ece['floor_se']:>7.4f}"
+        )
 
 
 if __name__ == "__main__":

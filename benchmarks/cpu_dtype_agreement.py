@@ -53,8 +53,9 @@ AUTOCAST = "bfloat16-autocast"
 ESTIMATORS = ("Base", "Margin", "Average/min", "Consistency/min", "Entropy/min")
 #: share of queries whose predicted option must be the same in both formats
 SAME_PREDICTION_BAR = 0.99
-LOADED_LABEL = ("measured on a loaded machine (other jobs shared its CPU cores); the lead "
-                "re-measures quietly")
+LOADED_LABEL = (
+    "measured on a loaded machine (other jobs shared its CPU cores); the lead re-measures quietly"
+)
 
 
 # --------------------------------------------------------------------------- formats
@@ -73,10 +74,14 @@ class CastHead(torch.nn.Module):
 
     def __init__(self, linear: torch.nn.Linear, dtype: torch.dtype):
         super().__init__()
-        self.weight = torch.nn.Parameter(linear.weight.detach().to(dtype).clone(),
-                                         requires_grad=False)
-        self.bias = None if linear.bias is None else torch.nn.Parameter(
-            linear.bias.detach().to(dtype).clone(), requires_grad=False)
+        self.weight = torch.nn.Parameter(
+            linear.weight.detach().to(dtype).clone(), requires_grad=False
+        )
+        self.bias = (
+            None
+            if linear.bias is None
+            else torch.nn.Parameter(linear.bias.detach().to(dtype).clone(), requires_grad=False)
+        )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         with torch.autocast("cpu", enabled=False):
@@ -119,8 +124,7 @@ def load_variant(model: str, variant: str, cache_dir=None):
     net = lm.model
     out = net.get_output_embeddings()
     net.set_output_embeddings(CastHead(out, getattr(torch, head)))
-    torch.ao.quantization.quantize_dynamic(net, {torch.nn.Linear}, dtype=torch.qint8,
-                                           inplace=True)
+    torch.ao.quantization.quantize_dynamic(net, {torch.nn.Linear}, dtype=torch.qint8, inplace=True)
     return dataclasses.replace(lm, key=f"{lm.key}+{INT8}-head-{head}")
 
 
@@ -132,9 +136,16 @@ def score_sample(model: str, variant: str, args):
     kwargs = {} if custom(variant) else {"dtype": variant}
     t0 = time.perf_counter()
     relations = args.relations.split(",") if args.relations else None
-    scores = score_bear(target, templates=args.templates, per_relation=args.per_relation,
-                        seed=args.seed, relations=relations, device="cpu",
-                        cache_dir=args.cache_dir, **kwargs)
+    scores = score_bear(
+        target,
+        templates=args.templates,
+        per_relation=args.per_relation,
+        seed=args.seed,
+        relations=relations,
+        device="cpu",
+        cache_dir=args.cache_dir,
+        **kwargs,
+    )
     return scores, time.perf_counter() - t0
 
 
@@ -146,8 +157,10 @@ def agreement(ref, other, n_boot: int, seed: int) -> dict:
 
     keys = ["relation", "instance", "template", "option"]
     sa, sb = sentence_scores(ref), sentence_scores(other)
-    sa, sb = sa.sort_values(keys).reset_index(drop=True), sb.sort_values(keys).reset_index(
-        drop=True)
+    sa, sb = (
+        sa.sort_values(keys).reset_index(drop=True),
+        sb.sort_values(keys).reset_index(drop=True),
+    )
     if not sa[keys].equals(sb[keys]):
         raise RuntimeError("the two score tables hold different statements")
     diff = np.abs(sa["score"].to_numpy() - sb["score"].to_numpy())
@@ -157,8 +170,9 @@ def agreement(ref, other, n_boot: int, seed: int) -> dict:
     tables = {}
     for name, sent in (("ref", sa), ("other", sb)):
         est = all_estimates(sent)
-        tables[name] = summary(est[est["estimator"].isin(ESTIMATORS)], n_boot=n_boot,
-                               seed=seed).set_index("estimator")
+        tables[name] = summary(
+            est[est["estimator"].isin(ESTIMATORS)], n_boot=n_boot, seed=seed
+        ).set_index("estimator")
     rows, passes = [], bool(same.mean() >= SAME_PREDICTION_BAR)
     for e in ESTIMATORS:
         a, b = tables["ref"].loc[e], tables["other"].loc[e]
@@ -166,22 +180,33 @@ def agreement(ref, other, n_boot: int, seed: int) -> dict:
         for m in ("accuracy", "ace"):
             half = (a[f"{m}_high"] - a[f"{m}_low"]) / 2
             d = float(b[m] - a[m])
-            row.update({f"{m}_ref": float(a[m]), f"{m}_ref_low": float(a[f"{m}_low"]),
-                        f"{m}_ref_high": float(a[f"{m}_high"]), f"{m}_other": float(b[m]),
-                        f"{m}_other_low": float(b[f"{m}_low"]),
-                        f"{m}_other_high": float(b[f"{m}_high"]), f"{m}_difference": d,
-                        f"{m}_ref_half_width": float(half),
-                        f"{m}_within_half_width": bool(abs(d) <= half)})
+            row.update(
+                {
+                    f"{m}_ref": float(a[m]),
+                    f"{m}_ref_low": float(a[f"{m}_low"]),
+                    f"{m}_ref_high": float(a[f"{m}_high"]),
+                    f"{m}_other": float(b[m]),
+                    f"{m}_other_low": float(b[f"{m}_low"]),
+                    f"{m}_other_high": float(b[f"{m}_high"]),
+                    f"{m}_difference": d,
+                    f"{m}_ref_half_width": float(half),
+                    f"{m}_within_half_width": bool(abs(d) <= half),
+                }
+            )
             passes &= abs(d) <= half
         rows.append(row)
-    return {"queries": int(len(same)), "same_prediction": int(same.sum()),
-            "same_prediction_share": float(same.mean()),
-            "statements": int(len(diff)),
-            "sentence_score_abs_diff_mean": float(diff.mean()),
-            "sentence_score_abs_diff_median": float(np.median(diff)),
-            "sentence_score_abs_diff_max": float(diff.max()),
-            "token_abs_diff_mean": float(diff.sum() / n_tokens.sum()),
-            "estimators": rows, "passes_bar": bool(passes)}
+    return {
+        "queries": int(len(same)),
+        "same_prediction": int(same.sum()),
+        "same_prediction_share": float(same.mean()),
+        "statements": int(len(diff)),
+        "sentence_score_abs_diff_mean": float(diff.mean()),
+        "sentence_score_abs_diff_median": float(np.median(diff)),
+        "sentence_score_abs_diff_max": float(diff.max()),
+        "token_abs_diff_mean": float(diff.sum() / n_tokens.sum()),
+        "estimators": rows,
+        "passes_bar": bool(passes),
+    }
 
 
 # --------------------------------------------------------------------------- throughput
@@ -192,9 +217,10 @@ def slice_queries(args):
     from calib.scoring.statements import bear_queries
 
     bear = load_bear()
-    rels = sorted(bear.relations)[:args.slice_relations]
-    return bear_queries(bear.select(rels).sample(args.slice_per_relation, args.seed),
-                        template_names(args.templates))
+    rels = sorted(bear.relations)[: args.slice_relations]
+    return bear_queries(
+        bear.select(rels).sample(args.slice_per_relation, args.seed), template_names(args.templates)
+    )
 
 
 def worker(args) -> int:
@@ -204,11 +230,20 @@ def worker(args) -> int:
     from calib.scoring.encoding import encode_clm
 
     lm = load_variant(args.model, args.worker, args.cache_dir)
-    groups = [encode_clm(lm.tokenizer, q.statements, lm.start_token_id)
-              for q in slice_queries(args)]
+    groups = [
+        encode_clm(lm.tokenizer, q.statements, lm.start_token_id) for q in slice_queries(args)
+    ]
     clm_score(lm.model, groups[:4], device="cpu")  # warm-up
-    print(json.dumps({"ready": sum(len(g) for g in groups), "threads": torch.get_num_threads(),
-                      "tokens": int(sum(len(e.ids) for g in groups for e in g))}), flush=True)
+    print(
+        json.dumps(
+            {
+                "ready": sum(len(g) for g in groups),
+                "threads": torch.get_num_threads(),
+                "tokens": int(sum(len(e.ids) for g in groups for e in g)),
+            }
+        ),
+        flush=True,
+    )
     for _ in sys.stdin:
         t0 = time.perf_counter()
         clm_score(lm.model, groups, device="cpu")
@@ -220,17 +255,34 @@ class Worker:
     """A worker process scoring the slice in one format."""
 
     def __init__(self, variant: str, args):
-        cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", variant,
-               "--model", args.model, "--templates", args.templates, "--seed", str(args.seed),
-               "--slice-relations", str(args.slice_relations),
-               "--slice-per-relation", str(args.slice_per_relation)]
+        cmd = [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            "--worker",
+            variant,
+            "--model",
+            args.model,
+            "--templates",
+            args.templates,
+            "--seed",
+            str(args.seed),
+            "--slice-relations",
+            str(args.slice_relations),
+            "--slice-per-relation",
+            str(args.slice_per_relation),
+        ]
         if args.cache_dir:
             cmd += ["--cache-dir", str(args.cache_dir)]
         if args.threads:
             cmd += ["--threads", str(args.threads)]
-        self.proc = subprocess.Popen(cmd, cwd=REPO, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True,
-                                     env={**os.environ, "PYTHONPATH": str(REPO)})
+        self.proc = subprocess.Popen(
+            cmd,
+            cwd=REPO,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+        )
         self.ready = self._reply()
 
     def _reply(self) -> dict:
@@ -253,69 +305,100 @@ def throughput(ref: str, other: str, args) -> dict:
     """Statements/s of ``ref`` and ``other`` on the slice, alternating, and their ratio."""
     workers = {ref: Worker(ref, args), other: Worker(other, args)}
     n = workers[ref].ready["ready"]
-    print(f"throughput: {other} vs {ref}, {n} statements ({args.slice_relations} relations x "
-          f"{args.slice_per_relation} x {args.templates}), "
-          f"{workers[ref].ready['threads']} threads, {args.rounds} alternating rounds; "
-          f"load average before {os.getloadavg()[0]:.1f}")
+    print(
+        f"throughput: {other} vs {ref}, {n} statements ({args.slice_relations} relations x "
+        f"{args.slice_per_relation} x {args.templates}), "
+        f"{workers[ref].ready['threads']} threads, {args.rounds} alternating rounds; "
+        f"load average before {os.getloadavg()[0]:.1f}"
+    )
     seconds = {ref: [], other: []}
     for r in range(args.rounds):
-        for v in ((ref, other) if r % 2 == 0 else (other, ref)):
+        for v in (ref, other) if r % 2 == 0 else (other, ref):
             seconds[v].append(workers[v].time())
-        print(f"  round {r + 1}: {ref} {n / seconds[ref][-1]:6.1f}  {other} "
-              f"{n / seconds[other][-1]:6.1f} statements/s")
+        print(
+            f"  round {r + 1}: {ref} {n / seconds[ref][-1]:6.1f}  {other} "
+            f"{n / seconds[other][-1]:6.1f} statements/s"
+        )
     for w in workers.values():
         w.close()
     ratio = float(np.median(np.asarray(seconds[ref]) / np.asarray(seconds[other])))
-    out = {"label": LOADED_LABEL, "statements": n, "tokens": workers[ref].ready["tokens"],
-           "threads": workers[ref].ready["threads"], "rounds": args.rounds,
-           "ref_per_s": n / float(np.median(seconds[ref])),
-           "other_per_s": n / float(np.median(seconds[other])),
-           "ratio_other_over_ref": ratio, "rounds_ref_s": seconds[ref],
-           "rounds_other_s": seconds[other], "load_average_after": os.getloadavg()[0]}
-    print(f"  median: {ref} {out['ref_per_s']:.1f}, {other} {out['other_per_s']:.1f} "
-          f"statements/s; {other} / {ref} = {ratio:.2f} (median of the rounds' ratios; "
-          f"{LOADED_LABEL})")
+    out = {
+        "label": LOADED_LABEL,
+        "statements": n,
+        "tokens": workers[ref].ready["tokens"],
+        "threads": workers[ref].ready["threads"],
+        "rounds": args.rounds,
+        "ref_per_s": n / float(np.median(seconds[ref])),
+        "other_per_s": n / float(np.median(seconds[other])),
+        "ratio_other_over_ref": ratio,
+        "rounds_ref_s": seconds[ref],
+        "rounds_other_s": seconds[other],
+        "load_average_after": os.getloadavg()[0],
+    }
+    print(
+        f"  median: {ref} {out['ref_per_s']:.1f}, {other} {out['other_per_s']:.1f} "
+        f"statements/s; {other} / {ref} = {ratio:.2f} (median of the rounds' ratios; "
+        f"{LOADED_LABEL})"
+    )
     return out
 
 
 # --------------------------------------------------------------------------- main
 def report(ref: str, other: str, agree: dict) -> None:
-    print(f"agreement: {other} vs {ref}: same predicted option for {agree['same_prediction']} of "
-          f"{agree['queries']} queries ({agree['same_prediction_share']:.2%}; bar "
-          f"{SAME_PREDICTION_BAR:.0%}); |sentence score difference| mean "
-          f"{agree['sentence_score_abs_diff_mean']:.4f}, max "
-          f"{agree['sentence_score_abs_diff_max']:.3f} nats over {agree['statements']} "
-          f"statements ({agree['token_abs_diff_mean']:.4f} per token)")
-    print(f"  {'estimator':16} {'accuracy ' + ref:>16} {other:>9} {'diff':>7} {'half':>6}   "
-          f"{'ACE ' + ref:>12} {other:>9} {'diff':>7} {'half':>6}")
+    print(
+        f"agreement: {other} vs {ref}: same predicted option for {agree['same_prediction']} of "
+        f"{agree['queries']} queries ({agree['same_prediction_share']:.2%}; bar "
+        f"{SAME_PREDICTION_BAR:.0%}); |sentence score difference| mean "
+        f"{agree['sentence_score_abs_diff_mean']:.4f}, max "
+        f"{agree['sentence_score_abs_diff_max']:.3f} nats over {agree['statements']} "
+        f"statements ({agree['token_abs_diff_mean']:.4f} per token)"
+    )
+    print(
+        f"  {'estimator':16} {'accuracy ' + ref:>16} {other:>9} {'diff':>7} {'half':>6}   "
+        f"{'ACE ' + ref:>12} {other:>9} {'diff':>7} {'half':>6}"
+    )
     for r in agree["estimators"]:
-        print(f"  {r['estimator']:16} {r['accuracy_ref']:16.3f} {r['accuracy_other']:9.3f} "
-              f"{r['accuracy_difference']:+7.3f} {r['accuracy_ref_half_width']:6.3f}"
-              f"{'' if r['accuracy_within_half_width'] else '!'}  "
-              f"{r['ace_ref']:12.3f} {r['ace_other']:9.3f} {r['ace_difference']:+7.3f} "
-              f"{r['ace_ref_half_width']:6.3f}{'' if r['ace_within_half_width'] else '!'}")
-    print(f"  passes the bar: {agree['passes_bar']} (half: half-width of the {ref} 95% interval;"
-          f" ! marks a difference beyond it)")
+        print(
+            f"  {r['estimator']:16} {r['accuracy_ref']:16.3f} {r['accuracy_other']:9.3f} "
+            f"{r['accuracy_difference']:+7.3f} {r['accuracy_ref_half_width']:6.3f}"
+            f"{'' if r['accuracy_within_half_width'] else '!'}  "
+            f"{r['ace_ref']:12.3f} {r['ace_other']:9.3f} {r['ace_difference']:+7.3f} "
+            f"{r['ace_ref_half_width']:6.3f}{'' if r['ace_within_half_width'] else '!'}"
+        )
+    print(
+        f"  passes the bar: {agree['passes_bar']} (half: half-width of the {ref} 95% interval;"
+        f" ! marks a difference beyond it)"
+    )
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default="smollm2-135m-instruct")
-    ap.add_argument("--dtypes", default="float32,bfloat16",
-                    help="formats, the reference first: float32, bfloat16, float16, "
-                         "int8-dynamic[:bfloat16|float32] (the output layer's dtype), "
-                         "bfloat16-autocast")
+    ap.add_argument(
+        "--dtypes",
+        default="float32,bfloat16",
+        help="formats, the reference first: float32, bfloat16, float16, "
+        "int8-dynamic[:bfloat16|float32] (the output layer's dtype), "
+        "bfloat16-autocast",
+    )
     ap.add_argument("--per-relation", type=int, default=2, help="the cpu profile's sample")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--templates", default="paraphrase-0..4")
-    ap.add_argument("--relations", default=None,
-                    help="comma-separated relation ids (default: all, as the cpu profile)")
+    ap.add_argument(
+        "--relations",
+        default=None,
+        help="comma-separated relation ids (default: all, as the cpu profile)",
+    )
     ap.add_argument("--n-boot", type=int, default=1000)
     ap.add_argument("--rounds", type=int, default=3, help="alternating throughput rounds")
     ap.add_argument("--slice-relations", type=int, default=6, help="throughput slice")
     ap.add_argument("--slice-per-relation", type=int, default=1, help="throughput slice")
-    ap.add_argument("--threads", type=int, default=None,
-                    help="torch threads for scoring and timing (default: torch's)")
+    ap.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="torch threads for scoring and timing (default: torch's)",
+    )
     ap.add_argument("--no-throughput", action="store_true")
     ap.add_argument("--cache-dir", default=None, help="score cache (default $CALIB_CACHE_DIR)")
     ap.add_argument("--json", default=None, help="write the results here as JSON")
@@ -333,18 +416,32 @@ def main(argv=None) -> int:
             int8_head(v)
     t_start = time.perf_counter()
     ref = variants[0]
-    result = {"model": args.model, "device": "cpu", "reference": ref,
-              "sample": {"per_relation": args.per_relation, "seed": args.seed,
-                         "templates": args.templates,
-                         "relations": args.relations or "all"},
-              "torch": torch.__version__, "cpu_capability": torch.backends.cpu.get_cpu_capability(),
-              "bar": {"same_prediction_share": SAME_PREDICTION_BAR,
-                      "accuracy_and_ace": "within the half-width of the reference's 95% "
-                                          "bootstrap interval, per estimator"},
-              "threads": torch.get_num_threads(), "n_boot": args.n_boot, "candidates": []}
+    result = {
+        "model": args.model,
+        "device": "cpu",
+        "reference": ref,
+        "sample": {
+            "per_relation": args.per_relation,
+            "seed": args.seed,
+            "templates": args.templates,
+            "relations": args.relations or "all",
+        },
+        "torch": torch.__version__,
+        "cpu_capability": torch.backends.cpu.get_cpu_capability(),
+        "bar": {
+            "same_prediction_share": SAME_PREDICTION_BAR,
+            "accuracy_and_ace": "within the half-width of the reference's 95% "
+            "bootstrap interval, per estimator",
+        },
+        "threads": torch.get_num_threads(),
+        "n_boot": args.n_boot,
+        "candidates": [],
+    }
     ref_scores, ref_s = score_sample(args.model, ref, args)
-    print(f"scored {args.model} in {ref}: {len(ref_scores)} statements ({ref_s:.0f} s; 0 when "
-          f"the store already held them)")
+    print(
+        f"scored {args.model} in {ref}: {len(ref_scores)} statements ({ref_s:.0f} s; 0 when "
+        f"the store already held them)"
+    )
     for other in variants[1:]:
         scores, s = score_sample(args.model, other, args)
         print(f"scored {args.model} in {other}: {len(scores)} statements ({s:.0f} s)")

@@ -45,30 +45,60 @@ def architectures(smoke: bool, vocab: int) -> dict:
     from transformers import Gemma3TextConfig, LlamaConfig
 
     if smoke:
-        small = dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                     num_attention_heads=4, num_key_value_heads=2, vocab_size=vocab)
-        return {"smollm2-135m": LlamaConfig(**small, tie_word_embeddings=True),
-                "gemma-3-270m": Gemma3TextConfig(**small, head_dim=16, sliding_window=8,
-                                                 layer_types=["sliding_attention",
-                                                              "full_attention"]),
-                "llama-1b": LlamaConfig(**small)}
+        small = dict(
+            hidden_size=32,
+            intermediate_size=64,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            vocab_size=vocab,
+        )
+        return {
+            "smollm2-135m": LlamaConfig(**small, tie_word_embeddings=True),
+            "gemma-3-270m": Gemma3TextConfig(
+                **small,
+                head_dim=16,
+                sliding_window=8,
+                layer_types=["sliding_attention", "full_attention"],
+            ),
+            "llama-1b": LlamaConfig(**small),
+        }
     return {
-        "smollm2-135m": LlamaConfig(vocab_size=49152, hidden_size=576, intermediate_size=1536,
-                                    num_hidden_layers=30, num_attention_heads=9,
-                                    num_key_value_heads=3, max_position_embeddings=8192,
-                                    rope_theta=100000.0, tie_word_embeddings=True),
-        "gemma-3-270m": Gemma3TextConfig(vocab_size=262144, hidden_size=640,
-                                         intermediate_size=2048, num_hidden_layers=18,
-                                         num_attention_heads=4, num_key_value_heads=1,
-                                         head_dim=256, sliding_window=512,
-                                         max_position_embeddings=32768,
-                                         layer_types=(["sliding_attention"] * 5
-                                                      + ["full_attention"]) * 3),
-        "llama-1b": LlamaConfig(vocab_size=128256, hidden_size=2048, intermediate_size=8192,
-                                num_hidden_layers=16, num_attention_heads=32,
-                                num_key_value_heads=8, head_dim=64,
-                                max_position_embeddings=131072, rope_theta=500000.0,
-                                tie_word_embeddings=True),
+        "smollm2-135m": LlamaConfig(
+            vocab_size=49152,
+            hidden_size=576,
+            intermediate_size=1536,
+            num_hidden_layers=30,
+            num_attention_heads=9,
+            num_key_value_heads=3,
+            max_position_embeddings=8192,
+            rope_theta=100000.0,
+            tie_word_embeddings=True,
+        ),
+        "gemma-3-270m": Gemma3TextConfig(
+            vocab_size=262144,
+            hidden_size=640,
+            intermediate_size=2048,
+            num_hidden_layers=18,
+            num_attention_heads=4,
+            num_key_value_heads=1,
+            head_dim=256,
+            sliding_window=512,
+            max_position_embeddings=32768,
+            layer_types=(["sliding_attention"] * 5 + ["full_attention"]) * 3,
+        ),
+        "llama-1b": LlamaConfig(
+            vocab_size=128256,
+            hidden_size=2048,
+            intermediate_size=8192,
+            num_hidden_layers=16,
+            num_attention_heads=32,
+            num_key_value_heads=8,
+            head_dim=64,
+            max_position_embeddings=131072,
+            rope_theta=500000.0,
+            tie_word_embeddings=True,
+        ),
     }
 
 
@@ -103,10 +133,13 @@ def check_tiny(device: str, queries) -> list[dict]:
             naive = [[clm_reference(lm.model, e, lm.device) for e in g] for g in groups]
         else:
             groups = [encode_mlm(tok, q.statements) for q in queries]
-            fast = mlm_score(lm.model, groups, tok.mask_token_id, tok.pad_token_id or 0,
-                             device=lm.device)
-            naive = [[mlm_reference(lm.model, e, tok.mask_token_id, lm.device) for e in g]
-                     for g in groups]
+            fast = mlm_score(
+                lm.model, groups, tok.mask_token_id, tok.pad_token_id or 0, device=lm.device
+            )
+            naive = [
+                [mlm_reference(lm.model, e, tok.mask_token_id, lm.device) for e in g]
+                for g in groups
+            ]
         diff = max(abs(a.sum() - b.sum()) for ga, gb in zip(fast, naive) for a, b in zip(ga, gb))
         row = {"model": name, "fast_vs_naive_max_abs_diff": float(diff)}
         print(json.dumps(row), flush=True)
@@ -122,8 +155,11 @@ def agreement(a, b) -> dict:
     """Same predicted option share, mean and max |difference| per statement."""
     same = float(np.mean([x.argmax() == y.argmax() for x, y in zip(a, b)]))
     d = np.abs(np.concatenate(a) - np.concatenate(b))
-    return {"same_prediction_share": same, "mean_abs_diff": float(d.mean()),
-            "max_abs_diff": float(d.max())}
+    return {
+        "same_prediction_share": same,
+        "mean_abs_diff": float(d.mean()),
+        "max_abs_diff": float(d.max()),
+    }
 
 
 def one_architecture(name: str, config, groups, sub, args) -> dict:
@@ -146,13 +182,22 @@ def one_architecture(name: str, config, groups, sub, args) -> dict:
     seconds = time.perf_counter() - t0
     n = acc.statements
     fpt = flops_per_token(model)
-    row = {"architecture": name, "parameters": sum(p.numel() for p in model.parameters()),
-           "budget": budget, "statements": n, "seconds": seconds, "statements_per_s": n / seconds,
-           "forwarded_tokens_per_s": acc.forwarded / seconds,
-           "minimum_tokens_per_s": acc.minimum / seconds, "ratio": acc.ratio,
-           "padding_share": acc.padding_share, "statements_per_pass": acc.statements_per_pass,
-           "mfu": fpt * acc.minimum / seconds / (args.peak_tflops * 1e12),
-           "bear_x12_minutes": 2_513_988 / (n / seconds) / 60, "build_s": built}
+    row = {
+        "architecture": name,
+        "parameters": sum(p.numel() for p in model.parameters()),
+        "budget": budget,
+        "statements": n,
+        "seconds": seconds,
+        "statements_per_s": n / seconds,
+        "forwarded_tokens_per_s": acc.forwarded / seconds,
+        "minimum_tokens_per_s": acc.minimum / seconds,
+        "ratio": acc.ratio,
+        "padding_share": acc.padding_share,
+        "statements_per_pass": acc.statements_per_pass,
+        "mfu": fpt * acc.minimum / seconds / (args.peak_tflops * 1e12),
+        "bear_x12_minutes": 2_513_988 / (n / seconds) / 60,
+        "build_s": built,
+    }
     if device.startswith("cuda"):
         row["gpu_mem_gb"] = torch.cuda.max_memory_allocated() / 2**30
     # bfloat16 vs float32, the same weights, on the subsample
@@ -172,16 +217,24 @@ def one_architecture(name: str, config, groups, sub, args) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    ap.add_argument("--smoke", action="store_true",
-                    help="tiny architectures and sample, on the CPU (seconds)")
-    ap.add_argument("--tokenizer", default=None,
-                    help="registry name or folder (default: smollm2-135m-instruct; smoke: "
-                         "tiny-llama)")
+    ap.add_argument(
+        "--smoke", action="store_true", help="tiny architectures and sample, on the CPU (seconds)"
+    )
+    ap.add_argument(
+        "--tokenizer",
+        default=None,
+        help="registry name or folder (default: smollm2-135m-instruct; smoke: tiny-llama)",
+    )
     ap.add_argument("--template", default="paraphrase-0")
-    ap.add_argument("--per-relation", type=int, default=None,
-                    help="facts per relation (default: all; smoke: 1)")
-    ap.add_argument("--agreement-per-relation", type=int, default=10,
-                    help="facts per relation of the float32 comparison (smoke: 1)")
+    ap.add_argument(
+        "--per-relation", type=int, default=None, help="facts per relation (default: all; smoke: 1)"
+    )
+    ap.add_argument(
+        "--agreement-per-relation",
+        type=int,
+        default=10,
+        help="facts per relation of the float32 comparison (smoke: 1)",
+    )
     ap.add_argument("--architectures", default="smollm2-135m,gemma-3-270m,llama-1b")
     ap.add_argument("--token-budget", type=int, default=None, help="default: from the device")
     ap.add_argument("--peak-tflops", type=float, default=H200_BF16_TFLOPS)
@@ -199,16 +252,23 @@ def main(argv=None) -> int:
         args.agreement_per_relation = 1
     tok_name = args.tokenizer or "smollm2-135m-instruct"
     tok = load_tokenizer(tok_name)
-    start = start_token_id(tok_name, tok) if not Path(tok_name).is_dir() else \
-        (tok.bos_token_id if tok.bos_token_id is not None else 0)
-    print(f"device {args.device}: "
-          f"{torch.cuda.get_device_name() if args.device.startswith('cuda') else 'cpu'}, "
-          f"torch {torch.__version__}; tokenizer {tok_name}", flush=True)
+    start = (
+        start_token_id(tok_name, tok)
+        if not Path(tok_name).is_dir()
+        else (tok.bos_token_id if tok.bos_token_id is not None else 0)
+    )
+    print(
+        f"device {args.device}: "
+        f"{torch.cuda.get_device_name() if args.device.startswith('cuda') else 'cpu'}, "
+        f"torch {torch.__version__}; tokenizer {tok_name}",
+        flush=True,
+    )
     bear = load_bear()
     if args.smoke:
         bear = bear.select(sorted(bear.relations)[:2])
-    results = {"tiny": check_tiny(args.device, bear_queries(bear.sample(1, 0),
-                                                            [args.template])[:6])}
+    results = {
+        "tiny": check_tiny(args.device, bear_queries(bear.sample(1, 0), [args.template])[:6])
+    }
 
     def encoded(per_relation):
         qs = bear_queries(bear.sample(per_relation, 0), [args.template])
@@ -216,13 +276,17 @@ def main(argv=None) -> int:
 
     groups, sub = encoded(args.per_relation), encoded(args.agreement_per_relation)
     configs = architectures(args.smoke, len(tok))
-    results["architectures"] = [one_architecture(name, configs[name], groups, sub, args)
-                                for name in args.architectures.split(",")]
+    results["architectures"] = [
+        one_architecture(name, configs[name], groups, sub, args)
+        for name in args.architectures.split(",")
+    ]
     for r in results["architectures"]:
-        print(f"{r['architecture']:14} {r['statements_per_s']:10,.0f} statements/s "
-              f"{r['forwarded_tokens_per_s']:12,.0f} tokens/s  MFU {r['mfu']:6.1%}  "
-              f"same prediction bf16/fp32 {r['same_prediction_share']:.1%}, |diff| mean "
-              f"{r['mean_abs_diff']:.3f} max {r['max_abs_diff']:.3f}")
+        print(
+            f"{r['architecture']:14} {r['statements_per_s']:10,.0f} statements/s "
+            f"{r['forwarded_tokens_per_s']:12,.0f} tokens/s  MFU {r['mfu']:6.1%}  "
+            f"same prediction bf16/fp32 {r['same_prediction_share']:.1%}, |diff| mean "
+            f"{r['mean_abs_diff']:.3f} max {r['max_abs_diff']:.3f}"
+        )
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
     return 0

@@ -23,9 +23,16 @@ import numpy as np
 
 from scipy import stats
 
-from calib.confidence.bootstrap import (_bca_levels, _metric_statistic, _share_below,
-                                        acceleration, interval, jackknife, percentile_interval,
-                                        replicates)
+from calib.confidence.bootstrap import (
+    _bca_levels,
+    _metric_statistic,
+    _share_below,
+    acceleration,
+    interval,
+    jackknife,
+    percentile_interval,
+    replicates,
+)
 from calib.confidence.metrics import ace
 
 POPULATIONS = ("base", "vote")
@@ -76,8 +83,10 @@ def main() -> None:
             print(f"{kind}, n = {n}: population ACE {population:.4f}, E[ACE_n] {expected:.4f}")
             for m, h in hits.items():
                 h = h / args.samples
-                print(f"  {m:10s} holds its estimate {h[0]:.2f}  covers E[ACE_n] {h[1]:.2f}  "
-                      f"covers the population ACE {h[2]:.2f}")
+                print(
+                    f"  {m:10s} holds its estimate {h[0]:.2f}  covers E[ACE_n] {h[1]:.2f}  "
+                    f"covers the population ACE {h[2]:.2f}"
+                )
 
 
 if __name__ == "__main__":

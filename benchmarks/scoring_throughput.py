@@ -42,8 +42,9 @@ def sample_queries(n_relations: int, per_relation: int, seed: int, templates=Non
     bear = load_bear()
     rng = np.random.default_rng(seed)
     rels = sorted(rng.choice(sorted(bear.relations), size=n_relations, replace=False))
-    return bear_queries(bear.select(list(rels)).sample(per_relation, seed),
-                        templates or PARAPHRASES)
+    return bear_queries(
+        bear.select(list(rels)).sample(per_relation, seed), templates or PARAPHRASES
+    )
 
 
 # --------------------------------------------------------------------------- accounting
@@ -58,15 +59,23 @@ def bear_token_ids(tokenizer, start_id: int, per_relation: int | None, templates
     check = encode_clm(tokenizer, queries[0].statements, start_id)
     groups = []
     for a in range(0, len(queries), 2000):  # in slices: Python lists of ids are large
-        chunk = queries[a:a + 2000]
+        chunk = queries[a : a + 2000]
         # the fast tokenizer's backend: the ids tokenizer(texts)["input_ids"] gives (checked
         # below against encode_clm), without building a BatchEncoding
-        flat = [e.ids for e in tokenizer.backend_tokenizer.encode_batch(
-            [s.text for q in chunk for s in q.statements], add_special_tokens=False)]
+        flat = [
+            e.ids
+            for e in tokenizer.backend_tokenizer.encode_batch(
+                [s.text for q in chunk for s in q.statements], add_special_tokens=False
+            )
+        ]
         pos = 0
         for q in chunk:
-            groups.append([np.asarray([start_id, *ids], dtype=np.int32)
-                           for ids in flat[pos:pos + len(q.statements)]])
+            groups.append(
+                [
+                    np.asarray([start_id, *ids], dtype=np.int32)
+                    for ids in flat[pos : pos + len(q.statements)]
+                ]
+            )
             pos += len(q.statements)
     assert [e.ids.tolist() for e in check] == [g.tolist() for g in groups[0]]
     return groups
@@ -80,34 +89,58 @@ def accounting(args) -> list[dict]:
 
     t0 = time.perf_counter()
     tok = load_tokenizer(args.model)
-    groups = bear_token_ids(tok, start_token_id(args.model, tok), args.accounting_per_relation,
-                            args.accounting_templates)
+    groups = bear_token_ids(
+        tok,
+        start_token_id(args.model, tok),
+        args.accounting_per_relation,
+        args.accounting_templates,
+    )
     t_enc = time.perf_counter() - t0
     cpu = token_budget("cpu", len(tok))
-    settings = [("CPU", cpu, False, CPU_CHUNK_STATEMENTS),
-                ("GPU", GPU_BUDGET, True, GPU_CHUNK_STATEMENTS)]
+    settings = [
+        ("CPU", cpu, False, CPU_CHUNK_STATEMENTS),
+        ("GPU", GPU_BUDGET, True, GPU_CHUNK_STATEMENTS),
+    ]
     minimum = minimum_tokens(groups)
     rows = []
     for name, budget, pad, chunk in settings:
         acc = clm_accounting(groups, budget, pad, chunk).as_dict()
-        rows.append({"setting": name, "chunk_statements": chunk, **acc,
-                     "minimum_at_once": minimum, "ratio_to_minimum": acc["forwarded"] / minimum})
+        rows.append(
+            {
+                "setting": name,
+                "chunk_statements": chunk,
+                **acc,
+                "minimum_at_once": minimum,
+                "ratio_to_minimum": acc["forwarded"] / minimum,
+            }
+        )
     n, tokens = rows[0]["statements"], rows[0]["tokens"]
-    sample = "" if args.accounting_per_relation is None \
+    sample = (
+        ""
+        if args.accounting_per_relation is None
         else f" ({args.accounting_per_relation} facts per relation)"
-    print(f"accounting: {args.model} tokenizer, BEAR x {args.accounting_templates} templates"
-          f"{sample}: {n:,} statements, {tokens:,} tokens; minimum {minimum:,} forwarded "
-          f"({minimum / n:.2f} per statement; {minimum + n:,} counting each statement's last "
-          f"token): each distinct prefix once, each continuation once; encoded in {t_enc:.0f} s")
-    print(f"  {'setting':8} {'budget':>7} {'pad':>5} {'chunk':>7} {'ratio':>6} {'padding':>8} "
-          f"{'passes':>7} {'stmts/pass':>10} {'fwd/stmt':>8}")
+    )
+    print(
+        f"accounting: {args.model} tokenizer, BEAR x {args.accounting_templates} templates"
+        f"{sample}: {n:,} statements, {tokens:,} tokens; minimum {minimum:,} forwarded "
+        f"({minimum / n:.2f} per statement; {minimum + n:,} counting each statement's last "
+        f"token): each distinct prefix once, each continuation once; encoded in {t_enc:.0f} s"
+    )
+    print(
+        f"  {'setting':8} {'budget':>7} {'pad':>5} {'chunk':>7} {'ratio':>6} {'padding':>8} "
+        f"{'passes':>7} {'stmts/pass':>10} {'fwd/stmt':>8}"
+    )
     for r in rows:
-        print(f"  {r['setting']:8} {r['budget']:>7} {str(r['pad']):>5} "
-              f"{r['chunk_statements']:>7} {r['ratio_to_minimum']:6.3f} "
-              f"{r['padding_share']:8.1%} {r['passes']:>7,} {r['statements_per_pass']:10,.0f} "
-              f"{r['forwarded_per_statement']:8.2f}")
-    print("  ratio: forwarded tokens / minimum; padding: share of forwarded tokens; chunk: "
-          "statements per scorer call (score_queries' chunks), prefixes are shared within one")
+        print(
+            f"  {r['setting']:8} {r['budget']:>7} {str(r['pad']):>5} "
+            f"{r['chunk_statements']:>7} {r['ratio_to_minimum']:6.3f} "
+            f"{r['padding_share']:8.1%} {r['passes']:>7,} {r['statements_per_pass']:10,.0f} "
+            f"{r['forwarded_per_statement']:8.2f}"
+        )
+    print(
+        "  ratio: forwarded tokens / minimum; padding: share of forwarded tokens; chunk: "
+        "statements per scorer call (score_queries' chunks), prefixes are shared within one"
+    )
     return rows
 
 
@@ -125,8 +158,10 @@ def worker(args) -> int:
     queries = sample_queries(args.relations, args.per_relation, args.seed)
     groups = [encode_clm(lm.tokenizer, q.statements, lm.start_token_id) for q in queries]
     clm_score(lm.model, groups[:4], device="cpu")  # warm-up
-    print(json.dumps({"ready": sum(len(g) for g in groups), "threads": torch.get_num_threads()}),
-          flush=True)
+    print(
+        json.dumps({"ready": sum(len(g) for g in groups), "threads": torch.get_num_threads()}),
+        flush=True,
+    )
     for line in sys.stdin:
         cmd, _, arg = line.strip().partition(" ")
         t0 = time.perf_counter()
@@ -143,11 +178,22 @@ class Worker:
 
     def __init__(self, root: Path, args):
         env = {**os.environ, "PYTHONPATH": str(root)}
-        cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", "--model", args.model,
-               "--relations", str(args.relations), "--per-relation", str(args.per_relation),
-               "--seed", str(args.seed)]
-        self.proc = subprocess.Popen(cmd, env=env, cwd=root, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True)
+        cmd = [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            "--worker",
+            "--model",
+            args.model,
+            "--relations",
+            str(args.relations),
+            "--per-relation",
+            str(args.per_relation),
+            "--seed",
+            str(args.seed),
+        ]
+        self.proc = subprocess.Popen(
+            cmd, env=env, cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
         self.ready = self._reply()
 
     def _reply(self) -> dict:
@@ -169,21 +215,26 @@ class Worker:
 def throughput(args) -> dict:
     tmp = Path(tempfile.mkdtemp(prefix="calib-base-"))
     try:
-        archive = subprocess.run(["git", "-C", str(REPO), "archive", args.base, "calib"],
-                                 check=True, capture_output=True).stdout
+        archive = subprocess.run(
+            ["git", "-C", str(REPO), "archive", args.base, "calib"], check=True, capture_output=True
+        ).stdout
         subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive, check=True)
         before, after = Worker(tmp, args), Worker(REPO, args)
         n = after.ready["ready"]
-        print(f"throughput: {args.model} float32 on cpu ({after.ready['threads']} threads), "
-              f"{n} statements ({args.relations} relations x {args.per_relation} x 5 paraphrase "
-              f"templates); {args.base} vs this checkout, {args.rounds} alternating round(s)")
+        print(
+            f"throughput: {args.model} float32 on cpu ({after.ready['threads']} threads), "
+            f"{n} statements ({args.relations} relations x {args.per_relation} x 5 paraphrase "
+            f"templates); {args.base} vs this checkout, {args.rounds} alternating round(s)"
+        )
         t_before, t_after = [], []
         for r in range(args.rounds):
             last = r == args.rounds - 1
             t_before.append(before.run(f"scores {tmp / 'before.npy'}" if last else "time"))
             t_after.append(after.run(f"scores {tmp / 'after.npy'}" if last else "time"))
-            print(f"  round {r + 1}: before {n / t_before[-1]:7.1f}  after "
-                  f"{n / t_after[-1]:7.1f} statements/s")
+            print(
+                f"  round {r + 1}: before {n / t_before[-1]:7.1f}  after "
+                f"{n / t_after[-1]:7.1f} statements/s"
+            )
         before.close()
         after.close()
         diff = float(np.abs(np.load(tmp / "before.npy") - np.load(tmp / "after.npy")).max())
@@ -193,10 +244,19 @@ def throughput(args) -> dict:
     # the ratio of each round (the two runs adjacent in time), then their median: robust to a
     # load that changes between rounds
     ratio = float(np.median(np.asarray(t_before) / np.asarray(t_after)))
-    print(f"  median: before {b:.1f}, after {a:.1f} statements/s; after / before = {ratio:.2f} "
-          f"(median of the rounds' ratios); max |score difference| per statement {diff:.1e}")
-    return {"statements": n, "before_per_s": b, "after_per_s": a, "ratio": ratio,
-            "max_abs_diff": diff, "rounds_before_s": t_before, "rounds_after_s": t_after}
+    print(
+        f"  median: before {b:.1f}, after {a:.1f} statements/s; after / before = {ratio:.2f} "
+        f"(median of the rounds' ratios); max |score difference| per statement {diff:.1e}"
+    )
+    return {
+        "statements": n,
+        "before_per_s": b,
+        "after_per_s": a,
+        "ratio": ratio,
+        "max_abs_diff": diff,
+        "rounds_before_s": t_before,
+        "rounds_after_s": t_after,
+    }
 
 
 def main(argv=None) -> int:
@@ -207,8 +267,12 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--rounds", type=int, default=3, help="alternating timing rounds")
     ap.add_argument("--base", default=BASE_COMMIT, help="the commit to compare with")
-    ap.add_argument("--accounting-per-relation", type=int, default=None,
-                    help="accounting over a sample of N facts per relation (default: all)")
+    ap.add_argument(
+        "--accounting-per-relation",
+        type=int,
+        default=None,
+        help="accounting over a sample of N facts per relation (default: all)",
+    )
     ap.add_argument("--accounting-templates", default="all")
     ap.add_argument("--no-accounting", action="store_true")
     ap.add_argument("--no-throughput", action="store_true")

@@ -48,16 +48,19 @@ while True:
     a = torch.tanh(a @ a / 32)
 """
 # Python's own Ctrl-C first: a shell leaves SIGINT ignored for background jobs
-_CALIB = ("import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
-          "from calib.cli import main; sys.exit(main(sys.argv[1:]))")
+_CALIB = (
+    "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "from calib.cli import main; sys.exit(main(sys.argv[1:]))"
+)
 
 
 class Watched:
     """A subprocess whose stderr is read by a thread (kept, and searched for a marker)."""
 
     def __init__(self, argv: list[str], env: dict, marker: re.Pattern):
-        self.proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE, text=True, bufsize=1)
+        self.proc = subprocess.Popen(
+            argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, bufsize=1
+        )
         self.err: list[str] = []
         self.marked = threading.Event()
         self._marker = marker
@@ -90,10 +93,26 @@ def _score_marker(model: str) -> re.Pattern:
 
 def try_score(args, env: dict, cache: Path, delay: float) -> dict:
     shutil.rmtree(cache / "scores", ignore_errors=True)
-    command = ["score", "--model", args.model, "--per-relation", str(args.per_relation),
-               "--templates", "paraphrase-0..4", "--device", "cpu", "--cache-dir", str(cache)]
-    return _one_try([sys.executable, "-c", _CALIB, *command], env, _score_marker(args.model),
-                    delay, check_store=cache)
+    command = [
+        "score",
+        "--model",
+        args.model,
+        "--per-relation",
+        str(args.per_relation),
+        "--templates",
+        "paraphrase-0..4",
+        "--device",
+        "cpu",
+        "--cache-dir",
+        str(cache),
+    ]
+    return _one_try(
+        [sys.executable, "-c", _CALIB, *command],
+        env,
+        _score_marker(args.model),
+        delay,
+        check_store=cache,
+    )
 
 
 def try_chapter(args, env: dict, root: Path, cache: Path, delay: float) -> dict:
@@ -102,8 +121,12 @@ def try_chapter(args, env: dict, root: Path, cache: Path, delay: float) -> dict:
     command = ["run", args.chapter, "--profile", args.profile, "--no-build", "--root", str(root)]
     # papermill's bar once the kernel runs cells: "Executing:  12%|...| 3/25"
     marker = re.compile(r"Executing:.*\|\s*[1-9]\d*/\d+")
-    return _one_try([sys.executable, "-c", _CALIB, *command],
-                    dict(env, CALIB_CACHE_DIR=str(cache)), marker, delay)
+    return _one_try(
+        [sys.executable, "-c", _CALIB, *command],
+        dict(env, CALIB_CACHE_DIR=str(cache)),
+        marker,
+        delay,
+    )
 
 
 def _one_try(argv, env, marker, delay, check_store: Path | None = None) -> dict:
@@ -131,8 +154,13 @@ def _one_try(argv, env, marker, delay, check_store: Path | None = None) -> dict:
         ok = ok and not left
     if not ok:
         print(f"  FAILED (exit {rc}):\n{err[-3000:]}", file=sys.stderr)
-    return {"delay_s": round(delay, 3), "latency_s": round(latency, 3), "exit": rc, "ok": ok,
-            "until_signal_s": round(sent - started, 1)}
+    return {
+        "delay_s": round(delay, 3),
+        "latency_s": round(latency, 3),
+        "exit": rc,
+        "ok": ok,
+        "until_signal_s": round(sent - started, 1),
+    }
 
 
 def stage_book(root: Path) -> Path:
@@ -141,8 +169,9 @@ def stage_book(root: Path) -> Path:
     for name in ("_config.yml", "_toc.yml"):
         shutil.copy2(REPO / name, root / name)
     for folder in ("book", "notebooks"):
-        shutil.copytree(REPO / folder, root / folder,
-                        ignore=shutil.ignore_patterns("__pycache__", "*.ipynb"))
+        shutil.copytree(
+            REPO / folder, root / folder, ignore=shutil.ignore_patterns("__pycache__", "*.ipynb")
+        )
     return root
 
 
@@ -150,32 +179,54 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tries", type=int, default=10)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--max-delay", type=float, default=3.0,
-                    help="the signal comes a seeded uniform 0..MAX_DELAY s after the marker")
+    ap.add_argument(
+        "--max-delay",
+        type=float,
+        default=3.0,
+        help="the signal comes a seeded uniform 0..MAX_DELAY s after the marker",
+    )
     ap.add_argument("--model", default="smollm2-135m-instruct")
-    ap.add_argument("--per-relation", type=int, default=20,
-                    help="BEAR sample (all relations, 5 templates): far more than a try scores")
-    ap.add_argument("--competing-load", action="store_true",
-                    help="run a 2-thread torch matmul loop beside it")
-    ap.add_argument("--chapter", default=None,
-                    help="time `calib run CHAPTER --no-build` instead of `calib score`")
+    ap.add_argument(
+        "--per-relation",
+        type=int,
+        default=20,
+        help="BEAR sample (all relations, 5 templates): far more than a try scores",
+    )
+    ap.add_argument(
+        "--competing-load", action="store_true", help="run a 2-thread torch matmul loop beside it"
+    )
+    ap.add_argument(
+        "--chapter",
+        default=None,
+        help="time `calib run CHAPTER --no-build` instead of `calib score`",
+    )
     ap.add_argument("--profile", default="quick", help="the chapter's profile (default quick)")
     ap.add_argument("--json", default=None, help="write the tries and the summary here")
     args = ap.parse_args()
 
     rng = random.Random(args.seed)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH",
-                                                                                 "")]),
-               HF_HUB_OFFLINE="1", TRANSFORMERS_VERBOSITY="error", PYTHONUNBUFFERED="1")
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+        HF_HUB_OFFLINE="1",
+        TRANSFORMERS_VERBOSITY="error",
+        PYTHONUNBUFFERED="1",
+    )
     competing = None
     if args.competing_load:
-        competing = subprocess.Popen([sys.executable, "-c", _COMPETING_JOB],
-                                     env=dict(env, OMP_NUM_THREADS="2"))
-    what = (f"calib run {args.chapter} --profile {args.profile}" if args.chapter
-            else f"calib score --model {args.model} --per-relation {args.per_relation}")
-    print(f"{what}: {args.tries} tries, SIGINT 0..{args.max_delay} s after progress (seed "
-          f"{args.seed}){'; beside a 2-thread torch matmul job' if competing else ''}",
-          flush=True)
+        competing = subprocess.Popen(
+            [sys.executable, "-c", _COMPETING_JOB], env=dict(env, OMP_NUM_THREADS="2")
+        )
+    what = (
+        f"calib run {args.chapter} --profile {args.profile}"
+        if args.chapter
+        else f"calib score --model {args.model} --per-relation {args.per_relation}"
+    )
+    print(
+        f"{what}: {args.tries} tries, SIGINT 0..{args.max_delay} s after progress (seed "
+        f"{args.seed}){'; beside a 2-thread torch matmul job' if competing else ''}",
+        flush=True,
+    )
     tries = []
     try:
         with tempfile.TemporaryDirectory(prefix="sigint-") as tmp:
@@ -193,23 +244,37 @@ def main() -> int:
             root = stage_book(tmp / "book") if args.chapter else None
             for i in range(args.tries):
                 delay = rng.uniform(0, args.max_delay)
-                r = (try_chapter(args, env, root, cache, delay) if args.chapter
-                     else try_score(args, env, cache, delay))
+                r = (
+                    try_chapter(args, env, root, cache, delay)
+                    if args.chapter
+                    else try_score(args, env, cache, delay)
+                )
                 tries.append(r)
-                print(f"  try {i + 1:2d}: signal {r['delay_s']:.2f} s after progress "
-                      f"({r['until_signal_s']:.0f} s after start), exit {r['exit']} after "
-                      f"{r['latency_s']:.2f} s{'' if r['ok'] else '  FAILED'}", flush=True)
+                print(
+                    f"  try {i + 1:2d}: signal {r['delay_s']:.2f} s after progress "
+                    f"({r['until_signal_s']:.0f} s after start), exit {r['exit']} after "
+                    f"{r['latency_s']:.2f} s{'' if r['ok'] else '  FAILED'}",
+                    flush=True,
+                )
     finally:
         if competing is not None:
             competing.kill()
             competing.wait()
     lat = [r["latency_s"] for r in tries]
-    summary = {"command": what, "competing_load": bool(competing), "tries": len(tries),
-               "median_s": round(statistics.median(lat), 3), "max_s": round(max(lat), 3),
-               "all_ok": all(r["ok"] for r in tries), "seed": args.seed}
-    print(f"SIGINT -> exit: median {summary['median_s']:.2f} s, max {summary['max_s']:.2f} s "
-          f"over {len(tries)} tries; {'all' if summary['all_ok'] else 'NOT all'} exited 130 "
-          f"with the resume message and nothing half-written")
+    summary = {
+        "command": what,
+        "competing_load": bool(competing),
+        "tries": len(tries),
+        "median_s": round(statistics.median(lat), 3),
+        "max_s": round(max(lat), 3),
+        "all_ok": all(r["ok"] for r in tries),
+        "seed": args.seed,
+    }
+    print(
+        f"SIGINT -> exit: median {summary['median_s']:.2f} s, max {summary['max_s']:.2f} s "
+        f"over {len(tries)} tries; {'all' if summary['all_ok'] else 'NOT all'} exited 130 "
+        f"with the resume message and nothing half-written"
+    )
     if args.json:
         Path(args.json).write_text(json.dumps({"summary": summary, "tries": tries}, indent=1))
     return 0 if summary["all_ok"] else 1

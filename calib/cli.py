@@ -39,10 +39,19 @@ def _score(args: argparse.Namespace) -> int:
         return 2
     try:
         with stop_on_signals():  # Ctrl-C / SIGTERM: stop at the next forward pass
-            scores = score_bear(args.model, args.templates, args.per_relation, args.seed, rels,
-                                data_dir=args.data_dir, cache_dir=args.cache_dir,
-                                device=args.device, dtype=args.dtype, ray=args.ray,
-                                token_budget=args.token_budget)
+            scores = score_bear(
+                args.model,
+                args.templates,
+                args.per_relation,
+                args.seed,
+                rels,
+                data_dir=args.data_dir,
+                cache_dir=args.cache_dir,
+                device=args.device,
+                dtype=args.dtype,
+                ray=args.ray,
+                token_budget=args.token_budget,
+            )
     except (ModelLoadError, FileNotFoundError, ValueError, ClusterError) as exc:
         print(f"calib score: {exc}", file=sys.stderr)
         return 2
@@ -52,19 +61,24 @@ def _score(args: argparse.Namespace) -> int:
     except KeyboardInterrupt as exc:  # calib.scoring.run.ScoringInterrupted, mostly
         _interrupted(getattr(exc, "store", None), args, exit_code(exc))
         return exit_code(exc)
-    store = score_store(args.model, "bear", cache_dir=args.cache_dir, dtype=args.dtype,
-                        device=args.device)
+    store = score_store(
+        args.model, "bear", cache_dir=args.cache_dir, dtype=args.dtype, device=args.device
+    )
     n_inst = scores.groupby(["relation", "instance"]).ngroups
-    print(f"{len(scores)} statements ({n_inst} instances x {scores['template'].nunique()} "
-          f"templates) in {time.time() - t0:.1f} s")
+    print(
+        f"{len(scores)} statements ({n_inst} instances x {scores['template'].nunique()} "
+        f"templates) in {time.time() - t0:.1f} s"
+    )
     print(f"scores: {store.folder}")
     _print_revision(args.model)
     if args.ray is not None:
         _print_ray_totals(before)
     est = base(sentence_scores(scores), templates=None)
     per_instance = scores.groupby(["relation", "instance", "template"])["option"].size()
-    print(f"accuracy (Base, micro over instances and templates): {accuracy(est['correct']):.3f}; "
-          f"chance (mean 1/answer-space size): {(1 / per_instance).mean():.3f}")
+    print(
+        f"accuracy (Base, micro over instances and templates): {accuracy(est['correct']):.3f}; "
+        f"chance (mean 1/answer-space size): {(1 / per_instance).mean():.3f}"
+    )
     return 0
 
 
@@ -75,8 +89,7 @@ def _print_revision(model: str) -> None:
     ref = model_ref(model)
     if ref.kind == "hub":
         commit = resolved_revision(ref.source, ref.revision) or "not in the local cache"
-        print(f"revision: {ref.revision or 'default branch'} of {ref.source}, resolved to "
-              f"{commit}")
+        print(f"revision: {ref.revision or 'default branch'} of {ref.source}, resolved to {commit}")
 
 
 def _print_ray_totals(before) -> None:
@@ -85,15 +98,23 @@ def _print_ray_totals(before) -> None:
 
     now = totals()
     d = {k: getattr(now, k) - getattr(before, k) for k in vars(now)}
-    print(f"ray: {d['units']} unit(s), {d['statements']} statement(s) on the cluster; "
-          f"{d['workers']} worker(s) started, {d['loads']} model load(s)")
+    print(
+        f"ray: {d['units']} unit(s), {d['statements']} statement(s) on the cluster; "
+        f"{d['workers']} worker(s) started, {d['loads']} model load(s)"
+    )
 
 
 def _add_ray_flag(p: argparse.ArgumentParser, what: str) -> None:
-    p.add_argument("--ray", nargs="?", const="auto", default=None, metavar="ADDRESS",
-                   help=f"score {what} on a Ray cluster (ADDRESS, or auto: join the local "
-                        "cluster or start one; needs pip install 'calib[cluster]'; "
-                        "see book/scaling.md)")
+    p.add_argument(
+        "--ray",
+        nargs="?",
+        const="auto",
+        default=None,
+        metavar="ADDRESS",
+        help=f"score {what} on a Ray cluster (ADDRESS, or auto: join the local "
+        "cluster or start one; needs pip install 'calib[cluster]'; "
+        "see book/scaling.md)",
+    )
 
 
 def _interrupted(store, args: argparse.Namespace, code: int = 130) -> None:
@@ -101,11 +122,17 @@ def _interrupted(store, args: argparse.Namespace, code: int = 130) -> None:
     to resume."""
     import shlex
 
-    lines = ["", "calib score: interrupted." if code == 130 else
-             f"calib score: interrupted (SIGTERM, exit {code})."]
+    lines = [
+        "",
+        "calib score: interrupted."
+        if code == 130
+        else f"calib score: interrupted (SIGTERM, exit {code}).",
+    ]
     if store is not None and store.chunks():
-        lines.append(f"The scores finished so far are stored: {store.units()} unit(s) (instance "
-                     f"x template) in {len(store.chunks())} chunk(s) in {store.folder}")
+        lines.append(
+            f"The scores finished so far are stored: {store.units()} unit(s) (instance "
+            f"x template) in {len(store.chunks())} chunk(s) in {store.folder}"
+        )
     else:
         lines.append("No scores of this run were stored yet.")
     lines.append("Run the same command again to resume; stored units are not scored again:")
@@ -133,23 +160,41 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_models)
 
     p = sub.add_parser("score", help="score a model on BEAR (cached)")
-    p.add_argument("--model", required=True,
-                   help="registry name, hub id or local folder; a hub model pinned to a "
-                        "revision as NAME@REVISION (commit hash, branch or tag)")
-    p.add_argument("--templates", default="paraphrase-0..4",
-                   help="template names, ranges (paraphrase-0..4) or groups (all, linguistic)")
-    p.add_argument("--per-relation", type=int, default=None,
-                   help="seeded sample of N instances per relation (default: all)")
+    p.add_argument(
+        "--model",
+        required=True,
+        help="registry name, hub id or local folder; a hub model pinned to a "
+        "revision as NAME@REVISION (commit hash, branch or tag)",
+    )
+    p.add_argument(
+        "--templates",
+        default="paraphrase-0..4",
+        help="template names, ranges (paraphrase-0..4) or groups (all, linguistic)",
+    )
+    p.add_argument(
+        "--per-relation",
+        type=int,
+        default=None,
+        help="seeded sample of N instances per relation (default: all)",
+    )
     p.add_argument("--relations", default=None, help="comma-separated relation ids")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--device", default="auto", help="cpu, cuda, cuda:1 ... (default: auto)")
-    p.add_argument("--dtype", default=None,
-                   help="float32, bfloat16, float16 (default: the registry's, else bfloat16 on "
-                        "a GPU; on a CPU bfloat16 for the embedded models where the CPU has "
-                        "AVX512-BF16 or AMX, float32 otherwise)")
-    p.add_argument("--token-budget", type=int, default=None, metavar="N",
-                   help="tokens per forward pass, padding included (default: from the device: "
-                        "2048 on a CPU, from free memory on a GPU); changes no score")
+    p.add_argument(
+        "--dtype",
+        default=None,
+        help="float32, bfloat16, float16 (default: the registry's, else bfloat16 on "
+        "a GPU; on a CPU bfloat16 for the embedded models where the CPU has "
+        "AVX512-BF16 or AMX, float32 otherwise)",
+    )
+    p.add_argument(
+        "--token-budget",
+        type=int,
+        default=None,
+        metavar="N",
+        help="tokens per forward pass, padding included (default: from the device: "
+        "2048 on a CPU, from free memory on a GPU); changes no score",
+    )
     p.add_argument("--cache-dir", default=None, help="score cache (default: $CALIB_CACHE_DIR)")
     p.add_argument("--data-dir", default=None, help="data root (default: $CALIB_DATA_DIR)")
     _add_ray_flag(p, "the missing units")
@@ -157,9 +202,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("run", help="execute one chapter with papermill, then rebuild the book")
     p.add_argument("chapter", help="chapter name, e.g. calibration (notebooks/<name>.md)")
-    p.add_argument("-p", "--parameter", nargs=2, action="append", default=[],
-                   metavar=("NAME", "VALUE"),
-                   help="a parameter; VALUE is parsed as YAML (20, null, '[\"a\", \"b\"]')")
+    p.add_argument(
+        "-p",
+        "--parameter",
+        nargs=2,
+        action="append",
+        default=[],
+        metavar=("NAME", "VALUE"),
+        help='a parameter; VALUE is parsed as YAML (20, null, \'["a", "b"]\')',
+    )
     p.add_argument("--profile", default="cpu", help="quick, cpu or paper (default: cpu)")
     p.add_argument("--no-build", action="store_true", help="do not rebuild the book afterwards")
     p.add_argument("--strict", action="store_true", help="treat Sphinx warnings as errors")
@@ -169,8 +220,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("book", help="execute every chapter of _toc.yml and build the book")
     p.add_argument("--profile", default="cpu", help="quick, cpu or paper (default: cpu)")
-    p.add_argument("--no-execute", action="store_true",
-                   help="only rebuild the HTML from the chapters already executed")
+    p.add_argument(
+        "--no-execute",
+        action="store_true",
+        help="only rebuild the HTML from the chapters already executed",
+    )
     p.add_argument("--strict", action="store_true", help="treat Sphinx warnings as errors")
     p.add_argument("--root", default=None, help="book root (default: the repository root)")
     _add_ray_flag(p, "the chapters' missing units")

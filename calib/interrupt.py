@@ -160,8 +160,9 @@ def checked_between_layers(model):
             handle.remove()
 
 
-def run_stoppable(cmd, *, poll: float = 0.5, grace: float = 10.0,
-                  **kwargs) -> subprocess.CompletedProcess:
+def run_stoppable(
+    cmd, *, poll: float = 0.5, grace: float = 10.0, **kwargs
+) -> subprocess.CompletedProcess:
     """``subprocess.run(cmd, **kwargs)`` (``capture_output``, ``text``, ``cwd`` ...) inside
     :func:`stop_on_signals`: after a signal the child gets SIGTERM (SIGKILL if it has not ended
     ``grace`` seconds later) and :class:`Interrupted` is raised."""

@@ -64,9 +64,13 @@ def export_dir() -> Path | None:
 
 
 #: what a failed write into the cache looks like: read-only, full, or not ours to write
-_WRITE_ERRNOS = {errno.EROFS: "the file system is read-only", errno.EACCES: "permission denied",
-                 errno.EPERM: "permission denied", errno.ENOSPC: "no space left on the device",
-                 errno.EDQUOT: "the disk quota is exceeded"}
+_WRITE_ERRNOS = {
+    errno.EROFS: "the file system is read-only",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "permission denied",
+    errno.ENOSPC: "no space left on the device",
+    errno.EDQUOT: "the disk quota is exceeded",
+}
 _ERRNO_IN_TEXT = re.compile(r"(?:\[errno |errno |code: |os error )(\d+)", re.IGNORECASE)
 
 
@@ -80,10 +84,16 @@ class CacheWriteError(OSError):
         self.folder, self.reason, self.needed, self.what = Path(folder), reason, needed, what
         space = f" with at least {human_bytes(needed)} free" if needed else ""
         full = reason in (_WRITE_ERRNOS[errno.ENOSPC], _WRITE_ERRNOS[errno.EDQUOT])
-        fix = (f"free {human_bytes(needed) if needed else 'space'} there or set {CACHE_ENV} to "
-               f"a folder{space}" if full else f"set {CACHE_ENV} to a writable folder{space}")
-        super().__init__(f"cannot write {what} into the cache folder {self.folder}: {reason}; "
-                         f"{fix}. Nothing half-written was left behind.")
+        fix = (
+            f"free {human_bytes(needed) if needed else 'space'} there or set {CACHE_ENV} to "
+            f"a folder{space}"
+            if full
+            else f"set {CACHE_ENV} to a writable folder{space}"
+        )
+        super().__init__(
+            f"cannot write {what} into the cache folder {self.folder}: {reason}; "
+            f"{fix}. Nothing half-written was left behind."
+        )
 
     def needing(self, needed: int, what: str | None = None) -> "CacheWriteError":
         """The same error with a (larger) estimate of the space needed."""

@@ -51,11 +51,13 @@ def paper_text():
     skipped where the papers folder is absent."""
     folder = _papers_dir()
     if folder is None:
-        pytest.skip("the papers' text (shared/papers) is not on this machine; set "
-                    "CALIB_PAPERS_DIR")
-    return {"kissling2026": (folder / "kissling2026_self_aware_knowledge_probing.txt")
-            .read_text(encoding="utf-8"),
-            "jiang2020": (folder / "jiang2020_lpaqa.txt").read_text(encoding="utf-8")}
+        pytest.skip("the papers' text (shared/papers) is not on this machine; set CALIB_PAPERS_DIR")
+    return {
+        "kissling2026": (folder / "kissling2026_self_aware_knowledge_probing.txt").read_text(
+            encoding="utf-8"
+        ),
+        "jiang2020": (folder / "jiang2020_lpaqa.txt").read_text(encoding="utf-8"),
+    }
 
 
 @pytest.fixture(scope="session")
@@ -63,8 +65,10 @@ def tiny_models(_session_cache):
     """The four tiny models, loaded once: name -> LoadedModel (float32, CPU)."""
     from calib.models.loading import load_model
 
-    return {name: load_model(name, device="cpu")
-            for name in ("tiny-gpt2", "tiny-llama", "tiny-bert", "tiny-roberta")}
+    return {
+        name: load_model(name, device="cpu")
+        for name in ("tiny-gpt2", "tiny-llama", "tiny-bert", "tiny-roberta")
+    }
 
 
 @pytest.fixture(scope="session")

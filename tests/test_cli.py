@@ -10,8 +10,21 @@ def test_models_lists_registry(capsys):
 
 
 def test_score_prints_where_scores_went(tiny_models, capsys, tmp_path):
-    code = main(["score", "--model", "tiny-llama", "--templates", "paraphrase-0..1",
-                 "--per-relation", "1", "--relations", "P30,P36", "--cache-dir", str(tmp_path)])
+    code = main(
+        [
+            "score",
+            "--model",
+            "tiny-llama",
+            "--templates",
+            "paraphrase-0..1",
+            "--per-relation",
+            "1",
+            "--relations",
+            "P30,P36",
+            "--cache-dir",
+            str(tmp_path),
+        ]
+    )
     assert code == 0
     out = capsys.readouterr().out
     assert f"scores: {tmp_path}" in out
@@ -22,14 +35,16 @@ def test_score_prints_where_scores_went(tiny_models, capsys, tmp_path):
 
 def test_score_unknown_model_fails_with_message(capsys, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    code = main(["score", "--model", "nobody/nothing-here", "--per-relation", "1",
-                 "--relations", "P30"])
+    code = main(
+        ["score", "--model", "nobody/nothing-here", "--per-relation", "1", "--relations", "P30"]
+    )
     assert code == 2
     assert "not a registry name" in capsys.readouterr().err
 
 
-def test_score_token_budget_is_not_part_of_the_cache_key(tiny_models, capsys, tmp_path,
-                                                         monkeypatch):
+def test_score_token_budget_is_not_part_of_the_cache_key(
+    tiny_models, capsys, tmp_path, monkeypatch
+):
     """``--token-budget`` reaches the scorer and changes neither the store nor the scores;
     ``--batch-size`` is gone."""
     import pytest
@@ -45,8 +60,19 @@ def test_score_token_budget_is_not_part_of_the_cache_key(tiny_models, capsys, tm
         return real(*args, **kwargs)
 
     monkeypatch.setattr("calib.scoring.chunks.clm_score", spy)
-    argv = ["score", "--model", "tiny-llama", "--templates", "paraphrase-0", "--per-relation",
-            "1", "--relations", "P30,P36", "--cache-dir", str(tmp_path / "a")]
+    argv = [
+        "score",
+        "--model",
+        "tiny-llama",
+        "--templates",
+        "paraphrase-0",
+        "--per-relation",
+        "1",
+        "--relations",
+        "P30,P36",
+        "--cache-dir",
+        str(tmp_path / "a"),
+    ]
     assert main([*argv, "--token-budget", "8"]) == 0
     assert budgets == [8]
     first = capsys.readouterr().out
@@ -54,11 +80,12 @@ def test_score_token_budget_is_not_part_of_the_cache_key(tiny_models, capsys, tm
     assert budgets[-1] is None  # picked from the device
     second = capsys.readouterr().out
     # the same store layout under both roots, and the same scores to float rounding
-    a, b = ({p.parent.relative_to(tmp_path / r) for p in (tmp_path / r).rglob("chunk-*.parquet")}
-            for r in "ab")
+    a, b = (
+        {p.parent.relative_to(tmp_path / r) for p in (tmp_path / r).rglob("chunk-*.parquet")}
+        for r in "ab"
+    )
     assert a == b and len(a) == 1
-    kw = dict(templates="paraphrase-0", per_relation=1, relations=["P30", "P36"],
-              progress=False)
+    kw = dict(templates="paraphrase-0", per_relation=1, relations=["P30", "P36"], progress=False)
     sa = score_bear("tiny-llama", cache_dir=tmp_path / "a", **kw)
     sb = score_bear("tiny-llama", cache_dir=tmp_path / "b", **kw)
     assert len(budgets) == 2  # both read back from the stores

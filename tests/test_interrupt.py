@@ -20,8 +20,14 @@ from pathlib import Path
 
 import pytest
 
-from calib.interrupt import (Interrupted, check_interrupted, exit_code, interrupted,
-                             run_stoppable, stop_on_signals)
+from calib.interrupt import (
+    Interrupted,
+    check_interrupted,
+    exit_code,
+    interrupted,
+    run_stoppable,
+    stop_on_signals,
+)
 
 
 class GuardReached(Exception):
@@ -120,8 +126,11 @@ def test_run_stoppable_ends_its_child_after_a_signal(guard, tmp_path):
     file exists: it runs inside ``run_stoppable``'s block) a thread raises the signal. The
     600 s only bound a hang."""
     marker = tmp_path / "up"
-    child = [sys.executable, "-c",
-             f"import pathlib, time; pathlib.Path({str(marker)!r}).touch(); time.sleep(600)"]
+    child = [
+        sys.executable,
+        "-c",
+        f"import pathlib, time; pathlib.Path({str(marker)!r}).touch(); time.sleep(600)",
+    ]
 
     def signal_when_up():
         end = time.monotonic() + 600
@@ -146,8 +155,11 @@ def test_run_stoppable_ends_its_child_after_a_signal(guard, tmp_path):
 def test_the_sigint_latency_benchmark_explains_itself():
     """``benchmarks/sigint_latency.py`` (its timings belong on a quiet machine, not here)."""
     repo = Path(__file__).resolve().parents[1]
-    done = subprocess.run([sys.executable, str(repo / "benchmarks" / "sigint_latency.py"),
-                           "--help"], capture_output=True, text=True,
-                          timeout=600)  # only against a hang
+    done = subprocess.run(
+        [sys.executable, str(repo / "benchmarks" / "sigint_latency.py"), "--help"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )  # only against a hang
     assert done.returncode == 0, done.stderr
     assert "--competing-load" in done.stdout and "--chapter" in done.stdout

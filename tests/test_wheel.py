@@ -35,15 +35,33 @@ def _source_files() -> list[str]:
     """The checkout's files a clean clone would have (tracked, plus new files git does not
     ignore) below ``calib/`` and at the top (``pyproject.toml``, ``README.md``)."""
     try:
-        out = subprocess.run(["git", "-C", str(REPO), "ls-files", "--cached", "--others",
-                              "--exclude-standard", "--", "calib", "pyproject.toml",
-                              "README.md"], capture_output=True, text=True, check=True).stdout
+        out = subprocess.run(
+            [
+                "git",
+                "-C",
+                str(REPO),
+                "ls-files",
+                "--cached",
+                "--others",
+                "--exclude-standard",
+                "--",
+                "calib",
+                "pyproject.toml",
+                "README.md",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
         files = [f for f in out.splitlines() if (REPO / f).is_file()]
     except (OSError, subprocess.CalledProcessError):  # not a git checkout: the folder as it is
         files = []
     if not files:
-        files = [str(p.relative_to(REPO)) for p in (REPO / "calib").rglob("*") if p.is_file()
-                 and "__pycache__" not in p.parts and p.suffix != ".pyc"]
+        files = [
+            str(p.relative_to(REPO))
+            for p in (REPO / "calib").rglob("*")
+            if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc"
+        ]
         files += ["pyproject.toml", "README.md"]
     return sorted(files)
 
@@ -57,9 +75,12 @@ def wheel(tmp_path_factory) -> Path:
     for rel in _source_files():
         (src / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(REPO / rel, src / rel)
-    proc = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir",
-                           str(work / "dist"), str(src)], capture_output=True, text=True,
-                          timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(work / "dist"), str(src)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     wheels = list((work / "dist").glob("calib-*.whl"))
     assert len(wheels) == 1, wheels
@@ -70,18 +91,36 @@ def wheel(tmp_path_factory) -> Path:
 def venv(wheel, tmp_path_factory) -> Path:
     """A fresh virtual environment with the wheel installed and the dependencies visible."""
     root = tmp_path_factory.mktemp("wheel-venv") / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True,
-                   timeout=120)
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(root)], check=True, timeout=120
+    )
     python = root / "bin" / "python"
-    purelib = subprocess.run([str(python), "-c", "import sysconfig; "
-                              "print(sysconfig.get_paths()['purelib'])"], capture_output=True,
-                             text=True, check=True).stdout.strip()
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     deps = [p for p in site.getsitepackages() if Path(p).is_dir()]
     assert deps, "no site-packages to take the dependencies from"
     (Path(purelib) / "calib_test_dependencies.pth").write_text("\n".join(deps) + "\n")
-    proc = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install",
-                           "--no-deps", "--no-index", "--quiet", str(wheel)],
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "--no-deps",
+            "--no-index",
+            "--quiet",
+            str(wheel),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return root
 
@@ -89,18 +128,23 @@ def venv(wheel, tmp_path_factory) -> Path:
 def _env(tmp_path: Path) -> dict[str, str]:
     """The environment of the installed runs: no ``PYTHONPATH``, a fresh cache, the data root
     (not part of the source tree) and the hub switched off."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "CALIB_CACHE_DIR")}
-    env.update(CALIB_CACHE_DIR=str(tmp_path / "cache"), HF_HUB_OFFLINE="1",
-               PYTHONNOUSERSITE="1")
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "CALIB_CACHE_DIR")
+    }
+    env.update(CALIB_CACHE_DIR=str(tmp_path / "cache"), HF_HUB_OFFLINE="1", PYTHONNOUSERSITE="1")
     return env
 
 
 def _source_tree_entries(path: list[str]) -> list[str]:
     """The entries of ``sys.path`` that lie in the checkout but not in a site-packages folder
     (the checkout's own virtual environment, e.g. ``.venv``, may hold the dependencies)."""
-    return [p for p in path if p and Path(p).resolve().is_relative_to(REPO)
-            and "site-packages" not in Path(p).parts]
+    return [
+        p
+        for p in path
+        if p and Path(p).resolve().is_relative_to(REPO) and "site-packages" not in Path(p).parts
+    ]
 
 
 def test_a_checkout_folder_on_the_path_is_caught_and_a_venv_inside_it_is_not():
@@ -110,8 +154,9 @@ def test_a_checkout_folder_on_the_path_is_caught_and_a_venv_inside_it_is_not():
 
 
 def _run(args, cwd: Path, env: dict) -> subprocess.CompletedProcess:
-    proc = subprocess.run([str(a) for a in args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=600)
+    proc = subprocess.run(
+        [str(a) for a in args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
+    )
     assert proc.returncode == 0, f"{args}:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     return proc
 
@@ -136,17 +181,33 @@ def test_the_installed_wheel_runs_models_score_and_summary(venv, tmp_path):
     cwd = tmp_path / "elsewhere"
     cwd.mkdir()
     python = venv / "bin" / "python"
-    where = _run([python, "-c", "import calib, sys; print(calib.__file__); print(sys.path)"],
-                 cwd, env).stdout.splitlines()
+    where = _run(
+        [python, "-c", "import calib, sys; print(calib.__file__); print(sys.path)"], cwd, env
+    ).stdout.splitlines()
     assert Path(where[0]).resolve().is_relative_to(venv.resolve()), where
     assert not _source_tree_entries(ast.literal_eval(where[1])), where[1]
 
     out = _run([venv / "bin" / "calib", "models"], cwd, env).stdout
     assert "tiny-gpt2" in out and "gemma-3-270m-it" in out and "paper acc." in out
 
-    out = _run([venv / "bin" / "calib", "score", "--model", "tiny-gpt2", "--templates",
-                "paraphrase-0..1", "--per-relation", "2", "--relations", "P30,P36",
-                "--device", "cpu"], cwd, env).stdout
+    out = _run(
+        [
+            venv / "bin" / "calib",
+            "score",
+            "--model",
+            "tiny-gpt2",
+            "--templates",
+            "paraphrase-0..1",
+            "--per-relation",
+            "2",
+            "--relations",
+            "P30,P36",
+            "--device",
+            "cpu",
+        ],
+        cwd,
+        env,
+    ).stdout
     assert "(4 instances x 2 templates)" in out and "accuracy (Base" in out
     assert f"scores: {tmp_path / 'cache'}" in out
 

@@ -42,9 +42,11 @@ def _announce(app, config) -> None:
         return
     profiles = sorted({p for _, p, _ in synthetic})
     chapters = ", ".join(n for n, _, _ in synthetic)
-    text = (f"Placeholder numbers: {'chapter' if len(synthetic) == 1 else 'chapters'} "
-            f"{chapters} ran with the {'/'.join(profiles)} profile ({synthetic[0][2]}); "
-            f"they test the pipeline and say nothing about language models.")
+    text = (
+        f"Placeholder numbers: {'chapter' if len(synthetic) == 1 else 'chapters'} "
+        f"{chapters} ran with the {'/'.join(profiles)} profile ({synthetic[0][2]}); "
+        f"they test the pipeline and say nothing about language models."
+    )
     options = dict(config.html_theme_options or {})
     options["announcement"] = text
     config.html_theme_options = options

@@ -25,11 +25,24 @@ from pathlib import Path
 from typing import Any
 
 from calib.book import downloads, render
-from calib.book.layout import (FAILED_DIR, ChapterFailed, Log, ParameterError, book_root,
-                               chapter_source, executed_path)
-from calib.book.parameters import (cell_differences, chapter_unit, parameters_cell,
-                                   parse_parameters, read_notebook, resolve_parameters,
-                                   unit_parameters)
+from calib.book.layout import (
+    FAILED_DIR,
+    ChapterFailed,
+    Log,
+    ParameterError,
+    book_root,
+    chapter_source,
+    executed_path,
+)
+from calib.book.parameters import (
+    cell_differences,
+    chapter_unit,
+    parameters_cell,
+    parse_parameters,
+    read_notebook,
+    resolve_parameters,
+    unit_parameters,
+)
 from calib.book.profiles import DEFAULT_PROFILE, Profile, get_profile
 from calib.book.provenance import provenance
 from calib.experiments import records
@@ -64,17 +77,36 @@ def kernel_environment(extra: Mapping[str, str] | None = None):
     with tempfile.TemporaryDirectory(prefix="calib-kernel-") as jupyter_dir:
         spec_dir = Path(jupyter_dir) / "kernels" / KERNEL_NAME
         spec_dir.mkdir(parents=True)
-        (spec_dir / "kernel.json").write_text(json.dumps({
-            "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-            "display_name": "Python 3 (calib)", "language": "python"}), encoding="utf-8")
-        paths = [package_parent, *[p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
-                                   if p and p != package_parent]]
+        (spec_dir / "kernel.json").write_text(
+            json.dumps(
+                {
+                    "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                    "display_name": "Python 3 (calib)",
+                    "language": "python",
+                }
+            ),
+            encoding="utf-8",
+        )
+        paths = [
+            package_parent,
+            *[
+                p
+                for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+                if p and p != package_parent
+            ],
+        ]
         os.environ["PYTHONPATH"] = os.pathsep.join(paths)
         os.environ["JUPYTER_PATH"] = os.pathsep.join(
-            [jupyter_dir, *[p for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p]])
+            [jupyter_dir, *[p for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p]]
+        )
         # model-loading progress bars and advisory warnings are noise on a book page
-        os.environ.update({"HF_HUB_DISABLE_PROGRESS_BARS": "1", "TRANSFORMERS_VERBOSITY": "error",
-                           "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1"})
+        os.environ.update(
+            {
+                "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+                "TRANSFORMERS_VERBOSITY": "error",
+                "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1",
+            }
+        )
         os.environ.update(extra or {})
         try:
             yield
@@ -117,8 +149,9 @@ def _install_record(folder: Path, build: Path, name: str, run: Mapping[str, Any]
     in place)."""
     manifest = records.read_manifest(folder)
     manifest["run"] = dict(run)
-    (folder / records.MANIFEST).write_text(json.dumps(manifest, indent=1, default=str),
-                                           encoding="utf-8")
+    (folder / records.MANIFEST).write_text(
+        json.dumps(manifest, indent=1, default=str), encoding="utf-8"
+    )
     records.install(folder, records.record_path(name, build))
 
 
@@ -211,11 +244,18 @@ def _first_error(nb) -> str:
     return ""
 
 
-def run_chapter(name: str, profile: str | Profile = DEFAULT_PROFILE,
-                params: Mapping[str, Any] | None = None, *,
-                root: str | os.PathLike | None = None, kernel: str = KERNEL_NAME,
-                progress: bool = True, stream_output: bool = True,
-                env: Mapping[str, str] | None = None, log: Log | None = print) -> Path:
+def run_chapter(
+    name: str,
+    profile: str | Profile = DEFAULT_PROFILE,
+    params: Mapping[str, Any] | None = None,
+    *,
+    root: str | os.PathLike | None = None,
+    kernel: str = KERNEL_NAME,
+    progress: bool = True,
+    stream_output: bool = True,
+    env: Mapping[str, str] | None = None,
+    log: Log | None = print,
+) -> Path:
     """Execute ``notebooks/<name>.md`` into ``_build/chapters/<name>.ipynb``.
 
     Parameters: the profile's defaults overridden by ``params``, checked before execution
@@ -251,9 +291,11 @@ def run_chapter(name: str, profile: str | Profile = DEFAULT_PROFILE,
     if unit is not None:
         differ = cell_differences(declared, unit_parameters(unit.Params))
         if differ:
-            raise ParameterError(f"{source}: the parameters cell differs from "
-                                 f"calib.experiments.{name}.Params, the home of the chapter's "
-                                 f"defaults: " + "; ".join(differ))
+            raise ParameterError(
+                f"{source}: the parameters cell differs from "
+                f"calib.experiments.{name}.Params, the home of the chapter's "
+                f"defaults: " + "; ".join(differ)
+            )
     given = dict(params or {})
     values = resolve_parameters(name, declared, prof, given, where=str(source))
     unused = [k for k in prof.shared if k not in declared]
@@ -263,10 +305,15 @@ def run_chapter(name: str, profile: str | Profile = DEFAULT_PROFILE,
     failed = root / FAILED_DIR / f"{name}.ipynb"
     build = root / "_build"
     build.mkdir(parents=True, exist_ok=True)
-    log(f"[calib] chapter {name!r} ({source.relative_to(root)}), profile {prof.name!r}: "
+    log(
+        f"[calib] chapter {name!r} ({source.relative_to(root)}), profile {prof.name!r}: "
         + ", ".join(f"{k}={v!r}" for k, v in values.items())
-        + (f" (profile defaults not declared by the chapter: {', '.join(unused)})"
-           if unused else ""))
+        + (
+            f" (profile defaults not declared by the chapter: {', '.join(unused)})"
+            if unused
+            else ""
+        )
+    )
     started = time.time()
     when = _dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
     # the values are injected here, not by papermill: they are checked against the parameters
@@ -285,16 +332,25 @@ def run_chapter(name: str, profile: str | Profile = DEFAULT_PROFILE,
 
         def execute(kernel_manager_class) -> None:
             pm.execute_notebook(
-                str(src_ipynb), str(out_ipynb), parameters=None, kernel_name=kernel,
-                language="python", cwd=str(root), progress_bar=progress,
+                str(src_ipynb),
+                str(out_ipynb),
+                parameters=None,
+                kernel_name=kernel,
+                language="python",
+                cwd=str(root),
+                progress_bar=progress,
                 stdout_file=sys.stdout if stream_output else None,
                 stderr_file=sys.stderr if stream_output else None,
-                kernel_manager_class=kernel_manager_class)
+                kernel_manager_class=kernel_manager_class,
+            )
 
         try:
-            with stop_on_signals(), \
-                    kernel_environment({**(env or {}), EXPORT_ENV: str(export),
-                                        records.RECORD_ENV: str(recorded)}):
+            with (
+                stop_on_signals(),
+                kernel_environment(
+                    {**(env or {}), EXPORT_ENV: str(export), records.RECORD_ENV: str(recorded)}
+                ),
+            ):
                 _execute_interruptibly(execute, name)
         except Interrupted as exc:
             where = "no partial notebook was written"
@@ -303,11 +359,17 @@ def run_chapter(name: str, profile: str | Profile = DEFAULT_PROFILE,
                 failed.parent.mkdir(parents=True, exist_ok=True)
                 os.replace(out_ipynb, failed)
                 where = f"the partial notebook is {failed}"
-            kept = (f"the previous {target.relative_to(root)} is unchanged" if target.is_file()
-                    else f"{target.relative_to(root)} was not written")
-            raise Interrupted(exc.signum, f"chapter {name!r} interrupted after "
-                              f"{time.time() - started:.1f} s and its kernel stopped; {kept}, "
-                              f"{where}.") from None
+            kept = (
+                f"the previous {target.relative_to(root)} is unchanged"
+                if target.is_file()
+                else f"{target.relative_to(root)} was not written"
+            )
+            raise Interrupted(
+                exc.signum,
+                f"chapter {name!r} interrupted after "
+                f"{time.time() - started:.1f} s and its kernel stopped; {kept}, "
+                f"{where}.",
+            ) from None
         except Exception as exc:
             detail, where = "", "No partial notebook was written"
             if out_ipynb.is_file():
@@ -316,36 +378,61 @@ def run_chapter(name: str, profile: str | Profile = DEFAULT_PROFILE,
                 failed.parent.mkdir(parents=True, exist_ok=True)
                 os.replace(out_ipynb, failed)
                 where = f"The partial notebook is {failed}"
-            kept = (f"; the previous {target.relative_to(root)} is unchanged"
-                    if target.is_file() else "")
+            kept = (
+                f"; the previous {target.relative_to(root)} is unchanged"
+                if target.is_file()
+                else ""
+            )
             raise ChapterFailed(
                 f"chapter {name!r} failed after {time.time() - started:.1f} s: "
                 f"{detail or type(exc).__name__ + ': ' + str(exc).strip()[:2000]}\n"
-                f"{where}{kept}.") from exc
+                f"{where}{kept}."
+            ) from exc
         seconds = time.time() - started
         executed = nbformat.read(out_ipynb, as_version=4)
         result_record = recorded / f"{name}{records.RECORD_SUFFIX}"
         if unit is not None and not (result_record / records.MANIFEST).is_file():
-            raise ChapterFailed(f"chapter {name!r} ran but recorded no result: a chapter unit's "
-                                f"notebook calls `records.record(result)` after `run`; the "
-                                f"previous {target.relative_to(root)} is unchanged")
+            raise ChapterFailed(
+                f"chapter {name!r} ran but recorded no result: a chapter unit's "
+                f"notebook calls `records.record(result)` after `run`; the "
+                f"previous {target.relative_to(root)} is unchanged"
+            )
         manifest = downloads.collect(export, name, root)
         record = provenance(values.get("models") or [], root, seconds=seconds)
         command = rerun_command(name, prof.name, given)
         if unit is not None:
-            _install_record(result_record, root / "_build", name, {
-                "profile": prof.name, "command": command, "executed": when,
-                "seconds": round(seconds, 2), "given": plain(given), "provenance": record})
+            _install_record(
+                result_record,
+                root / "_build",
+                name,
+                {
+                    "profile": prof.name,
+                    "command": command,
+                    "executed": when,
+                    "seconds": round(seconds, 2),
+                    "given": plain(given),
+                    "provenance": record,
+                },
+            )
     executed.metadata["kernelspec"] = dict(_STANDARD_KERNELSPEC)
     executed.metadata["calib"] = {
-        "chapter": name, "profile": prof.name, "profile_description": prof.description,
+        "chapter": name,
+        "profile": prof.name,
+        "profile_description": prof.description,
         "profile_label": prof.label,
-        "synthetic": prof.synthetic, "parameters": plain(values), "given": plain(given),
-        "executed": when, "seconds": round(seconds, 2), "command": command,
-        "provenance": record, "downloads": manifest}
+        "synthetic": prof.synthetic,
+        "parameters": plain(values),
+        "given": plain(given),
+        "executed": when,
+        "seconds": round(seconds, 2),
+        "command": command,
+        "provenance": record,
+        "downloads": manifest,
+    }
     render.show_one_parameters_cell(executed, values)
-    render.insert_after_title(executed, render.run_note_cell(prof, command, values, when, record,
-                                                             name, downloads=True))
+    render.insert_after_title(
+        executed, render.run_note_cell(prof, command, values, when, record, name, downloads=True)
+    )
     executed.cells.append(render.downloads_cell(name, manifest))
     _write_atomically(executed, target)
     with contextlib.suppress(FileNotFoundError):

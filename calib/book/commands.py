@@ -20,8 +20,11 @@ def _stoppable(command: str, body) -> int:
             return body()
     except KeyboardInterrupt as exc:
         detail = str(exc) or "interrupted"
-        print(f"\ncalib {command}: {detail}\nRun the same command again to finish; the "
-              f"scores stored so far are reused.", file=sys.stderr)
+        print(
+            f"\ncalib {command}: {detail}\nRun the same command again to finish; the "
+            f"scores stored so far are reused.",
+            file=sys.stderr,
+        )
         return exit_code(exc)
 
 
@@ -62,8 +65,11 @@ def _cli_run(args) -> int:
             build_html(root, profile=args.profile, strict=getattr(args, "strict", False))
         print(f"[calib] total {time.time() - started:.1f} s")
     except BookError as exc:
-        print(f"calib run: chapter {args.chapter!r} was executed ({path}), but the book was "
-              f"not rebuilt: {exc}", file=sys.stderr)
+        print(
+            f"calib run: chapter {args.chapter!r} was executed ({path}), but the book was "
+            f"not rebuilt: {exc}",
+            file=sys.stderr,
+        )
         return 1
     return 0
 
@@ -75,9 +81,12 @@ def cli_book(args) -> int:
 
 def _cli_book(args) -> int:
     try:
-        build_book(args.profile, root=getattr(args, "root", None),
-                   execute=not getattr(args, "no_execute", False),
-                   strict=getattr(args, "strict", False))
+        build_book(
+            args.profile,
+            root=getattr(args, "root", None),
+            execute=not getattr(args, "no_execute", False),
+            strict=getattr(args, "strict", False),
+        )
     except BookError as exc:
         print(f"calib book: {exc}", file=sys.stderr)
         return 2 if isinstance(exc, (ParameterError, ChapterNotFound)) else 1

@@ -22,12 +22,14 @@ Check = Callable[[Any], "str | None"]
 def at_least(low: float) -> Check:
     def check(value):
         return None if value is None or value >= low else f"must be at least {low}"
+
     return check
 
 
 def above(low: float) -> Check:
     def check(value):
         return None if value is None or value > low else f"must be greater than {low}"
+
     return check
 
 
@@ -36,17 +38,20 @@ def one_of(choices: Iterable) -> Check:
 
     def check(value):
         return None if value is None or value in choices else f"must be one of {list(choices)}"
+
     return check
 
 
 def each(inner: Check) -> Check:
     """Every element of a list passes ``inner``; the first failure is named with its index."""
+
     def check(values):
         for i, value in enumerate(values or []):
             problem = inner(value)
             if problem:
                 return problem if repr(value) in problem else f"element {i} ({value!r}) {problem}"
         return None
+
     return check
 
 
@@ -66,6 +71,7 @@ def all_of(*checks: Check) -> Check:
             if problem:
                 return problem
         return None
+
     return check
 
 
@@ -120,17 +126,21 @@ def factor_subset(name) -> str | None:
     if name not in SUBSETS:
         return f"must be one of {list(SUBSETS)}"
     if name not in OFFLINE_SUBSETS and not (data_root() / factor_path(name)).is_file():
-        return (f"({factor_path(name)}) is download-only and not under the data root "
-                f"{str(data_root())!r}; put the file there or choose from {list(OFFLINE_SUBSETS)}")
+        return (
+            f"({factor_path(name)}) is download-only and not under the data root "
+            f"{str(data_root())!r}; put the file there or choose from {list(OFFLINE_SUBSETS)}"
+        )
     return None
 
 
 def _choices(module: str, attribute: str) -> Check:
     """:func:`one_of` the tuple ``module.attribute``, imported when first checked."""
+
     def check(value):
         import importlib
 
         return one_of(getattr(importlib.import_module(module), attribute))(value)
+
     return check
 
 
@@ -146,8 +156,9 @@ CONSTRAINTS: dict[str, Check] = {
     "per_relation": _POSITIVE,
     "seed": at_least(0),
     "n_bootstrap": _POSITIVE,
-    "aggregations": all_of(non_empty, each(_choices("calib.confidence.estimators",
-                                                    "AGGREGATIONS"))),
+    "aggregations": all_of(
+        non_empty, each(_choices("calib.confidence.estimators", "AGGREGATIONS"))
+    ),
     "reduction": _choices("calib.confidence.reductions", "REDUCTIONS"),
     "curve_bins": _POSITIVE,
     "recalibration_folds": at_least(2),

@@ -50,8 +50,9 @@ def _collect_tables(export: Path, dest: Path) -> list[dict]:
     index = export / TABLES_SUBDIR / TABLE_INDEX
     if not index.is_file():
         return []
-    entries = [json.loads(line) for line in index.read_text(encoding="utf-8").splitlines()
-               if line.strip()]
+    entries = [
+        json.loads(line) for line in index.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
     (dest / "tables").mkdir(parents=True, exist_ok=True)
     for entry in entries:
         shutil.copy2(export / TABLES_SUBDIR / entry["file"], dest / "tables" / entry["file"])
@@ -78,14 +79,25 @@ def _collect_scores(export: Path, dest: Path, max_bytes: int) -> tuple[list[dict
     for (model, dataset), part in frame.groupby(["model", "dataset"], sort=False):
         name = f"scores/{_file_name(model)}.{_file_name(dataset)}.parquet"
         part.reset_index(drop=True).to_parquet(dest / name, index=False)
-        files.append({"file": name, "model": model, "dataset": dataset, "rows": len(part),
-                      "instances": int(part.groupby(["relation", "instance"]).ngroups),
-                      "templates": int(part["template"].nunique())})
+        files.append(
+            {
+                "file": name,
+                "model": model,
+                "dataset": dataset,
+                "rows": len(part),
+                "instances": int(part.groupby(["relation", "instance"]).ngroups),
+                "templates": int(part["template"].nunique()),
+            }
+        )
     return files, None
 
 
-def collect(export: str | os.PathLike, chapter: str, root: str | os.PathLike,
-            max_score_bytes: int = MAX_SCORE_BYTES) -> dict:
+def collect(
+    export: str | os.PathLike,
+    chapter: str,
+    root: str | os.PathLike,
+    max_score_bytes: int = MAX_SCORE_BYTES,
+) -> dict:
     """Turn a chapter run's export folder into ``_build/downloads/<chapter>/`` (replacing the
     previous downloads at once) and return its manifest: ``tables`` (``name``, ``file``,
     ``caption``, ``intervals``), ``scores`` (``file``, ``model``, ``dataset``, ``rows``,
@@ -97,8 +109,12 @@ def collect(export: str | os.PathLike, chapter: str, root: str | os.PathLike,
     staging = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{chapter}-"))
     try:
         scores, skipped = _collect_scores(export, staging, max_score_bytes)
-        manifest = {"chapter": chapter, "tables": _collect_tables(export, staging),
-                    "scores": scores, "scores_skipped": skipped}
+        manifest = {
+            "chapter": chapter,
+            "tables": _collect_tables(export, staging),
+            "scores": scores,
+            "scores_skipped": skipped,
+        }
         (staging / "manifest.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
         if target.exists():
             old = target.with_name(f".{chapter}-old-{os.getpid()}")
@@ -161,8 +177,10 @@ def floor_range_violations(root: str | os.PathLike, tolerance: float = 1e-9) -> 
                     continue
                 v = frame[[lo, hi]].apply(pd.to_numeric, errors="coerce")
                 for i in v.index[(v[lo] > v[hi] + tolerance)]:
-                    out.append(f"{where} row {i}: {lo} {float(v.at[i, lo])!r} > {hi} "
-                               f"{float(v.at[i, hi])!r}")
+                    out.append(
+                        f"{where} row {i}: {lo} {float(v.at[i, lo])!r} > {hi} "
+                        f"{float(v.at[i, hi])!r}"
+                    )
                 metric = str(col)[: -len(FLOOR_SUFFIX)]
                 within = f"{metric}_within_floor"
                 if metric in frame.columns and within in frame.columns:
@@ -171,8 +189,10 @@ def floor_range_violations(root: str | os.PathLike, tolerance: float = 1e-9) -> 
                     expect = x <= v[hi]
                     said = frame[within].astype(str).str.lower().isin(["true", "1", "1.0"])
                     for i in frame.index[known & (expect != said)]:
-                        out.append(f"{where} row {i}: {within} is {said.at[i]} but "
-                                   f"{metric} {float(x.at[i])!r} vs {hi} {float(v.at[i, hi])!r}")
+                        out.append(
+                            f"{where} row {i}: {within} is {said.at[i]} but "
+                            f"{metric} {float(x.at[i])!r} vs {hi} {float(v.at[i, hi])!r}"
+                        )
     return out
 
 
@@ -190,12 +210,16 @@ def interval_violations(root: str | os.PathLike, tolerance: float = 1e-9) -> lis
             frame = pd.read_csv(manifest_path.parent / table["file"])
             for est, (lo, hi) in table_intervals(frame, table.get("intervals")).items():
                 values = frame[[est, lo, hi]].apply(pd.to_numeric, errors="coerce")
-                ok = values.isna().any(axis=1) | ((values[lo] <= values[est] + tolerance)
-                                                  & (values[est] <= values[hi] + tolerance))
+                ok = values.isna().any(axis=1) | (
+                    (values[lo] <= values[est] + tolerance)
+                    & (values[est] <= values[hi] + tolerance)
+                )
                 for i in values.index[~ok]:
                     e, a, b = (float(values.at[i, c]) for c in (est, lo, hi))
-                    out.append(f"{manifest['chapter']}/{table['file']} row {i}: {est} {e!r} "
-                               f"outside [{a!r}, {b!r}] ({table.get('caption', '')[:60]})")
+                    out.append(
+                        f"{manifest['chapter']}/{table['file']} row {i}: {est} {e!r} "
+                        f"outside [{a!r}, {b!r}] ({table.get('caption', '')[:60]})"
+                    )
     return out
 
 
@@ -224,8 +248,11 @@ def floor_violations(root: str | os.PathLike) -> list[str]:
     floor beside it (:data:`FLOOR_COLUMNS`), one line each (empty: every ACE table has its
     floor). Run it on a built book: ``python -c "from calib.book.downloads import
     floor_violations as v; print(v('.'))"``."""
-    return [f"{where}: an ace column without {[c for c in FLOOR_COLUMNS if c not in cols]}"
-            for where, cols in ace_tables(root) if any(c not in cols for c in FLOOR_COLUMNS)]
+    return [
+        f"{where}: an ace column without {[c for c in FLOOR_COLUMNS if c not in cols]}"
+        for where, cols in ace_tables(root)
+        if any(c not in cols for c in FLOOR_COLUMNS)
+    ]
 
 
 def _link(text: str, path: str) -> str:
@@ -236,9 +263,13 @@ def downloads_markdown(chapter: str, manifest: dict) -> str:
     """The chapter's downloads section (Markdown for a notebook cell): links relative to the
     executed notebook's folder, which Sphinx turns into copies in the built book."""
     rel = os.path.relpath(DOWNLOADS_DIR / chapter, CHAPTERS_DIR).replace(os.sep, "/")
-    lines = [f"({LABEL.format(chapter=chapter)})=", "## Downloads", "",
-             f"- This chapter as an executed notebook: {_link(chapter + '.ipynb', chapter + '.ipynb')}"
-             " (its metadata holds the parameters and the provenance of the run)."]
+    lines = [
+        f"({LABEL.format(chapter=chapter)})=",
+        "## Downloads",
+        "",
+        f"- This chapter as an executed notebook: {_link(chapter + '.ipynb', chapter + '.ipynb')}"
+        " (its metadata holds the parameters and the provenance of the run).",
+    ]
     tables = manifest.get("tables") or []
     if tables:
         lines.append("- Result tables, unrounded (CSV), in the order they appear above:")
@@ -249,17 +280,23 @@ def downloads_markdown(chapter: str, manifest: dict) -> str:
             lines.append(f"  - {link}" + (f": {caption}" if caption else ""))
     scores = manifest.get("scores") or []
     if scores:
-        lines.append("- The score tables this chapter used (Parquet; one row per scored "
-                     "statement, per-token log-probabilities and roles; columns as in "
-                     "`calib.scoring.schema`):")
+        lines.append(
+            "- The score tables this chapter used (Parquet; one row per scored "
+            "statement, per-token log-probabilities and roles; columns as in "
+            "`calib.scoring.schema`):"
+        )
         for s in scores:
             link = _link(Path(s["file"]).name, f"{rel}/{s['file']}")
-            lines.append(f"  - {link}: `{s['model']}` on {s['dataset']}, {s['instances']:,} instances, "
-                         f"{s['templates']} template(s), {s['rows']:,} statements")
+            lines.append(
+                f"  - {link}: `{s['model']}` on {s['dataset']}, {s['instances']:,} instances, "
+                f"{s['templates']} template(s), {s['rows']:,} statements"
+            )
     skipped = manifest.get("scores_skipped")
     if skipped:
-        lines.append(f"- The score tables this chapter used ({skipped['bytes'] / 1e6:,.0f} MB) "
-                     f"are larger than the book copies ({skipped['limit'] / 1e6:,.0f} MB); they "
-                     f"are in the score store under `$CALIB_CACHE_DIR/scores/` "
-                     f"(see {{doc}}`/book/reproduction`).")
+        lines.append(
+            f"- The score tables this chapter used ({skipped['bytes'] / 1e6:,.0f} MB) "
+            f"are larger than the book copies ({skipped['limit'] / 1e6:,.0f} MB); they "
+            f"are in the score store under `$CALIB_CACHE_DIR/scores/` "
+            f"(see {{doc}}`/book/reproduction`)."
+        )
     return "\n".join(lines)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from calib.book.layout import BookError, book_root, executed_path
 
-HELLO_CHAPTER = '''---
+HELLO_CHAPTER = """---
 jupytext:
   text_representation:
     extension: .md
@@ -55,7 +55,7 @@ table_format.html_table(table[["model", "n", "accuracy", "accuracy_low", "accura
                                    "ace": ("ace_low", "ace_high")},
                         caption="Base-Confidence on the plain template")
 ```
-'''
+"""
 
 #: the toc of the scratch book: a root page and the chapter
 _TOC = """format: jb-book
@@ -67,8 +67,9 @@ parts:
 """
 
 
-def run_hello_chapter(folder: str | os.PathLike, profile: str = "quick",
-                      params: dict | None = None) -> Path:
+def run_hello_chapter(
+    folder: str | os.PathLike, profile: str = "quick", params: dict | None = None
+) -> Path:
     """Make ``folder`` a book root holding :data:`HELLO_CHAPTER` (``notebooks/hello.md``, a toc
     entry, the real ``_config.yml``) and run ``calib run hello --profile <profile> --no-build``
     (plus ``-p NAME VALUE`` for ``params``; default: two relations) there. Returns the executed
@@ -80,14 +81,26 @@ def run_hello_chapter(folder: str | os.PathLike, profile: str = "quick",
     (folder / "intro.md").write_text("# A scratch book\n", encoding="utf-8")
     (folder / "notebooks" / "hello.md").write_text(HELLO_CHAPTER, encoding="utf-8")
     params = {"relations": ["P36", "P19"]} if params is None else params
-    command = [sys.executable, "-m", "calib.cli", "run", "hello", "--profile", profile,
-               "--no-build", "--root", str(folder)]
+    command = [
+        sys.executable,
+        "-m",
+        "calib.cli",
+        "run",
+        "hello",
+        "--profile",
+        profile,
+        "--no-build",
+        "--root",
+        str(folder),
+    ]
     for name, value in params.items():
         command += ["-p", name, json.dumps(value)]
     proc = subprocess.run(command, capture_output=True, text=True)
     if proc.returncode != 0:
-        raise BookError(f"{' '.join(command)} failed ({proc.returncode}):\n"
-                        f"{(proc.stdout + proc.stderr)[-3000:]}")
+        raise BookError(
+            f"{' '.join(command)} failed ({proc.returncode}):\n"
+            f"{(proc.stdout + proc.stderr)[-3000:]}"
+        )
     return executed_path("hello", folder)
 
 

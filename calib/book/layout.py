@@ -62,8 +62,10 @@ def book_root(root: str | os.PathLike | None = None) -> Path:
         checkout = Path(calib.__file__).resolve().parents[1]
         path = cwd if (cwd / "_toc.yml").is_file() else checkout
     if not (path / "_toc.yml").is_file():
-        raise BookError(f"{path} is not a book root: it has no _toc.yml (run from the "
-                        f"repository root or pass root=)")
+        raise BookError(
+            f"{path} is not a book root: it has no _toc.yml (run from the "
+            f"repository root or pass root=)"
+        )
     return path
 
 
@@ -97,11 +99,12 @@ def chapters_in_toc(root: str | os.PathLike | None = None) -> list[str]:
     for entry in _toc_files(toc):
         entry = entry.strip().lstrip("./")
         if entry.startswith(prefix):
-            name = entry[len(prefix):]
+            name = entry[len(prefix) :]
             name = re.sub(r"\.ipynb$", "", name)
             if "/" in name or not name:
-                raise BookError(f"{toc_path}: chapter entry {entry!r} must be "
-                                f"{prefix}<name> (no subfolders)")
+                raise BookError(
+                    f"{toc_path}: chapter entry {entry!r} must be {prefix}<name> (no subfolders)"
+                )
             if name in names:
                 raise BookError(f"{toc_path}: chapter {name!r} is listed twice")
             names.append(name)
@@ -126,7 +129,8 @@ def chapter_source(name: str, root: str | os.PathLike | None = None) -> Path:
         raise ChapterNotFound(
             f"no chapter {name!r}: {path} does not exist"
             + (f" (did you mean {hint[0]!r}?)" if hint else "")
-            + f". Chapters in {root / NOTEBOOKS_DIR}: {', '.join(have) or 'none'}")
+            + f". Chapters in {root / NOTEBOOKS_DIR}: {', '.join(have) or 'none'}"
+        )
     return path
 
 
@@ -135,8 +139,9 @@ def executed_path(name: str, root: str | os.PathLike | None = None) -> Path:
     return book_root(root) / CHAPTERS_DIR / f"{name}.ipynb"
 
 
-def check_chapters_executed(root: str | os.PathLike | None = None,
-                            profile: str | None = None) -> list[str]:
+def check_chapters_executed(
+    root: str | os.PathLike | None = None, profile: str | None = None
+) -> list[str]:
     """The toc's chapters; :class:`ChapterNotExecuted` naming each one without an executed
     notebook and the command that makes it (with ``--profile profile`` if given)."""
     root = book_root(root)
@@ -144,9 +149,12 @@ def check_chapters_executed(root: str | os.PathLike | None = None,
     missing = [n for n in names if not executed_path(n, root).is_file()]
     if missing:
         opt = f" --profile {profile}" if profile else ""
-        lines = "\n".join(f"  {n}: {executed_path(n, root)} is missing; run "
-                          f"`calib run {n}{opt} --no-build`" for n in missing)
+        lines = "\n".join(
+            f"  {n}: {executed_path(n, root)} is missing; run `calib run {n}{opt} --no-build`"
+            for n in missing
+        )
         raise ChapterNotExecuted(
             f"the toc ({root / '_toc.yml'}) lists chapter(s) that have not been executed:\n"
-            f"{lines}\nor run `calib book{opt}` to execute every chapter.")
+            f"{lines}\nor run `calib book{opt}` to execute every chapter."
+        )
     return names

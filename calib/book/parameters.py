@@ -50,8 +50,10 @@ class Parameter:
         """``value`` if it has this parameter's type (an int passed for a float becomes a
         float); ``TypeError`` otherwise (:func:`calib.experiments.params.conforms`)."""
         if not conforms(value, self.annotation):
-            raise TypeError(f"parameter {self.name!r} expects {self.annotation}, got "
-                            f"{type(value).__name__} {value!r}")
+            raise TypeError(
+                f"parameter {self.name!r} expects {self.annotation}, got "
+                f"{type(value).__name__} {value!r}"
+            )
         return coerce(value, self.annotation)
 
 
@@ -98,18 +100,25 @@ def parse_parameters(source: str, where: str = "parameters cell") -> dict[str, P
     for node in tree.body:
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
             continue  # a docstring or a bare comment string
-        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) \
-                and node.value is not None:
+        if (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and node.value is not None
+        ):
             name, value_node = node.target.id, node.value
             annotation = ast.unparse(node.annotation)
-        elif isinstance(node, ast.Assign) and len(node.targets) == 1 \
-                and isinstance(node.targets[0], ast.Name):
+        elif (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+        ):
             name, value_node, annotation = node.targets[0].id, node.value, None
         else:
             raise ParameterError(
                 f"{where}, line {node.lineno}: a parameters cell holds only "
                 f"`name = literal` or `name: type = literal` lines, got "
-                f"{ast.unparse(node)!r}")
+                f"{ast.unparse(node)!r}"
+            )
         try:
             default = ast.literal_eval(value_node)
         except ValueError:
@@ -122,7 +131,8 @@ def parse_parameters(source: str, where: str = "parameters cell") -> dict[str, P
             if annotation is None:
                 raise ParameterError(
                     f"{where}, line {node.lineno}: cannot infer the type of {name!r} from "
-                    f"{default!r}; annotate it, e.g. `{name}: list[str] | None = None`")
+                    f"{default!r}; annotate it, e.g. `{name}: list[str] | None = None`"
+                )
         try:
             check_annotation(annotation)
         except (ValueError, SyntaxError) as exc:
@@ -133,8 +143,10 @@ def parse_parameters(source: str, where: str = "parameters cell") -> dict[str, P
         try:
             param.check(default)
         except TypeError:
-            raise ParameterError(f"{where}, line {node.lineno}: the default {default!r} of "
-                                 f"{name!r} is not a {annotation}") from None
+            raise ParameterError(
+                f"{where}, line {node.lineno}: the default {default!r} of "
+                f"{name!r} is not a {annotation}"
+            ) from None
         params[name] = param
     return params
 
@@ -149,12 +161,16 @@ def read_notebook(path: Path):
 
 
 def parameters_cell(nb, path: Path) -> int:
-    found = [i for i, cell in enumerate(nb.cells)
-             if PARAMETERS_TAG in (cell.get("metadata", {}).get("tags") or [])]
+    found = [
+        i
+        for i, cell in enumerate(nb.cells)
+        if PARAMETERS_TAG in (cell.get("metadata", {}).get("tags") or [])
+    ]
     if len(found) != 1:
         raise ParameterError(
             f"{path}: a chapter needs exactly one code cell tagged {PARAMETERS_TAG!r} "
-            f"(```{{code-cell}} ipython3 with :tags: [parameters]); found {len(found)}")
+            f"(```{{code-cell}} ipython3 with :tags: [parameters]); found {len(found)}"
+        )
     if nb.cells[found[0]].cell_type != "code":
         raise ParameterError(f"{path}: the cell tagged {PARAMETERS_TAG!r} is not a code cell")
     return found[0]
@@ -175,8 +191,10 @@ def chapter_unit(name: str):
 def unit_parameters(params_class) -> dict[str, Parameter]:
     """A chapter unit's ``Params`` as :class:`Parameter` s (name, annotation, default,
     help)."""
-    return {d.name: Parameter(d.name, d.annotation, d.default, d.help)
-            for d in params_class.declared().values()}
+    return {
+        d.name: Parameter(d.name, d.annotation, d.default, d.help)
+        for d in params_class.declared().values()
+    }
 
 
 def cell_parameters(name: str, root: str | os.PathLike | None = None) -> dict[str, Parameter]:
@@ -187,8 +205,7 @@ def cell_parameters(name: str, root: str | os.PathLike | None = None) -> dict[st
     return parse_parameters(cell.source, where=f"{path} (parameters cell)")
 
 
-def cell_differences(cell: Mapping[str, Parameter], declared: Mapping[str, Parameter]
-                     ) -> list[str]:
+def cell_differences(cell: Mapping[str, Parameter], declared: Mapping[str, Parameter]) -> list[str]:
     """Where a notebook's parameters cell differs from its chapter's ``Params`` (names, order,
     annotations, defaults, help), one phrase each; empty when they are equal."""
     out = []
@@ -198,13 +215,14 @@ def cell_differences(cell: Mapping[str, Parameter], declared: Mapping[str, Param
         a, b = cell[key], declared[key]
         for what in ("annotation", "default", "help"):
             if getattr(a, what) != getattr(b, what):
-                out.append(f"{key}: the cell's {what} is {getattr(a, what)!r}, Params' "
-                           f"{getattr(b, what)!r}")
+                out.append(
+                    f"{key}: the cell's {what} is {getattr(a, what)!r}, Params' "
+                    f"{getattr(b, what)!r}"
+                )
     return out
 
 
-def chapter_parameters(name: str, root: str | os.PathLike | None = None
-                       ) -> dict[str, Parameter]:
+def chapter_parameters(name: str, root: str | os.PathLike | None = None) -> dict[str, Parameter]:
     """The parameters a chapter declares: a chapter unit's ``Params``
     (:func:`unit_parameters`), else its ``parameters`` cell."""
     unit = chapter_unit(name)
@@ -213,8 +231,9 @@ def chapter_parameters(name: str, root: str | os.PathLike | None = None
     return cell_parameters(name, root)
 
 
-def profile_parameters(chapter: str, profile: str | Profile = DEFAULT_PROFILE,
-                       root: str | os.PathLike | None = None) -> dict:
+def profile_parameters(
+    chapter: str, profile: str | Profile = DEFAULT_PROFILE, root: str | os.PathLike | None = None
+) -> dict:
     """The parameters chapter ``chapter`` runs with under ``profile`` when nothing is
     overridden: its declared defaults, then the profile's (:func:`resolve_parameters`)."""
     declared = chapter_parameters(chapter, root)
@@ -228,9 +247,13 @@ def describe_parameters(params: Mapping[str, Parameter]) -> str:
     return "\n".join(f"  {p.describe()}" for p in params.values()) or "  (none)"
 
 
-def resolve_parameters(chapter: str, declared: Mapping[str, Parameter],
-                       profile: str | Profile = DEFAULT_PROFILE,
-                       params: Mapping[str, Any] | None = None, where: str = "") -> dict:
+def resolve_parameters(
+    chapter: str,
+    declared: Mapping[str, Parameter],
+    profile: str | Profile = DEFAULT_PROFILE,
+    params: Mapping[str, Any] | None = None,
+    where: str = "",
+) -> dict:
     """Profile defaults overridden by ``params``, checked against ``declared``.
 
     Every problem (unknown name, wrong type, a value outside its range or choices, a model that
@@ -240,13 +263,16 @@ def resolve_parameters(chapter: str, declared: Mapping[str, Parameter],
     prof = get_profile(profile)
     merged = prof.defaults_for(chapter, declared)
     profile_only = set(prof.chapters.get(chapter, {})) - set(declared)
-    problems = [f"profile {prof.name!r} sets {k!r}, which the chapter does not declare"
-                for k in sorted(profile_only)]
+    problems = [
+        f"profile {prof.name!r} sets {k!r}, which the chapter does not declare"
+        for k in sorted(profile_only)
+    ]
     for key, value in (params or {}).items():
         if key not in declared:
             hint = difflib.get_close_matches(key, list(declared), n=1)
-            problems.append(f"no parameter {key!r}"
-                            + (f" (did you mean {hint[0]!r}?)" if hint else ""))
+            problems.append(
+                f"no parameter {key!r}" + (f" (did you mean {hint[0]!r}?)" if hint else "")
+            )
         merged[key] = value
     checked = {}
     for key, value in merged.items():
@@ -265,12 +291,14 @@ def resolve_parameters(chapter: str, declared: Mapping[str, Parameter],
         raise ParameterError(
             f"chapter {chapter!r}: " + "; ".join(problems) + "\n"
             f"Parameters of {where or chapter} (name: type = default):\n"
-            f"{describe_parameters(declared)}")
+            f"{describe_parameters(declared)}"
+        )
     return checked
 
 
-def parse_cli_parameters(pairs: Sequence[Sequence[str]],
-                         declared: Mapping[str, Parameter] | None = None) -> dict[str, Any]:
+def parse_cli_parameters(
+    pairs: Sequence[Sequence[str]], declared: Mapping[str, Parameter] | None = None
+) -> dict[str, Any]:
     """``-p NAME VALUE`` pairs to values: VALUE is YAML (``20``, ``'["a", "b"]'``, ``null``);
     for a parameter declared as plain ``str`` the text is taken as it is."""
     import yaml

@@ -44,14 +44,15 @@ def _paper_models() -> list[str]:
 
     names = [spec.name for spec in paper_models()]
     if not names:
-        raise BookError("the paper profile needs the model list of the paper's Table 3 "
-                        "(calib/models/paper_models.csv), which is missing or empty")
+        raise BookError(
+            "the paper profile needs the model list of the paper's Table 3 "
+            "(calib/models/paper_models.csv), which is missing or empty"
+        )
     return names
 
 
 #: the parameter names profiles set for every chapter that declares them
-SHARED_PARAMETERS: tuple[str, ...] = ("models", "relations", "per_relation", "seed",
-                                      "n_bootstrap")
+SHARED_PARAMETERS: tuple[str, ...] = ("models", "relations", "per_relation", "seed", "n_bootstrap")
 
 #: the relations of the quick profile: two 1:1 relations (60 options), a 25-option, a 6-option
 #: and a 5-option relation
@@ -67,43 +68,81 @@ PAPER_FACTOR = {"factor_items": None, "factor_subsets": ["wiki"]}
 PROFILES: dict[str, Profile] = {
     "quick": Profile(
         name="quick",
-        description=("tiny randomly initialised models on a handful of BEAR instances "
-                     "(3 per relation, 5 relations): placeholder numbers that only show the "
-                     "pipeline runs; used by the tests"),
+        description=(
+            "tiny randomly initialised models on a handful of BEAR instances "
+            "(3 per relation, 5 relations): placeholder numbers that only show the "
+            "pipeline runs; used by the tests"
+        ),
         label="tiny randomly initialised models on a handful of instances",
-        shared={"models": ["tiny-gpt2", "tiny-llama", "tiny-bert", "tiny-roberta"],
-                "relations": QUICK_RELATIONS, "per_relation": 3, "seed": 0,
-                "n_bootstrap": 20},
-        chapters={"lpaqa": {"lama_relations": ["P30", "P1303"], "train_per_relation": 2,
-                            "test_per_relation": 3, "top_t": 2, "max_sentences": 200,
-                            "paraphrase_rounds": 1, "adam_steps": 50, "bear_per_relation": 1,
-                            "bear_top_k": 1},
-                  "factor": QUICK_FACTOR, "answer_set": QUICK_FACTOR,
-                  "clm_vs_mlm": {"min_instances": 5}},
+        shared={
+            "models": ["tiny-gpt2", "tiny-llama", "tiny-bert", "tiny-roberta"],
+            "relations": QUICK_RELATIONS,
+            "per_relation": 3,
+            "seed": 0,
+            "n_bootstrap": 20,
+        },
+        chapters={
+            "lpaqa": {
+                "lama_relations": ["P30", "P1303"],
+                "train_per_relation": 2,
+                "test_per_relation": 3,
+                "top_t": 2,
+                "max_sentences": 200,
+                "paraphrase_rounds": 1,
+                "adam_steps": 50,
+                "bear_per_relation": 1,
+                "bear_top_k": 1,
+            },
+            "factor": QUICK_FACTOR,
+            "answer_set": QUICK_FACTOR,
+            "clm_vs_mlm": {"min_instances": 5},
+        },
         synthetic=True,
     ),
     "cpu": Profile(
         name="cpu",
-        description=("the two embedded offline models (smollm2-135m-instruct, gemma-3-270m) "
-                     "on a seeded BEAR sample of 2 instances per relation, all 60 relations "
-                     "(120 facts per model, 6 per ACE bin; at 3 per relation a cold `make "
-                     "book` ran past 40 minutes on 2 CPU cores)"),
+        description=(
+            "the two embedded offline models (smollm2-135m-instruct, gemma-3-270m) "
+            "on a seeded BEAR sample of 2 instances per relation, all 60 relations "
+            "(120 facts per model, 6 per ACE bin; at 3 per relation a cold `make "
+            "book` ran past 40 minutes on 2 CPU cores)"
+        ),
         label="two small offline models on a seeded BEAR sample",
-        shared={"models": ["smollm2-135m-instruct", "gemma-3-270m"], "relations": None,
-                "per_relation": 2, "seed": 0, "n_bootstrap": 1000},
+        shared={
+            "models": ["smollm2-135m-instruct", "gemma-3-270m"],
+            "relations": None,
+            "per_relation": 2,
+            "seed": 0,
+            "n_bootstrap": 1000,
+        },
     ),
     "paper": Profile(
         name="paper",
-        description=("the models of the paper's Table 3 (calib/models/paper_models.csv) on "
-                     "all of BEAR (a GPU machine with the Hugging Face hub)"),
+        description=(
+            "the models of the paper's Table 3 (calib/models/paper_models.csv) on "
+            "all of BEAR (a GPU machine with the Hugging Face hub)"
+        ),
         label="the paper's models on all of BEAR",
-        shared={"models": _paper_models, "relations": None, "per_relation": None, "seed": 0,
-                "n_bootstrap": 1000},
-        chapters={"lpaqa": {"lama_relations": None, "answer_space": "test+train",
-                            "train_per_relation": 20,
-                            "test_per_relation": 50, "top_t": 10, "bear_per_relation": None,
-                            "bear_top_k": 5},
-                  "factor": PAPER_FACTOR, "answer_set": PAPER_FACTOR},
+        shared={
+            "models": _paper_models,
+            "relations": None,
+            "per_relation": None,
+            "seed": 0,
+            "n_bootstrap": 1000,
+        },
+        chapters={
+            "lpaqa": {
+                "lama_relations": None,
+                "answer_space": "test+train",
+                "train_per_relation": 20,
+                "test_per_relation": 50,
+                "top_t": 10,
+                "bear_per_relation": None,
+                "bear_top_k": 5,
+            },
+            "factor": PAPER_FACTOR,
+            "answer_set": PAPER_FACTOR,
+        },
     ),
 }
 DEFAULT_PROFILE = "cpu"

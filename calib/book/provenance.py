@@ -35,10 +35,12 @@ PACKAGES: tuple[str, ...] = ("torch", "transformers", "numpy", "pandas")
 
 def git_state(root: str | os.PathLike) -> dict:
     """``{"commit": <sha or None>, "modified": <bool or None>}`` of the checkout at ``root``."""
+
     def git(*args: str) -> str | None:
         try:
-            proc = subprocess.run(["git", "-C", str(root), *args], capture_output=True,
-                                  text=True, timeout=30)
+            proc = subprocess.run(
+                ["git", "-C", str(root), *args], capture_output=True, text=True, timeout=30
+            )
         except (OSError, subprocess.TimeoutExpired):
             return None
         return proc.stdout if proc.returncode == 0 else None
@@ -87,17 +89,27 @@ def device_name(device: str | None = "auto") -> str:
     return "cpu"
 
 
-def provenance(models: Sequence[str], root: str | os.PathLike, *, seconds: float | None = None,
-               device: str | None = "auto", data_dir: str | os.PathLike | None = None,
-               cache_dir: str | os.PathLike | None = None) -> dict:
+def provenance(
+    models: Sequence[str],
+    root: str | os.PathLike,
+    *,
+    seconds: float | None = None,
+    device: str | None = "auto",
+    data_dir: str | os.PathLike | None = None,
+    cache_dir: str | os.PathLike | None = None,
+) -> dict:
     """The provenance record of a run over ``models`` from the book root ``root``."""
     from calib.data.root import data_version
     from calib.models.fingerprint import model_fingerprint
 
-    return {**git_state(code_checkout(root)), "versions": versions(),
-            "models": [model_fingerprint(m, cache_dir) for m in models],
-            "data": data_version(data_dir), "device": device_name(device),
-            "seconds": None if seconds is None else round(float(seconds), 1)}
+    return {
+        **git_state(code_checkout(root)),
+        "versions": versions(),
+        "models": [model_fingerprint(m, cache_dir) for m in models],
+        "data": data_version(data_dir),
+        "device": device_name(device),
+        "seconds": None if seconds is None else round(float(seconds), 1),
+    }
 
 
 def provenance_lines(record: dict) -> list[str]:
@@ -111,8 +123,10 @@ def provenance_lines(record: dict) -> list[str]:
     else:
         code = "not a git checkout"
     v = record.get("versions", {})
-    lines = [f"- **Code**: {code}; calib {v.get('calib')}, torch {v.get('torch')}, "
-             f"transformers {v.get('transformers')}, Python {v.get('python')}."]
+    lines = [
+        f"- **Code**: {code}; calib {v.get('calib')}, torch {v.get('torch')}, "
+        f"transformers {v.get('transformers')}, Python {v.get('python')}."
+    ]
     models = []
     for m in record.get("models", []):
         what = f"`{m['model']}`: {m.get('kind') or 'model'} `{short_hash(m)}`"
@@ -124,12 +138,19 @@ def provenance_lines(record: dict) -> list[str]:
         lines.append("- **Models**: " + "; ".join(models) + ".")
     d = record.get("data") or {}
     if d:
-        check = (f"all {d['files']} files present match it" if not d.get("mismatched")
-                 else f"{len(d['mismatched'])} of {d['files']} files differ from it "
-                      f"(e.g. `{d['mismatched'][0]}`)")
-        lines.append(f"- **Data**: checksum list `{d['manifest'][:19]}` "
-                     f"(`calib/data/SHA256SUMS`); {check}.")
+        check = (
+            f"all {d['files']} files present match it"
+            if not d.get("mismatched")
+            else f"{len(d['mismatched'])} of {d['files']} files differ from it "
+            f"(e.g. `{d['mismatched'][0]}`)"
+        )
+        lines.append(
+            f"- **Data**: checksum list `{d['manifest'][:19]}` (`calib/data/SHA256SUMS`); {check}."
+        )
     seconds = record.get("seconds")
-    lines.append(f"- **Run**: device {record.get('device')}"
-                 + (f"; wall time {seconds:.0f} s" if seconds is not None else "") + ".")
+    lines.append(
+        f"- **Run**: device {record.get('device')}"
+        + (f"; wall time {seconds:.0f} s" if seconds is not None else "")
+        + "."
+    )
     return lines

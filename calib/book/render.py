@@ -39,7 +39,11 @@ def literal(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False)
     if isinstance(value, (list, tuple)):
         inner = ", ".join(literal(v) for v in value)
-        return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"
+        return (
+            f"[{inner}]"
+            if isinstance(value, list)
+            else f"({inner}{',' if len(value) == 1 else ''})"
+        )
     if isinstance(value, dict):
         return "{" + ", ".join(f"{literal(k)}: {literal(v)}" for k, v in value.items()) + "}"
     return repr(value)
@@ -52,8 +56,13 @@ def show_effective_parameters(source: str, values: Mapping[str, Any]) -> str:
     lines = source.splitlines()
     edits = []
     for node in tree.body:
-        target = node.target if isinstance(node, ast.AnnAssign) else (
-            node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None)
+        target = (
+            node.target
+            if isinstance(node, ast.AnnAssign)
+            else (
+                node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
+            )
+        )
         if not isinstance(target, ast.Name) or target.id not in values or node.value is None:
             continue
         value = values[target.id]
@@ -61,14 +70,15 @@ def show_effective_parameters(source: str, values: Mapping[str, Any]) -> str:
         if value == default and type(value) is type(default):
             continue
         edits.append((node.value, literal(value), literal(default)))
-    for value_node, text, default in sorted(edits, key=lambda e: (e[0].lineno, e[0].col_offset),
-                                            reverse=True):
+    for value_node, text, default in sorted(
+        edits, key=lambda e: (e[0].lineno, e[0].col_offset), reverse=True
+    ):
         first, last = value_node.lineno - 1, value_node.end_lineno - 1
-        head = lines[first][:value_node.col_offset]
-        tail = lines[last][value_node.end_col_offset:]
+        head = lines[first][: value_node.col_offset]
+        tail = lines[last][value_node.end_col_offset :]
         note = f"(notebook default: {default})"
         tail = f"{tail}  # {note}" if "#" not in tail else f"{tail.rstrip()} {note}"
-        lines[first:last + 1] = [head + text + tail]
+        lines[first : last + 1] = [head + text + tail]
     return "\n".join(lines)
 
 
@@ -81,29 +91,44 @@ def show_one_parameters_cell(nb, values: Mapping[str, Any]) -> None:
     nb.cells = [c for c in nb.cells if INJECTED_TAG not in c.get("metadata", {}).get("tags", [])]
 
 
-def run_note_cell(prof: Profile, command: str, values: Mapping[str, Any], when: str,
-                  record: dict, chapter: str, downloads: bool):
+def run_note_cell(
+    prof: Profile,
+    command: str,
+    values: Mapping[str, Any],
+    when: str,
+    record: dict,
+    chapter: str,
+    downloads: bool,
+):
     """The note under a chapter's title (see the module docstring)."""
     import nbformat
 
     lines = []
     if prof.synthetic:
-        lines += ["```{warning}",
-                  f"**Placeholder numbers: `{prof.name}` profile.** This chapter ran on "
-                  f"{prof.description}. Nothing on this page is a result about language "
-                  "models or the papers.",
-                  "```", ""]
-    lines += ["```{admonition} How this chapter was run",
-              ":class: note",
-              f"Profile `{prof.name}` ({prof.description}); executed {when}. The values it ran "
-              f"with are shown in its parameters cell below.",
-              "",
-              f"Re-run: `{command}` (see {{doc}}`/book/reproduction`).",
-              "",
-              *provenance_lines(record)]
+        lines += [
+            "```{warning}",
+            f"**Placeholder numbers: `{prof.name}` profile.** This chapter ran on "
+            f"{prof.description}. Nothing on this page is a result about language "
+            "models or the papers.",
+            "```",
+            "",
+        ]
+    lines += [
+        "```{admonition} How this chapter was run",
+        ":class: note",
+        f"Profile `{prof.name}` ({prof.description}); executed {when}. The values it ran "
+        f"with are shown in its parameters cell below.",
+        "",
+        f"Re-run: `{command}` (see {{doc}}`/book/reproduction`).",
+        "",
+        *provenance_lines(record),
+    ]
     if downloads:
-        lines += ["", f"Downloads: the executed notebook, its result tables and the scores it "
-                      f"used, at the {{ref}}`end of this page <{LABEL.format(chapter=chapter)}>`."]
+        lines += [
+            "",
+            f"Downloads: the executed notebook, its result tables and the scores it "
+            f"used, at the {{ref}}`end of this page <{LABEL.format(chapter=chapter)}>`.",
+        ]
     lines.append("```")
     cell = nbformat.v4.new_markdown_cell("\n".join(lines))
     cell.metadata["tags"] = [BANNER_TAG]

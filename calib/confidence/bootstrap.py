@@ -58,13 +58,22 @@ METRICS: tuple[str, ...] = ("ace", "brier", "accuracy")
 #: the interval methods :func:`interval` knows
 METHODS: tuple[str, ...] = ("bca", "centred", "percentile")
 #: the interval method of each metric (and of differences of it)
-INTERVAL_METHODS: dict[str, str] = {"ace": "centred", "ece": "centred", "mce": "centred",
-                                    "rms": "centred", "brier": "bca", "accuracy": "bca",
-                                    "gap": "bca", "auroc": "bca", "aurc": "bca"}
+INTERVAL_METHODS: dict[str, str] = {
+    "ace": "centred",
+    "ece": "centred",
+    "mce": "centred",
+    "rms": "centred",
+    "brier": "bca",
+    "accuracy": "bca",
+    "gap": "bca",
+    "auroc": "bca",
+    "aurc": "bca",
+}
 #: the range of each metric's values: interval bounds are clipped to it (the signed gap has
 #: none: with the paper's Entropy-Confidence, which can be below 0, it can be below -1)
 METRIC_RANGE: dict[str, tuple[float, float]] = {
-    m: (-np.inf, np.inf) if m == "gap" else (0.0, 1.0) for m in WEIGHTED}
+    m: (-np.inf, np.inf) if m == "gap" else (0.0, 1.0) for m in WEIGHTED
+}
 #: cap on the size of one block of resampling weights (resamples x instances)
 _BLOCK_CELLS = 4_000_000
 
@@ -172,7 +181,7 @@ def acceleration(jack: np.ndarray | None) -> float:
         return 0.0
     d = jack.mean() - jack
     den = 6.0 * float((d * d).sum()) ** 1.5
-    return float((d ** 3).sum() / den) if den > 0 else 0.0
+    return float((d**3).sum() / den) if den > 0 else 0.0
 
 
 def _bca_levels(z0: float, a: float, level: float) -> tuple[float, float] | None:
@@ -187,9 +196,14 @@ def _bca_levels(z0: float, a: float, level: float) -> tuple[float, float] | None
     return out[0], out[1]
 
 
-def interval(point: float, reps: np.ndarray, level: float = 0.95, method: str = "bca",
-             jack: np.ndarray | None = None,
-             bounds: tuple[float, float] = (-np.inf, np.inf)) -> tuple[float, float]:
+def interval(
+    point: float,
+    reps: np.ndarray,
+    level: float = 0.95,
+    method: str = "bca",
+    jack: np.ndarray | None = None,
+    bounds: tuple[float, float] = (-np.inf, np.inf),
+) -> tuple[float, float]:
     """A ``level`` interval for the estimate ``point`` from its bootstrap replicates ``reps``.
 
     ``method``: ``"bca"`` (bias-corrected and accelerated; ``jack`` are delete-one jackknife
@@ -221,8 +235,13 @@ def interval(point: float, reps: np.ndarray, level: float = 0.95, method: str = 
     return min(lo, point), max(hi, point)
 
 
-def interval_p_value(point: float, reps: np.ndarray, method: str = "bca",
-                     jack: np.ndarray | None = None, null: float = 0.0) -> float:
+def interval_p_value(
+    point: float,
+    reps: np.ndarray,
+    method: str = "bca",
+    jack: np.ndarray | None = None,
+    null: float = 0.0,
+) -> float:
     """Two-sided bootstrap p-value of "the statistic is ``null``", consistent with
     :func:`interval`: the smallest ``1 - level`` whose interval reaches ``null``.
 
@@ -249,8 +268,9 @@ def interval_p_value(point: float, reps: np.ndarray, method: str = "bca",
     return float(min(1.0, 2 * min(np.mean(reps <= null), np.mean(reps >= null))))
 
 
-def metric_statistic(metric: str, conf, corr, n_bins: int = N_BINS
-                     ) -> tuple[WeightedStatistic, np.ndarray]:
+def metric_statistic(
+    metric: str, conf, corr, n_bins: int = N_BINS
+) -> tuple[WeightedStatistic, np.ndarray]:
     """``metric`` of validated arrays as a weighted statistic over the *original* order of the
     instances (so statistics of several estimators on the same instances share resamples:
     combine them into one statistic and pass it to :func:`difference_interval`), and the order
@@ -260,9 +280,15 @@ def metric_statistic(metric: str, conf, corr, n_bins: int = N_BINS
     return (lambda w: fn(c, y, w[:, order], n_bins)), order
 
 
-def metric_intervals(conf, corr, metrics: Sequence[str], n_boot: int, seed: int,
-                     level: float = 0.95, n_bins: int = N_BINS
-                     ) -> dict[str, tuple[float, float, float]]:
+def metric_intervals(
+    conf,
+    corr,
+    metrics: Sequence[str],
+    n_boot: int,
+    seed: int,
+    level: float = 0.95,
+    n_bins: int = N_BINS,
+) -> dict[str, tuple[float, float, float]]:
     """``{metric: (value, low, high)}`` for validated float arrays ``conf``, ``corr``, each
     interval by the metric's method (:data:`INTERVAL_METHODS`); ``n_boot=0``: NaN bounds.
     Every metric is evaluated on the same resamples: each block of resampling weights is drawn
@@ -280,26 +306,37 @@ def metric_intervals(conf, corr, metrics: Sequence[str], n_boot: int, seed: int,
     bca = [m for m in stats_ if INTERVAL_METHODS[m] == "bca"]
     jack = {m: [] for m in bca}
     if n >= 3:
-        for w in (jackknife_weights(n) if bca else ()):
+        for w in jackknife_weights(n) if bca else ():
             for m in bca:
                 jack[m].append(stats_[m](w))
     out = {}
     for m in stats_:
         j = (np.concatenate(jack[m]) if n >= 3 else np.full(n, np.nan)) if m in jack else None
-        out[m] = (values[m], *interval(values[m], np.concatenate(reps[m]), level,
-                                       INTERVAL_METHODS[m], j, METRIC_RANGE[m]))
+        out[m] = (
+            values[m],
+            *interval(
+                values[m], np.concatenate(reps[m]), level, INTERVAL_METHODS[m], j, METRIC_RANGE[m]
+            ),
+        )
     return out
 
 
 def point_values(conf, corr, metrics, n_bins) -> dict[str, float]:
     """``{metric: value}`` on the sample itself (unit weights)."""
-    return {m: v for m, (v, _, _) in metric_intervals(conf, corr, metrics, 0, 0,
-                                                      n_bins=n_bins).items()}
+    return {
+        m: v for m, (v, _, _) in metric_intervals(conf, corr, metrics, 0, 0, n_bins=n_bins).items()
+    }
 
 
-def bootstrap_metrics(confidence, correct, metrics: Sequence[str] = METRICS,
-                      n_boot: int = 1000, seed: int = 0, level: float = 0.95,
-                      n_bins: int = N_BINS) -> pd.DataFrame:
+def bootstrap_metrics(
+    confidence,
+    correct,
+    metrics: Sequence[str] = METRICS,
+    n_boot: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+    n_bins: int = N_BINS,
+) -> pd.DataFrame:
     """Point values and bootstrap intervals over instances.
 
     One row per metric (``"ace"``, ``"brier"``, ``"accuracy"``, ``"ece"``) with ``value``,
@@ -309,22 +346,45 @@ def bootstrap_metrics(confidence, correct, metrics: Sequence[str] = METRICS,
     check_bootstrap_args(n_boot, level, metrics)
     conf, corr = check_inputs(confidence, correct)
     res = metric_intervals(conf, corr, metrics, n_boot, seed, level, n_bins)
-    rows = [{"metric": m, "value": v, "low": lo, "high": hi, "method": INTERVAL_METHODS[m],
-             "n_boot": n_boot} for m, (v, lo, hi) in res.items()]
+    rows = [
+        {
+            "metric": m,
+            "value": v,
+            "low": lo,
+            "high": hi,
+            "method": INTERVAL_METHODS[m],
+            "n_boot": n_boot,
+        }
+        for m, (v, lo, hi) in res.items()
+    ]
     return pd.DataFrame(rows)
 
 
-def bootstrap_interval(confidence, correct, metric: str = "ace", n_boot: int = 1000,
-                       seed: int = 0, level: float = 0.95, n_bins: int = N_BINS
-                       ) -> tuple[float, float, float]:
+def bootstrap_interval(
+    confidence,
+    correct,
+    metric: str = "ace",
+    n_boot: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+    n_bins: int = N_BINS,
+) -> tuple[float, float, float]:
     """``(value, low, high)`` of one metric; see :func:`bootstrap_metrics`."""
     row = bootstrap_metrics(confidence, correct, (metric,), n_boot, seed, level, n_bins).iloc[0]
     return row["value"], row["low"], row["high"]
 
 
-def paired_difference(conf_a, correct_a, conf_b, correct_b, metric: str = "ace",
-                      n_boot: int = 1000, seed: int = 0, level: float = 0.95,
-                      n_bins: int = N_BINS) -> dict:
+def paired_difference(
+    conf_a,
+    correct_a,
+    conf_b,
+    correct_b,
+    metric: str = "ace",
+    n_boot: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+    n_bins: int = N_BINS,
+) -> dict:
     """Paired bootstrap of ``metric(a) - metric(b)`` for two estimators on the same instances
     (entry ``i`` of both inputs is the same instance).
 
@@ -345,12 +405,20 @@ def paired_difference(conf_a, correct_a, conf_b, correct_b, metric: str = "ace",
     def diff(w: np.ndarray) -> np.ndarray:
         return stat_a(w) - stat_b(w)
 
-    return difference_interval(diff, len(ca), INTERVAL_METHODS[metric], n_boot, seed, level,
-                               metric=metric)
+    return difference_interval(
+        diff, len(ca), INTERVAL_METHODS[metric], n_boot, seed, level, metric=metric
+    )
 
 
-def difference_interval(statistic: WeightedStatistic, n: int, method: str, n_boot: int,
-                        seed: int, level: float = 0.95, metric: str = "") -> dict:
+def difference_interval(
+    statistic: WeightedStatistic,
+    n: int,
+    method: str,
+    n_boot: int,
+    seed: int,
+    level: float = 0.95,
+    metric: str = "",
+) -> dict:
     """The paired-difference record (``metric``, ``difference``, ``low``, ``high``, ``method``,
     ``p_value``, ``n``, ``n_boot``) of a weighted ``statistic`` of ``n`` instances that is a
     difference (null value 0)."""
@@ -358,43 +426,80 @@ def difference_interval(statistic: WeightedStatistic, n: int, method: str, n_boo
     reps = replicates(statistic, n, n_boot, seed)
     jack = jackknife(statistic, n) if method == "bca" else None
     lo, hi = interval(point, reps, level, method, jack)
-    return {"metric": metric, "difference": point, "low": lo, "high": hi, "method": method,
-            "p_value": interval_p_value(point, reps, method, jack), "n": n, "n_boot": n_boot}
+    return {
+        "metric": metric,
+        "difference": point,
+        "low": lo,
+        "high": hi,
+        "method": method,
+        "p_value": interval_p_value(point, reps, method, jack),
+        "n": n,
+        "n_boot": n_boot,
+    }
 
 
 def _aligned(est_a: pd.DataFrame, est_b: pd.DataFrame, keys: Sequence[str]):
     for name, est in (("first", est_a), ("second", est_b)):
         require_columns(est, (*keys, "confidence", "correct"), f"{name} estimate table")
         if est.duplicated(list(keys)).any():
-            raise ValueError(f"{name} estimate table has several rows per instance {list(keys)}; "
-                             f"select one estimator/template first")
+            raise ValueError(
+                f"{name} estimate table has several rows per instance {list(keys)}; "
+                f"select one estimator/template first"
+            )
     merged = est_a[[*keys, "confidence", "correct"]].merge(
-        est_b[[*keys, "confidence", "correct"]], on=list(keys), how="outer",
-        suffixes=("_a", "_b"), indicator=True)
+        est_b[[*keys, "confidence", "correct"]],
+        on=list(keys),
+        how="outer",
+        suffixes=("_a", "_b"),
+        indicator=True,
+    )
     unmatched = merged["_merge"] != "both"
     if unmatched.any():
-        raise ValueError(f"the two estimate tables cover different instances: "
-                         f"{int((merged['_merge'] == 'left_only').sum())} only in the first, "
-                         f"{int((merged['_merge'] == 'right_only').sum())} only in the second")
+        raise ValueError(
+            f"the two estimate tables cover different instances: "
+            f"{int((merged['_merge'] == 'left_only').sum())} only in the first, "
+            f"{int((merged['_merge'] == 'right_only').sum())} only in the second"
+        )
     return merged.sort_values(list(keys), kind="stable").reset_index(drop=True)
 
 
-def paired_estimates_difference(est_a: pd.DataFrame, est_b: pd.DataFrame, metric: str = "ace",
-                                n_boot: int = 1000, seed: int = 0, level: float = 0.95,
-                                n_bins: int = N_BINS, keys: Sequence[str] = INSTANCE) -> dict:
+def paired_estimates_difference(
+    est_a: pd.DataFrame,
+    est_b: pd.DataFrame,
+    metric: str = "ace",
+    n_boot: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+    n_bins: int = N_BINS,
+    keys: Sequence[str] = INSTANCE,
+) -> dict:
     """:func:`paired_difference` for two estimate tables, matched on the instance ``keys``
     (a ``ValueError`` if they cover different instances)."""
     m = _aligned(est_a, est_b, keys)
-    return paired_difference(m["confidence_a"], m["correct_a"].astype(bool),
-                             m["confidence_b"], m["correct_b"].astype(bool),
-                             metric, n_boot, seed, level, n_bins)
+    return paired_difference(
+        m["confidence_a"],
+        m["correct_a"].astype(bool),
+        m["confidence_b"],
+        m["correct_b"].astype(bool),
+        metric,
+        n_boot,
+        seed,
+        level,
+        n_bins,
+    )
 
 
-def estimator_differences(estimates: pd.DataFrame, pairs: Sequence[tuple[str, str]] | None = None,
-                          metrics: Sequence[str] = ("ace",), by: Sequence[str] = ("model",),
-                          n_boot: int = 1000, seed: int = 0, level: float = 0.95,
-                          n_bins: int = N_BINS, keys: Sequence[str] = INSTANCE
-                          ) -> pd.DataFrame:
+def estimator_differences(
+    estimates: pd.DataFrame,
+    pairs: Sequence[tuple[str, str]] | None = None,
+    metrics: Sequence[str] = ("ace",),
+    by: Sequence[str] = ("model",),
+    n_boot: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+    n_bins: int = N_BINS,
+    keys: Sequence[str] = INSTANCE,
+) -> pd.DataFrame:
     """Paired bootstrap differences ``metric(a) - metric(b)`` between estimators of a long
     estimate table (column ``estimator``), per group of ``by`` (default per model), for each
     of ``metrics`` (any of :data:`calib.confidence.metrics.WEIGHTED`, e.g. ``"auroc"``,
@@ -410,11 +515,13 @@ def estimator_differences(estimates: pd.DataFrame, pairs: Sequence[tuple[str, st
     """
     check_bootstrap_args(n_boot, level, metrics)
     by = list(by)
-    require_columns(estimates, (*by, "estimator", *keys, "confidence", "correct"),
-                    "estimate table")
+    require_columns(estimates, (*by, "estimator", *keys, "confidence", "correct"), "estimate table")
     names = list(dict.fromkeys(estimates["estimator"]))
-    pairs = ([(a, b) for i, a in enumerate(names) for b in names[i + 1:]] if pairs is None
-             else [tuple(p) for p in pairs])
+    pairs = (
+        [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+        if pairs is None
+        else [tuple(p) for p in pairs]
+    )
     rows = []
     groups = estimates.groupby(by, sort=True, dropna=False) if by else [((), estimates)]
     for label, part in groups:
@@ -424,18 +531,36 @@ def estimator_differences(estimates: pd.DataFrame, pairs: Sequence[tuple[str, st
             est = {name: part[part["estimator"] == name] for name in (a, b)}
             for name, frame in est.items():
                 if frame.empty:
-                    raise ValueError(f"no estimates of {name!r} in group {where}; it has "
-                                     f"{sorted(part['estimator'].unique())}")
+                    raise ValueError(
+                        f"no estimates of {name!r} in group {where}; it has "
+                        f"{sorted(part['estimator'].unique())}"
+                    )
             for metric in metrics:
-                res = paired_estimates_difference(est[a], est[b], metric, n_boot, seed, level,
-                                                  n_bins, keys)
+                res = paired_estimates_difference(
+                    est[a], est[b], metric, n_boot, seed, level, n_bins, keys
+                )
                 rows.append({**where, "a": a, "b": b, **res})
-    return pd.DataFrame(rows, columns=[*by, "a", "b", "metric", "difference", "low", "high",
-                                       "method", "p_value", "n", "n_boot"])
+    return pd.DataFrame(
+        rows,
+        columns=[
+            *by,
+            "a",
+            "b",
+            "metric",
+            "difference",
+            "low",
+            "high",
+            "method",
+            "p_value",
+            "n",
+            "n_boot",
+        ],
+    )
 
 
-def correlation_interval(x, y, method: str = "pearson", n_boot: int = 2000, seed: int = 0,
-                         level: float = 0.95) -> dict:
+def correlation_interval(
+    x, y, method: str = "pearson", n_boot: int = 2000, seed: int = 0, level: float = 0.95
+) -> dict:
     """A correlation coefficient across units (e.g. models: ACE vs accuracy) with a BCa
     bootstrap interval (:func:`interval`) from resampling the ``(x, y)`` pairs, the acceleration
     from leaving out one pair at a time.
@@ -470,5 +595,12 @@ def correlation_interval(x, y, method: str = "pearson", n_boot: int = 2000, seed
     left_out = np.arange(len(xa))[None, :].repeat(len(xa), 0)[keep].reshape(len(xa), -1)
     jack = corr(xa[left_out], ya[left_out])
     lo, hi = interval(r, reps, level, "bca", jack, (-1.0, 1.0))
-    return {"method": method, "r": r, "low": lo, "high": hi, "n": len(xa),
-            "n_boot": n_boot, "n_used": int(np.isfinite(reps).sum())}
+    return {
+        "method": method,
+        "r": r,
+        "low": lo,
+        "high": hi,
+        "n": len(xa),
+        "n_boot": n_boot,
+        "n_used": int(np.isfinite(reps).sum()),
+    }

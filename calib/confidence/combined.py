@@ -31,8 +31,14 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from calib.confidence.bootstrap import (INTERVAL_METHODS, check_bootstrap_args, interval,
-                                        interval_p_value, jackknife_weights, resample_weights)
+from calib.confidence.bootstrap import (
+    INTERVAL_METHODS,
+    check_bootstrap_args,
+    interval,
+    interval_p_value,
+    jackknife_weights,
+    resample_weights,
+)
 from calib.confidence.metrics import BINNED, N_BINS, WEIGHTED, check_inputs
 from calib.confidence.noise_floor import N_DRAWS, floor_draws
 
@@ -64,16 +70,18 @@ class Term:
 
     def __post_init__(self):
         if self.metric not in TERM_METRICS:
-            raise ValueError(f"unknown metric {self.metric!r}; expected one of "
-                             f"{list(TERM_METRICS)}")
+            raise ValueError(
+                f"unknown metric {self.metric!r}; expected one of {list(TERM_METRICS)}"
+            )
         conf, corr = check_inputs(self.confidence, self.correct)
         object.__setattr__(self, "confidence", conf)
         object.__setattr__(self, "correct", corr)
         if self.index is not None:
             idx = np.asarray(self.index, dtype=np.int64)
             if len(idx) != len(conf):
-                raise ValueError(f"a term's index has {len(idx)} positions for {len(conf)} "
-                                 f"instances")
+                raise ValueError(
+                    f"a term's index has {len(idx)} positions for {len(conf)} instances"
+                )
             object.__setattr__(self, "index", idx)
 
     @property
@@ -92,6 +100,7 @@ class Term:
             # calib.confidence.bootstrap.interval
             with np.errstate(invalid="ignore", divide="ignore"):
                 return fn(c, y, w[:, cols], n_bins)
+
         return statistic
 
 
@@ -103,20 +112,26 @@ def sample_sizes(terms: Sequence[Term], sizes: dict[str, int] | None = None) -> 
         if t.index is None:
             n = len(t.confidence)
             if out.setdefault(t.sample, n) != n:
-                raise ValueError(f"the terms of sample {t.sample!r} cover {out[t.sample]} and "
-                                 f"{n} instances; every whole-sample term covers all of them")
+                raise ValueError(
+                    f"the terms of sample {t.sample!r} cover {out[t.sample]} and "
+                    f"{n} instances; every whole-sample term covers all of them"
+                )
     for name, n in (sizes or {}).items():
         if out.setdefault(name, n) != n:
-            raise ValueError(f"sample {name!r}: sizes says {n} instances, its terms "
-                             f"{out[name]}")
+            raise ValueError(f"sample {name!r}: sizes says {n} instances, its terms {out[name]}")
     for t in terms:
         if t.sample not in out:
-            raise ValueError(f"sample {t.sample!r} has only partial terms; give its size in "
-                             f"`sizes`")
-        if t.index is not None and len(t.index) and (t.index.min() < 0
-                                                     or t.index.max() >= out[t.sample]):
-            raise ValueError(f"a term's index lies outside sample {t.sample!r} "
-                             f"({out[t.sample]} instances)")
+            raise ValueError(
+                f"sample {t.sample!r} has only partial terms; give its size in `sizes`"
+            )
+        if (
+            t.index is not None
+            and len(t.index)
+            and (t.index.min() < 0 or t.index.max() >= out[t.sample])
+        ):
+            raise ValueError(
+                f"a term's index lies outside sample {t.sample!r} ({out[t.sample]} instances)"
+            )
     order = list(dict.fromkeys(t.sample for t in terms))
     return {s: out[s] for s in order}
 
@@ -129,8 +144,13 @@ def _sample_seed(seed: int, j: int) -> int:
     return int(np.random.SeedSequence([int(seed), j]).generate_state(1)[0])
 
 
-def term_replicates(terms: Sequence[Term], n_boot: int, seed: int, n_bins: int = N_BINS,
-                    sizes: dict[str, int] | None = None) -> np.ndarray:
+def term_replicates(
+    terms: Sequence[Term],
+    n_boot: int,
+    seed: int,
+    n_bins: int = N_BINS,
+    sizes: dict[str, int] | None = None,
+) -> np.ndarray:
     """``(n_boot, terms)``: each term on each bootstrap resample (the terms of a sample on the
     same resamples, the samples independent)."""
     n = sample_sizes(terms, sizes)
@@ -141,17 +161,17 @@ def term_replicates(terms: Sequence[Term], n_boot: int, seed: int, n_bins: int =
         row = 0
         for w in resample_weights(size, n_boot, _sample_seed(seed, j)):
             for i in mine:
-                out[row:row + len(w), i] = statistic[i](w)
+                out[row : row + len(w), i] = statistic[i](w)
             row += len(w)
     return out
 
 
-def term_values(terms: Sequence[Term], n_bins: int = N_BINS,
-                sizes: dict[str, int] | None = None) -> np.ndarray:
+def term_values(
+    terms: Sequence[Term], n_bins: int = N_BINS, sizes: dict[str, int] | None = None
+) -> np.ndarray:
     """``(1, terms)``: each term on its sample itself."""
     n = sample_sizes(terms, sizes)
-    return np.array([[t.statistic(n_bins)(np.ones((1, n[t.sample]), np.int64))[0]
-                      for t in terms]])
+    return np.array([[t.statistic(n_bins)(np.ones((1, n[t.sample]), np.int64))[0] for t in terms]])
 
 
 def _linear(coefs: Sequence[float]) -> Callable[[np.ndarray], np.ndarray]:
@@ -159,8 +179,9 @@ def _linear(coefs: Sequence[float]) -> Callable[[np.ndarray], np.ndarray]:
     return lambda values: values @ c
 
 
-def term_floors(terms: Sequence[Term], n_draws: int = N_DRAWS, seed: int = 0,
-                n_bins: int = N_BINS) -> tuple[np.ndarray, np.ndarray, list[np.ndarray | None]]:
+def term_floors(
+    terms: Sequence[Term], n_draws: int = N_DRAWS, seed: int = 0, n_bins: int = N_BINS
+) -> tuple[np.ndarray, np.ndarray, list[np.ndarray | None]]:
     """Per term: its noise floor (0 for a metric that is not binned), the floor's Monte-Carlo
     standard error, and the draws (``None`` for a term without a floor)."""
     floors, ses, draws = np.zeros(len(terms)), np.zeros(len(terms)), []
@@ -187,11 +208,20 @@ def _gradient(combine, point: np.ndarray) -> np.ndarray:
     return out
 
 
-def combined_interval(terms: Sequence[Term], coefs: Sequence[float] | None = None,
-                      combine: Callable[[np.ndarray], np.ndarray] | None = None, *,
-                      n_boot: int = 1000, seed: int = 0, level: float = 0.95,
-                      n_bins: int = N_BINS, debias: bool = False, n_draws: int = N_DRAWS,
-                      method: str | None = None, sizes: dict[str, int] | None = None) -> dict:
+def combined_interval(
+    terms: Sequence[Term],
+    coefs: Sequence[float] | None = None,
+    combine: Callable[[np.ndarray], np.ndarray] | None = None,
+    *,
+    n_boot: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+    n_bins: int = N_BINS,
+    debias: bool = False,
+    n_draws: int = N_DRAWS,
+    method: str | None = None,
+    sizes: dict[str, int] | None = None,
+) -> dict:
     """The statistic ``combine(term values)`` (or ``sum(coefs * term values)``) with its
     ``level`` bootstrap interval (see the module docstring).
 
@@ -212,8 +242,11 @@ def combined_interval(terms: Sequence[Term], coefs: Sequence[float] | None = Non
     check_bootstrap_args(n_boot, level, ())
     n = sample_sizes(terms, sizes)
     if method is None:
-        method = "centred" if any(t.binned for t in terms) else \
-            INTERVAL_METHODS.get(terms[0].metric, "bca")
+        method = (
+            "centred"
+            if any(t.binned for t in terms)
+            else INTERVAL_METHODS.get(terms[0].metric, "bca")
+        )
     values = term_values(terms, n_bins, n)
     reps = term_replicates(terms, n_boot, seed, n_bins, n)
     raw = float(combine(values)[0])
@@ -222,8 +255,9 @@ def combined_interval(terms: Sequence[Term], coefs: Sequence[float] | None = Non
         floors, ses, _ = term_floors(terms, n_draws, seed, n_bins)
         values, reps = values - floors[None, :], reps - floors[None, :]
         grad = _gradient(combine, values)
-        widen = float(stats.norm.ppf(1 - (1 - level) / 2)) * float(np.sqrt(((grad * ses) ** 2)
-                                                                           .sum()))
+        widen = float(stats.norm.ppf(1 - (1 - level) / 2)) * float(
+            np.sqrt(((grad * ses) ** 2).sum())
+        )
     point = float(combine(values)[0])
     stat_reps = np.asarray(combine(reps), dtype=float)
     jack = None
@@ -231,17 +265,35 @@ def combined_interval(terms: Sequence[Term], coefs: Sequence[float] | None = Non
         (size,) = n.values()
         stat = [t.statistic(n_bins) for t in terms]
         if size >= 3:
-            jack = np.concatenate([np.asarray(combine(np.column_stack([s(w) for s in stat])))
-                                   for w in jackknife_weights(size)])
+            jack = np.concatenate(
+                [
+                    np.asarray(combine(np.column_stack([s(w) for s in stat])))
+                    for w in jackknife_weights(size)
+                ]
+            )
     lo, hi = interval(point, stat_reps, level, method, jack)
-    return {"difference": point, "low": lo - widen, "high": hi + widen, "method": method,
-            "p_value": interval_p_value(point, stat_reps, method, jack),
-            "n": int(sum(n.values())), "n_boot": n_boot, "debiased": bool(debias),
-            "floor_shift": raw - point}
+    return {
+        "difference": point,
+        "low": lo - widen,
+        "high": hi + widen,
+        "method": method,
+        "p_value": interval_p_value(point, stat_reps, method, jack),
+        "n": int(sum(n.values())),
+        "n_boot": n_boot,
+        "debiased": bool(debias),
+        "floor_shift": raw - point,
+    }
 
 
-def combined_floor(terms: Sequence[Term], coefs: Sequence[float], *, n_draws: int = N_DRAWS,
-                   seed: int = 0, n_bins: int = N_BINS, level: float = 0.95) -> dict:
+def combined_floor(
+    terms: Sequence[Term],
+    coefs: Sequence[float],
+    *,
+    n_draws: int = N_DRAWS,
+    seed: int = 0,
+    n_bins: int = N_BINS,
+    level: float = 0.95,
+) -> dict:
     """The noise floor of the linear combination ``sum(coefs * metric)`` of binned terms (e.g.
     the mean ACE over three draws of the options): each term's perfectly calibrated draws
     (:func:`calib.confidence.noise_floor.floor_draws`, ``seed``) combined draw by draw.
@@ -251,14 +303,20 @@ def combined_floor(terms: Sequence[Term], coefs: Sequence[float], *, n_draws: in
     if len(coefs) != len(terms) or not terms:
         raise ValueError(f"{len(coefs)} coefficients for {len(terms)} terms")
     if not all(t.binned for t in terms):
-        raise ValueError(f"a noise floor needs binned metrics {list(BINNED)}; got "
-                         f"{sorted({t.metric for t in terms})}")
+        raise ValueError(
+            f"a noise floor needs binned metrics {list(BINNED)}; got "
+            f"{sorted({t.metric for t in terms})}"
+        )
     _, _, draws = term_floors(terms, n_draws, seed, n_bins)
     combined = np.column_stack(draws) @ np.asarray(coefs, dtype=float)
     lo, hi = np.quantile(combined, [(1 - level) / 2, 1 - (1 - level) / 2])
-    return {"floor": float(combined.mean()),
-            "floor_se": float(combined.std(ddof=1) / np.sqrt(len(combined))),
-            "floor_low": float(lo), "floor_high": float(hi), "draws": combined}
+    return {
+        "floor": float(combined.mean()),
+        "floor_se": float(combined.std(ddof=1) / np.sqrt(len(combined))),
+        "floor_low": float(lo),
+        "floor_high": float(hi),
+        "draws": combined,
+    }
 
 
 #: the keys of an instance across models (a fact of BEAR, an item of FACTOR)
@@ -270,9 +328,14 @@ def instance_ids(frame, keys: Sequence[str] = FACT_KEYS) -> np.ndarray:
     return frame[list(keys)].astype(str).agg("|".join, axis=1).to_numpy()
 
 
-def estimate_terms(estimates, sample: str, metric: str, by: Sequence[str],
-                   keys: Sequence[str] = FACT_KEYS, within: np.ndarray | None = None
-                   ) -> dict[tuple, Term]:
+def estimate_terms(
+    estimates,
+    sample: str,
+    metric: str,
+    by: Sequence[str],
+    keys: Sequence[str] = FACT_KEYS,
+    within: np.ndarray | None = None,
+) -> dict[tuple, Term]:
     """One :class:`Term` of ``metric`` per group of ``by`` (e.g. model and estimator) of an
     estimate table, its instances sorted by ``keys``. Without ``within`` every group must cover
     the same instances (they form the sample); with ``within`` (the sorted instance ids of the
@@ -286,49 +349,73 @@ def estimate_terms(estimates, sample: str, metric: str, by: Sequence[str],
         part = part.sort_values(list(keys), kind="stable")
         ids = instance_ids(part, keys)
         if len(set(ids)) != len(ids):
-            raise ValueError(f"group {dict(zip(by, label))} has several rows per instance; add "
-                             f"the column that tells them apart to `by`")
+            raise ValueError(
+                f"group {dict(zip(by, label))} has several rows per instance; add "
+                f"the column that tells them apart to `by`"
+            )
         index = None
         if position is None:
             if reference is None:
                 reference = ids
             elif len(ids) != len(reference) or (ids != reference).any():
-                raise ValueError(f"group {dict(zip(by, label))} covers other instances than "
-                                 f"the first group of sample {sample!r}; the terms of one "
-                                 f"sample share its instances")
+                raise ValueError(
+                    f"group {dict(zip(by, label))} covers other instances than "
+                    f"the first group of sample {sample!r}; the terms of one "
+                    f"sample share its instances"
+                )
         else:
             missing = [k for k in ids if k not in position]
             if missing:
-                raise ValueError(f"group {dict(zip(by, label))}: instance {missing[0]!r} is "
-                                 f"not in sample {sample!r}")
+                raise ValueError(
+                    f"group {dict(zip(by, label))}: instance {missing[0]!r} is "
+                    f"not in sample {sample!r}"
+                )
             index = np.array([position[k] for k in ids], dtype=np.int64)
             if len(index) == len(reference) and (index == np.arange(len(index))).all():
                 index = None
-        out[label] = Term(sample, metric, part["confidence"].to_numpy(float),
-                          part["correct"].to_numpy(bool), index)
+        out[label] = Term(
+            sample,
+            metric,
+            part["confidence"].to_numpy(float),
+            part["correct"].to_numpy(bool),
+            index,
+        )
     return out
 
 
-def _floor_columns(value: float, low: float, high: float, floor: dict, level: float,
-                   prefix: str) -> dict:
+def _floor_columns(
+    value: float, low: float, high: float, floor: dict, level: float, prefix: str
+) -> dict:
     """The columns :func:`calib.confidence.noise_floor.floor_record` gives, for a floor of
     :func:`combined_floor`."""
     from calib.confidence.noise_floor import debiased, floor_p_value, within_floor
 
     d, d_lo, d_hi = debiased(value, low, high, floor["floor"], floor["floor_se"], level)
-    return {f"{prefix}_floor": floor["floor"], f"{prefix}_floor_se": floor["floor_se"],
-            f"{prefix}_floor_low": floor["floor_low"], f"{prefix}_floor_high": floor["floor_high"],
-            f"{prefix}_floor_p": floor_p_value(value, floor["draws"]),
-            f"{prefix}_within_floor": within_floor(value, floor["floor_high"]),
-            f"{prefix}_debiased": d, f"{prefix}_debiased_low": d_lo,
-            f"{prefix}_debiased_high": d_hi}
+    return {
+        f"{prefix}_floor": floor["floor"],
+        f"{prefix}_floor_se": floor["floor_se"],
+        f"{prefix}_floor_low": floor["floor_low"],
+        f"{prefix}_floor_high": floor["floor_high"],
+        f"{prefix}_floor_p": floor_p_value(value, floor["draws"]),
+        f"{prefix}_within_floor": within_floor(value, floor["floor_high"]),
+        f"{prefix}_debiased": d,
+        f"{prefix}_debiased_low": d_lo,
+        f"{prefix}_debiased_high": d_hi,
+    }
 
 
-def repeat_summary(estimates, by: Sequence[str] = ("model", "estimator", "k"),
-                   metrics: Sequence[str] = ("confidence", "accuracy", "ace"),
-                   repeat: str = "repeat", n_boot: int = 1000, seed: int = 0,
-                   level: float = 0.95, n_bins: int = N_BINS, floor: Sequence[str] = ("ace",),
-                   n_draws: int = N_DRAWS) -> "pd.DataFrame":
+def repeat_summary(
+    estimates,
+    by: Sequence[str] = ("model", "estimator", "k"),
+    metrics: Sequence[str] = ("confidence", "accuracy", "ace"),
+    repeat: str = "repeat",
+    n_boot: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+    n_bins: int = N_BINS,
+    floor: Sequence[str] = ("ace",),
+    n_draws: int = N_DRAWS,
+) -> "pd.DataFrame":
     """:func:`calib.confidence.summary.summary` for metrics averaged over seeded repeats on
     the same instances (e.g. three draws of the answer options, §5.2: "Each point represents
     the mean over three repeated samplings"): per group of ``by``, ``n`` (instances),
@@ -343,8 +430,10 @@ def repeat_summary(estimates, by: Sequence[str] = ("model", "estimator", "k"),
 
     bad = [m for m in floor if m not in BINNED or m not in metrics]
     if bad:
-        raise ValueError(f"floor {bad}: a noise floor needs a binned metric {list(BINNED)} "
-                         f"that is also in metrics {list(metrics)}")
+        raise ValueError(
+            f"floor {bad}: a noise floor needs a binned metric {list(BINNED)} "
+            f"that is also in metrics {list(metrics)}"
+        )
     rows = []
     for label, part in estimates.groupby(list(by), sort=True, dropna=False):
         label = label if isinstance(label, tuple) else (label,)
@@ -358,17 +447,18 @@ def repeat_summary(estimates, by: Sequence[str] = ("model", "estimator", "k"),
             each = term_values(terms, n_bins)[0]
             row[m] = float(each.mean())
             if n_boot:
-                got = combined_interval(terms, coefs, n_boot=n_boot, seed=seed, level=level,
-                                        n_bins=n_bins)
+                got = combined_interval(
+                    terms, coefs, n_boot=n_boot, seed=seed, level=level, n_bins=n_bins
+                )
                 row[f"{m}_low"], row[f"{m}_high"] = got["low"], got["high"]
             else:
                 row[f"{m}_low"] = row[f"{m}_high"] = float("nan")
             row[f"{m}_min"], row[f"{m}_max"] = float(each.min()), float(each.max())
             if m in floor:
-                f = combined_floor(terms, coefs, n_draws=n_draws, seed=seed, n_bins=n_bins,
-                                   level=level)
-                row.update(_floor_columns(row[m], row[f"{m}_low"], row[f"{m}_high"], f, level,
-                                          m))
+                f = combined_floor(
+                    terms, coefs, n_draws=n_draws, seed=seed, n_bins=n_bins, level=level
+                )
+                row.update(_floor_columns(row[m], row[f"{m}_low"], row[f"{m}_high"], f, level, m))
         rows.append(row)
     out = pd.DataFrame(rows)
     lead = [*by, "n", "repeats"]

@@ -86,8 +86,16 @@ def _template_list(templates: str | Sequence[str] | None, available: Sequence[st
 
 
 #: the columns of :func:`calib.confidence.probabilities.template_predictions`
-PER_TEMPLATE = (*INSTANCE, "template", "n_options", "answer_idx", "prediction", "correct", "p_top",
-                "p_second")
+PER_TEMPLATE = (
+    *INSTANCE,
+    "template",
+    "n_options",
+    "answer_idx",
+    "prediction",
+    "correct",
+    "p_top",
+    "p_second",
+)
 
 
 def per_template(table: pd.DataFrame) -> pd.DataFrame:
@@ -105,8 +113,9 @@ def _single(sent: pd.DataFrame, templates, column: str) -> pd.DataFrame:
     names = _template_list(templates, per["template"].unique())
     missing = [t for t in names if t not in set(per["template"])]
     if missing:
-        raise ValueError(f"template(s) {missing} not in the table; it has "
-                         f"{sorted(per['template'].unique())}")
+        raise ValueError(
+            f"template(s) {missing} not in the table; it has {sorted(per['template'].unique())}"
+        )
     per = per[per["template"].isin(names)]
     conf = per["p_top"] if column == "base" else per["p_top"] - per["p_second"]
     out = per[[*INSTANCE, "template", "prediction", "correct"]].copy()
@@ -138,10 +147,13 @@ def _parse_aggregation(aggregation: str, n_templates: int) -> tuple[str, int]:
         k = int(aggregation[5:])
         if 2 <= k <= n_templates:
             return "vote", k
-        raise ValueError(f"aggregation {aggregation!r}: k must be 2..{n_templates} "
-                         f"for {n_templates} templates")
-    raise ValueError(f"unknown aggregation {aggregation!r}; expected 'min', 'max' or "
-                     f"'vote-k' (k = 2..{n_templates}), e.g. {list(AGGREGATIONS)}")
+        raise ValueError(
+            f"aggregation {aggregation!r}: k must be 2..{n_templates} for {n_templates} templates"
+        )
+    raise ValueError(
+        f"unknown aggregation {aggregation!r}; expected 'min', 'max' or "
+        f"'vote-k' (k = 2..{n_templates}), e.g. {list(AGGREGATIONS)}"
+    )
 
 
 def template_matrix(sent: pd.DataFrame, templates: Sequence[str] = PARAPHRASES):
@@ -161,8 +173,10 @@ def template_matrix(sent: pd.DataFrame, templates: Sequence[str] = PARAPHRASES):
     per_all = per_template(sent)
     per = per_all[per_all["template"].isin(templates)].reset_index(drop=True)
     if per.empty:
-        raise ValueError(f"none of the templates {templates} is in the table; it has "
-                         f"{sorted(per_all['template'].unique())}")
+        raise ValueError(
+            f"none of the templates {templates} is in the table; it has "
+            f"{sorted(per_all['template'].unique())}"
+        )
     inst, n_inst = group_codes(per, INSTANCE)
     col = pd.Categorical(per["template"], categories=templates).codes.astype(np.int64)
     counts = np.bincount(inst, minlength=n_inst)
@@ -172,9 +186,11 @@ def template_matrix(sent: pd.DataFrame, templates: Sequence[str] = PARAPHRASES):
         have = set(rows["template"])
         lacking = [t for t in templates if t not in have]
         n_bad = int((counts != len(templates)).sum())
-        raise ValueError(f"instance ({', '.join(f'{c}={rows.iloc[0][c]!r}' for c in INSTANCE)}) "
-                         f"lacks template(s) {lacking} needed by a multi-template estimator "
-                         f"over {templates}; {n_bad} of {n_inst} instance(s) are incomplete")
+        raise ValueError(
+            f"instance ({', '.join(f'{c}={rows.iloc[0][c]!r}' for c in INSTANCE)}) "
+            f"lacks template(s) {lacking} needed by a multi-template estimator "
+            f"over {templates}; {n_bad} of {n_inst} instance(s) are incomplete"
+        )
     pred = np.empty((n_inst, len(templates)), dtype=np.int64)
     b = np.empty((n_inst, len(templates)))
     pred[inst, col] = per["prediction"].to_numpy()
@@ -221,31 +237,39 @@ def _multi(sent, templates, aggregation, confidence_of, lowest: float = 0.0) -> 
     return out
 
 
-def average(sent: pd.DataFrame, aggregation: str = "min",
-            templates: Sequence[str] = PARAPHRASES) -> pd.DataFrame:
+def average(
+    sent: pd.DataFrame, aggregation: str = "min", templates: Sequence[str] = PARAPHRASES
+) -> pd.DataFrame:
     """Average-Confidence (Eq. 3): ``(1/T) * sum of B_t over the templates predicting y*``.
 
     ``y*`` comes from ``aggregation`` (:data:`AGGREGATIONS`); rejected instances get 0.
     One row per instance with ``n_agree`` and ``rejected``.
     """
     t = len(templates)
-    return _multi(sent, templates, aggregation,
-                  lambda pred, b, w, _: (b * (pred == w[:, None])).sum(axis=1) / t)
+    return _multi(
+        sent,
+        templates,
+        aggregation,
+        lambda pred, b, w, _: (b * (pred == w[:, None])).sum(axis=1) / t,
+    )
 
 
-def consistency(sent: pd.DataFrame, aggregation: str = "min",
-                templates: Sequence[str] = PARAPHRASES) -> pd.DataFrame:
+def consistency(
+    sent: pd.DataFrame, aggregation: str = "min", templates: Sequence[str] = PARAPHRASES
+) -> pd.DataFrame:
     """Consistency-Confidence (Eq. 4): the share ``n_agree / T`` of templates predicting ``y*``.
 
     ``y*`` comes from ``aggregation``; rejected instances get 0.
     """
     t = len(templates)
-    return _multi(sent, templates, aggregation,
-                  lambda pred, b, w, _: (pred == w[:, None]).sum(axis=1) / t)
+    return _multi(
+        sent, templates, aggregation, lambda pred, b, w, _: (pred == w[:, None]).sum(axis=1) / t
+    )
 
 
-def entropy(sent: pd.DataFrame, aggregation: str = "min",
-            templates: Sequence[str] = PARAPHRASES) -> pd.DataFrame:
+def entropy(
+    sent: pd.DataFrame, aggregation: str = "min", templates: Sequence[str] = PARAPHRASES
+) -> pd.DataFrame:
     """Entropy-Confidence, Eqs. 5-7 exactly as printed.
 
     For each distinct predicted answer ``c`` among the ``T`` templates, ``s(c)`` is the mean
@@ -254,6 +278,7 @@ def entropy(sent: pd.DataFrame, aggregation: str = "min",
     clusters it can be below 0 (down to ``1 - ln T``); confidences are kept as computed. The
     aggregation only picks the prediction (and may reject: confidence 0).
     """
+
     def conf(pred, b, w, agree):
         same = pred[:, :, None] == pred[:, None, :]
         s_t = (same * b[:, None, :]).sum(axis=2) / agree  # s(c) of template t's cluster (Eq. 5)
@@ -265,9 +290,12 @@ def entropy(sent: pd.DataFrame, aggregation: str = "min",
     return _multi(sent, templates, aggregation, conf, lowest=-np.inf)
 
 
-def entropy_normalised(sent: pd.DataFrame, aggregation: str = "min",
-                       templates: Sequence[str] = PARAPHRASES, normalize: str = "templates"
-                       ) -> pd.DataFrame:
+def entropy_normalised(
+    sent: pd.DataFrame,
+    aggregation: str = "min",
+    templates: Sequence[str] = PARAPHRASES,
+    normalize: str = "templates",
+) -> pd.DataFrame:
     """A normalised entropy confidence (``"Entropy (normalised)"``; not the paper's Eq. 5-7, see
     :func:`entropy`) over the clusters of identical predicted answers, in ``[0, 1]``.
 
@@ -278,8 +306,9 @@ def entropy_normalised(sent: pd.DataFrame, aggregation: str = "min",
     released code. The aggregation only picks the prediction (and may reject, confidence 0).
     """
     if normalize not in ENTROPY_NORMALIZATIONS:
-        raise ValueError(f"unknown normalize {normalize!r}; expected one of "
-                         f"{list(ENTROPY_NORMALIZATIONS)}")
+        raise ValueError(
+            f"unknown normalize {normalize!r}; expected one of {list(ENTROPY_NORMALIZATIONS)}"
+        )
     t = len(templates)
 
     def conf(pred, b, w, agree):
@@ -299,8 +328,9 @@ def stated_confidence(template: str) -> float:
     return int(template.rpartition("-")[2]) / 100 if template in NUMERIC else float("nan")
 
 
-def linguistic(sent: pd.DataFrame, injected: str | Sequence[str], plain: str = PLAIN
-               ) -> pd.DataFrame:
+def linguistic(
+    sent: pd.DataFrame, injected: str | Sequence[str], plain: str = PLAIN
+) -> pd.DataFrame:
     """Linguistic confidence (paper §3, semantic grounding): Base-Confidence (Eq. 1) under
     injected template(s) (``possibly``, ``certainly``, ``numeric-0`` .. ``numeric-100``) and
     under the ``plain`` template, restricted to the instances scored with all of them.
@@ -338,10 +368,13 @@ MULTI = {"Average": average, "Consistency": consistency, "Entropy": entropy}
 VARIANTS = {"Entropy (normalised)": entropy_normalised}
 
 
-def all_estimates(sent: pd.DataFrame, template: str = PLAIN,
-                  paraphrases: Sequence[str] | None = PARAPHRASES,
-                  aggregations: Sequence[str] = ("min",),
-                  variants: Sequence[str] = ()) -> pd.DataFrame:
+def all_estimates(
+    sent: pd.DataFrame,
+    template: str = PLAIN,
+    paraphrases: Sequence[str] | None = PARAPHRASES,
+    aggregations: Sequence[str] = ("min",),
+    variants: Sequence[str] = (),
+) -> pd.DataFrame:
     """Every estimator in one long estimate table with an ``estimator`` column.
 
     ``Base`` and ``Margin`` on ``template``; ``Average``, ``Consistency`` and ``Entropy`` over
@@ -363,10 +396,19 @@ def all_estimates(sent: pd.DataFrame, template: str = PLAIN,
     if paraphrases is not None:
         for agg in aggregations:
             for name, fn in {**MULTI, **{v: VARIANTS[v] for v in variants}}.items():
-                parts.append(fn(sent, agg, paraphrases).assign(estimator=f"{name}/{agg}",
-                                                                 template=None))
+                parts.append(
+                    fn(sent, agg, paraphrases).assign(estimator=f"{name}/{agg}", template=None)
+                )
     out = pd.concat(parts, ignore_index=True)
     out["n_agree"] = out["n_agree"].astype("Int64")
-    cols = ["estimator", *INSTANCE, "template", "prediction", "correct", "confidence",
-            "n_agree", "rejected"]
+    cols = [
+        "estimator",
+        *INSTANCE,
+        "template",
+        "prediction",
+        "correct",
+        "confidence",
+        "n_agree",
+        "rejected",
+    ]
     return out[cols]

@@ -28,8 +28,7 @@ from calib.confidence.schema import INSTANCE, require_columns
 from calib.confidence.summary import DEFAULT_BY, gap_direction, summary
 
 #: default confidence ranges of :func:`gap_by_range`: the quarters of [0, 1]
-GAP_RANGES: tuple[tuple[float, float], ...] = ((0.0, 0.25), (0.25, 0.5), (0.5, 0.75),
-                                               (0.75, 1.0))
+GAP_RANGES: tuple[tuple[float, float], ...] = ((0.0, 0.25), (0.25, 0.5), (0.5, 0.75), (0.75, 1.0))
 
 __all__ = ["GAP_RANGES", "gap_by_range", "gap_direction", "signed_gaps"]
 
@@ -38,22 +37,32 @@ def _by(estimates: pd.DataFrame, by: Sequence[str] | None) -> list[str]:
     return [c for c in DEFAULT_BY if c in estimates.columns] if by is None else list(by)
 
 
-def signed_gaps(estimates: pd.DataFrame, by: Sequence[str] | None = None, n_boot: int = 1000,
-                seed: int = 0, level: float = 0.95) -> pd.DataFrame:
+def signed_gaps(
+    estimates: pd.DataFrame,
+    by: Sequence[str] | None = None,
+    n_boot: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> pd.DataFrame:
     """The signed gap per group of an estimate table (default per model, dataset, estimator
     and template where present, as :func:`calib.confidence.summary.summary`).
 
     Columns ``by``, ``n``, ``mean_confidence``, ``accuracy``, ``gap`` (= mean_confidence -
     accuracy), ``gap_low``, ``gap_high`` (BCa, ``level``), ``direction``."""
     by = _by(estimates, by)
-    table = summary(estimates, by=by, n_boot=n_boot, seed=seed, level=level,
-                    metrics=("gap", "accuracy"))
-    mean_conf = (estimates.groupby(by, sort=True, dropna=False)["confidence"].mean()
-                 .reset_index(drop=True)) if by else pd.Series([estimates["confidence"].mean()])
+    table = summary(
+        estimates, by=by, n_boot=n_boot, seed=seed, level=level, metrics=("gap", "accuracy")
+    )
+    mean_conf = (
+        (estimates.groupby(by, sort=True, dropna=False)["confidence"].mean().reset_index(drop=True))
+        if by
+        else pd.Series([estimates["confidence"].mean()])
+    )
     table.insert(len(by) + 1, "mean_confidence", mean_conf.to_numpy(dtype=float))
     table = table.rename(columns={"gap_direction": "direction"})
-    return table[[*by, "n", "mean_confidence", "accuracy", "gap", "gap_low", "gap_high",
-                  "direction"]]
+    return table[
+        [*by, "n", "mean_confidence", "accuracy", "gap", "gap_low", "gap_high", "direction"]
+    ]
 
 
 def _range_labels(ranges: Sequence[tuple[float, float]]) -> list[str]:
@@ -64,9 +73,14 @@ def _range_labels(ranges: Sequence[tuple[float, float]]) -> list[str]:
     return out
 
 
-def gap_by_range(estimates: pd.DataFrame, ranges: Sequence[tuple[float, float]] = GAP_RANGES,
-                 by: Sequence[str] | None = None, n_boot: int = 1000, seed: int = 0,
-                 level: float = 0.95) -> pd.DataFrame:
+def gap_by_range(
+    estimates: pd.DataFrame,
+    ranges: Sequence[tuple[float, float]] = GAP_RANGES,
+    by: Sequence[str] | None = None,
+    n_boot: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> pd.DataFrame:
     """The signed gap restricted to the instances whose confidence lies in each range
     ``[low, high)`` (the last range also holds ``high`` when ``high >= 1``), per group.
 
@@ -83,8 +97,9 @@ def gap_by_range(estimates: pd.DataFrame, ranges: Sequence[tuple[float, float]] 
         if not lo < hi:
             raise ValueError(f"range {i} ({lo}, {hi}): its low end must be below its high end")
         if i and lo < ranges[i - 1][1]:
-            raise ValueError(f"ranges must be ascending and must not overlap: {ranges[i - 1]} "
-                             f"and {(lo, hi)}")
+            raise ValueError(
+                f"ranges must be ascending and must not overlap: {ranges[i - 1]} and {(lo, hi)}"
+            )
     by = _by(estimates, by)
     clash = [c for c in ("range", "range_low", "range_high") if c in by]
     if clash:

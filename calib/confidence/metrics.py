@@ -61,8 +61,9 @@ def check_inputs(confidence, correct) -> tuple[np.ndarray, np.ndarray]:
     conf = np.asarray(confidence, dtype=float)
     corr_raw = np.asarray(correct)
     if conf.ndim != 1 or corr_raw.ndim != 1:
-        raise ValueError(f"confidence and correct must be 1-D, got shapes {conf.shape} "
-                         f"and {corr_raw.shape}")
+        raise ValueError(
+            f"confidence and correct must be 1-D, got shapes {conf.shape} and {corr_raw.shape}"
+        )
     if len(conf) != len(corr_raw):
         raise ValueError(f"confidence has {len(conf)} values but correct has {len(corr_raw)}")
     if len(conf) == 0:
@@ -74,8 +75,10 @@ def check_inputs(confidence, correct) -> tuple[np.ndarray, np.ndarray]:
     out = conf > 1
     if out.any():
         i = int(np.flatnonzero(out)[0])
-        raise ValueError(f"confidence[{i}] is {float(conf[i])!r}; expected values in [0, 1] "
-                         f"(or below 0: the paper's Entropy-Confidence, Eq. 7), never above 1")
+        raise ValueError(
+            f"confidence[{i}] is {float(conf[i])!r}; expected values in [0, 1] "
+            f"(or below 0: the paper's Entropy-Confidence, Eq. 7), never above 1"
+        )
     try:
         corr = corr_raw.astype(float)
     except (TypeError, ValueError) as exc:
@@ -83,8 +86,9 @@ def check_inputs(confidence, correct) -> tuple[np.ndarray, np.ndarray]:
     not01 = ~np.isin(corr, (0.0, 1.0))
     if not01.any():
         i = int(np.flatnonzero(not01)[0])
-        raise ValueError(f"correct[{i}] is {np.asarray(corr_raw[i]).tolist()!r}; "
-                         f"expected a boolean or 0/1")
+        raise ValueError(
+            f"correct[{i}] is {np.asarray(corr_raw[i]).tolist()!r}; expected a boolean or 0/1"
+        )
     return conf, corr
 
 
@@ -125,8 +129,13 @@ def _quantile_edges(conf_sorted: np.ndarray, cumw: np.ndarray, n_bins: int) -> n
     return _lerp(value_at(prev), value_at(nxt), gamma)
 
 
-def weighted_bins(conf_sorted: np.ndarray, corr_sorted: np.ndarray, weights: np.ndarray,
-                  n_bins: int = N_BINS, strategy: str = "quantile"):
+def weighted_bins(
+    conf_sorted: np.ndarray,
+    corr_sorted: np.ndarray,
+    weights: np.ndarray,
+    n_bins: int = N_BINS,
+    strategy: str = "quantile",
+):
     """Binned sums for every row of ``weights`` (the one binning behind ACE, ECE and curves).
 
     ``conf_sorted`` ascending confidences with their ``corr_sorted`` correctness; ``weights``
@@ -144,8 +153,9 @@ def weighted_bins(conf_sorted: np.ndarray, corr_sorted: np.ndarray, weights: np.
     y = np.asarray(corr_sorted)
     y = y[None, :] if y.ndim == 1 else y
     if y.shape[0] > 1 and w.shape[0] not in (1, y.shape[0]):
-        raise ValueError(f"{y.shape[0]} correctness rows need weights of one row or as many, "
-                         f"got {w.shape[0]}")
+        raise ValueError(
+            f"{y.shape[0]} correctness rows need weights of one row or as many, got {w.shape[0]}"
+        )
     n_rows, n = w.shape
     cumw = np.cumsum(w, axis=1)
     if strategy == "quantile":
@@ -155,13 +165,13 @@ def weighted_bins(conf_sorted: np.ndarray, corr_sorted: np.ndarray, weights: np.
     # cut[r, k] = number of (sorted) instances with confidence <= inner edge k
     inner = edges[:, 1:-1]
     cut = np.searchsorted(conf_sorted, inner.ravel(), side="right").reshape(n_rows, n_bins - 1)
-    bounds = np.concatenate([np.zeros((n_rows, 1), np.int64), cut,
-                             np.full((n_rows, 1), n, np.int64)], axis=1)
+    bounds = np.concatenate(
+        [np.zeros((n_rows, 1), np.int64), cut, np.full((n_rows, 1), n, np.int64)], axis=1
+    )
 
     def per_bin(values):  # sums of `values` (rows, n) over each bin
         rows = values.shape[0]
-        c = np.concatenate([np.zeros((rows, 1), values.dtype), np.cumsum(values, axis=1)],
-                           axis=1)
+        c = np.concatenate([np.zeros((rows, 1), values.dtype), np.cumsum(values, axis=1)], axis=1)
         at = np.take_along_axis(c, np.broadcast_to(bounds, (rows, bounds.shape[1])), axis=1)
         return np.diff(at, axis=1)
 
@@ -265,9 +275,17 @@ def weighted_aurc(conf_sorted, corr_sorted, weights, n_bins: int = N_BINS) -> np
 
 
 #: the metrics that :mod:`calib.confidence.bootstrap` can resample, by name
-WEIGHTED = {"ace": weighted_ace, "ece": weighted_ece, "brier": weighted_brier,
-            "accuracy": weighted_accuracy, "mce": weighted_mce, "rms": weighted_rms,
-            "gap": weighted_gap, "auroc": weighted_auroc, "aurc": weighted_aurc}
+WEIGHTED = {
+    "ace": weighted_ace,
+    "ece": weighted_ece,
+    "brier": weighted_brier,
+    "accuracy": weighted_accuracy,
+    "mce": weighted_mce,
+    "rms": weighted_rms,
+    "gap": weighted_gap,
+    "auroc": weighted_auroc,
+    "aurc": weighted_aurc,
+}
 #: the binned calibration errors: they take ``(draws, n)`` correctness (noise floor)
 BINNED: tuple[str, ...] = ("ace", "ece", "mce", "rms")
 
@@ -344,8 +362,9 @@ def accuracy(correct) -> float:
     return _point("accuracy", np.zeros(len(corr)), corr, N_BINS)
 
 
-def calibration_curve(confidence, correct, n_bins: int = N_BINS,
-                      strategy: str = "quantile") -> pd.DataFrame:
+def calibration_curve(
+    confidence, correct, n_bins: int = N_BINS, strategy: str = "quantile"
+) -> pd.DataFrame:
     """Calibration-curve data (reliability diagram, paper Fig. 2): one row per non-empty bin
     with ``bin`` (0-based), ``lower`` / ``upper`` edges, ``count``, ``mean_confidence`` and
     ``accuracy``. ``strategy="quantile"``: the bins of :func:`ace`; ``"uniform"``: of
@@ -355,26 +374,32 @@ def calibration_curve(confidence, correct, n_bins: int = N_BINS,
     count, sc, sy, edges = weighted_bins(c, y, np.ones((1, len(c)), np.int64), n_bins, strategy)
     count, sc, sy, edges = count[0], sc[0], sy[0], edges[0]
     full = count > 0
-    return pd.DataFrame({
-        "bin": np.flatnonzero(full),
-        "lower": edges[:-1][full],
-        "upper": edges[1:][full],
-        "count": count[full].astype(np.int64),
-        "mean_confidence": sc[full] / count[full],
-        "accuracy": sy[full] / count[full],
-    })
+    return pd.DataFrame(
+        {
+            "bin": np.flatnonzero(full),
+            "lower": edges[:-1][full],
+            "upper": edges[1:][full],
+            "count": count[full].astype(np.int64),
+            "mean_confidence": sc[full] / count[full],
+            "accuracy": sy[full] / count[full],
+        }
+    )
 
 
-def accuracy_rejection_curve(confidence, correct,
-                             thresholds: Sequence[float] | None = None) -> pd.DataFrame:
+def accuracy_rejection_curve(
+    confidence, correct, thresholds: Sequence[float] | None = None
+) -> pd.DataFrame:
     """Accuracy-rejection curve (paper §4.3): for each threshold ``t`` (default 0.0, 0.1, ..,
     1.0) the instances with confidence ``< t`` are rejected. Columns ``threshold``,
     ``rejected`` (share rejected), ``kept`` (number kept) and ``accuracy`` of the kept
     instances (NaN when none is kept; the authors' plotting code draws 1.0 at threshold 1.0
     instead, we do not invent a value)."""
     conf, corr = check_inputs(confidence, correct)
-    t = np.round(np.linspace(0.0, 1.0, 11), 10) if thresholds is None else np.asarray(
-        thresholds, dtype=float)
+    t = (
+        np.round(np.linspace(0.0, 1.0, 11), 10)
+        if thresholds is None
+        else np.asarray(thresholds, dtype=float)
+    )
     if t.ndim != 1 or not np.isfinite(t).all():
         raise ValueError(f"thresholds must be a 1-D list of finite numbers, got {thresholds!r}")
     order = np.argsort(conf, kind="stable")
@@ -384,18 +409,29 @@ def accuracy_rejection_curve(confidence, correct,
     tail_correct = np.concatenate([np.cumsum(y[::-1])[::-1], [0.0]])[first_kept]
     with np.errstate(invalid="ignore", divide="ignore"):
         acc = np.where(kept > 0, tail_correct / np.maximum(kept, 1), np.nan)
-    return pd.DataFrame({"threshold": t, "rejected": first_kept / len(c),
-                         "kept": kept.astype(np.int64), "accuracy": acc})
+    return pd.DataFrame(
+        {
+            "threshold": t,
+            "rejected": first_kept / len(c),
+            "kept": kept.astype(np.int64),
+            "accuracy": acc,
+        }
+    )
 
 
-def accuracy_per_relation(estimates: pd.DataFrame,
-                          by: Sequence[str] = ("model", "dataset", "estimator")) -> pd.DataFrame:
+def accuracy_per_relation(
+    estimates: pd.DataFrame, by: Sequence[str] = ("model", "dataset", "estimator")
+) -> pd.DataFrame:
     """Accuracy per relation of an estimate table: columns ``by`` (those present),
     ``relation``, ``n`` (instances) and ``accuracy``. The micro accuracy over all relations is
     :func:`accuracy` of the whole ``correct`` column (the instance-weighted mean of these)."""
     require_columns(estimates, (*INSTANCE, "correct"), "estimate table")
     keys = [c for c in by if c in estimates.columns and c != "relation"] + ["relation"]
-    out = (estimates.assign(correct=estimates["correct"].astype(float))
-           .groupby(keys, sort=True, dropna=False)["correct"].agg(["size", "mean"])
-           .rename(columns={"size": "n", "mean": "accuracy"}).reset_index())
+    out = (
+        estimates.assign(correct=estimates["correct"].astype(float))
+        .groupby(keys, sort=True, dropna=False)["correct"]
+        .agg(["size", "mean"])
+        .rename(columns={"size": "n", "mean": "accuracy"})
+        .reset_index()
+    )
     return out

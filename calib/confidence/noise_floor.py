@@ -59,8 +59,9 @@ _BLOCK_CELLS = 4_000_000
 
 def _check(metric: str, n_draws: int, level: float) -> None:
     if metric not in BINNED:
-        raise ValueError(f"the noise floor is defined for the binned metrics {list(BINNED)}, "
-                         f"got {metric!r}")
+        raise ValueError(
+            f"the noise floor is defined for the binned metrics {list(BINNED)}, got {metric!r}"
+        )
     if not isinstance(n_draws, (int, np.integer)) or n_draws < 2:
         raise ValueError(f"n_draws must be an integer >= 2, got {n_draws!r}")
     if not 0 < level < 1:
@@ -81,8 +82,9 @@ def outcome_blocks(conf_sorted: np.ndarray, n_draws: int, seed: int) -> Iterator
         done += b
 
 
-def floor_draws(confidence, metric: str = "ace", n_draws: int = N_DRAWS, seed: int = 0,
-                n_bins: int = N_BINS) -> np.ndarray:
+def floor_draws(
+    confidence, metric: str = "ace", n_draws: int = N_DRAWS, seed: int = 0, n_bins: int = N_BINS
+) -> np.ndarray:
     """``metric`` (``"ace"``, ``"ece"``, ``"mce"``, ``"rms"``) of each of ``n_draws`` perfectly
     calibrated outcome vectors drawn for ``confidence`` (see the module docstring)."""
     _check(metric, n_draws, 0.5)
@@ -93,8 +95,14 @@ def floor_draws(confidence, metric: str = "ace", n_draws: int = N_DRAWS, seed: i
     return np.concatenate([fn(c, y, ones, n_bins) for y in outcome_blocks(c, n_draws, seed)])
 
 
-def noise_floor(confidence, metric: str = "ace", n_draws: int = N_DRAWS, seed: int = 0,
-                n_bins: int = N_BINS, level: float = 0.95) -> dict:
+def noise_floor(
+    confidence,
+    metric: str = "ace",
+    n_draws: int = N_DRAWS,
+    seed: int = 0,
+    n_bins: int = N_BINS,
+    level: float = 0.95,
+) -> dict:
     """The noise floor of ``metric`` for these confidences: ``metric``, ``n``, ``n_draws``,
     ``floor`` (mean over the draws), ``floor_se`` (its Monte-Carlo standard error),
     ``floor_low`` and ``floor_high`` (the central ``level`` range of the draws)."""
@@ -105,9 +113,14 @@ def noise_floor(confidence, metric: str = "ace", n_draws: int = N_DRAWS, seed: i
 
 def _summarise(draws: np.ndarray, metric: str, level: float) -> dict:
     lo, hi = np.quantile(draws, [(1 - level) / 2, 1 - (1 - level) / 2])
-    return {"metric": metric, "n_draws": len(draws), "floor": float(draws.mean()),
-            "floor_se": float(draws.std(ddof=1) / np.sqrt(len(draws))),
-            "floor_low": float(lo), "floor_high": float(hi)}
+    return {
+        "metric": metric,
+        "n_draws": len(draws),
+        "floor": float(draws.mean()),
+        "floor_se": float(draws.std(ddof=1) / np.sqrt(len(draws))),
+        "floor_low": float(lo),
+        "floor_high": float(hi),
+    }
 
 
 def floor_p_value(value: float, draws: np.ndarray) -> float:
@@ -125,18 +138,27 @@ def within_floor(value: float, floor_high: float) -> bool:
     return bool(value <= floor_high)
 
 
-def debiased(value: float, low: float, high: float, floor: float, floor_se: float,
-             level: float = 0.95) -> tuple[float, float, float]:
+def debiased(
+    value: float, low: float, high: float, floor: float, floor_se: float, level: float = 0.95
+) -> tuple[float, float, float]:
     """``(value - floor, low', high')``: the interval ``[low, high]`` of ``value`` shifted by the
     floor and widened by ``z * floor_se`` on each side (NaN bounds stay NaN)."""
     z = float(stats.norm.ppf(1 - (1 - level) / 2))
     return value - floor, low - floor - z * floor_se, high - floor + z * floor_se
 
 
-def floor_record(confidence, value: float, low: float = float("nan"),
-                 high: float = float("nan"), metric: str = "ace", n_draws: int = N_DRAWS,
-                 seed: int = 0, n_bins: int = N_BINS, level: float = 0.95,
-                 prefix: str | None = None) -> dict:
+def floor_record(
+    confidence,
+    value: float,
+    low: float = float("nan"),
+    high: float = float("nan"),
+    metric: str = "ace",
+    n_draws: int = N_DRAWS,
+    seed: int = 0,
+    n_bins: int = N_BINS,
+    level: float = 0.95,
+    prefix: str | None = None,
+) -> dict:
     """Everything the book shows beside a binned metric ``value`` (with its interval ``low``,
     ``high``) of an estimator with these ``confidence`` values, keys prefixed by ``prefix``
     (default ``metric``): ``<m>_floor``, ``<m>_floor_se``, ``<m>_floor_low``,
@@ -148,17 +170,31 @@ def floor_record(confidence, value: float, low: float = float("nan"),
     f = _summarise(draws, metric, level)
     d, d_lo, d_hi = debiased(value, low, high, f["floor"], f["floor_se"], level)
     m = metric if prefix is None else prefix
-    return {f"{m}_floor": f["floor"], f"{m}_floor_se": f["floor_se"],
-            f"{m}_floor_low": f["floor_low"], f"{m}_floor_high": f["floor_high"],
-            f"{m}_floor_p": floor_p_value(value, draws),
-            f"{m}_within_floor": within_floor(value, f["floor_high"]),
-            f"{m}_debiased": d, f"{m}_debiased_low": d_lo, f"{m}_debiased_high": d_hi}
+    return {
+        f"{m}_floor": f["floor"],
+        f"{m}_floor_se": f["floor_se"],
+        f"{m}_floor_low": f["floor_low"],
+        f"{m}_floor_high": f["floor_high"],
+        f"{m}_floor_p": floor_p_value(value, draws),
+        f"{m}_within_floor": within_floor(value, f["floor_high"]),
+        f"{m}_debiased": d,
+        f"{m}_debiased_low": d_lo,
+        f"{m}_debiased_high": d_hi,
+    }
 
 
-def mean_floor_record(confidences, value: float, low: float = float("nan"),
-                      high: float = float("nan"), metric: str = "ace", n_draws: int = N_DRAWS,
-                      seed: int = 0, n_bins: int = N_BINS, level: float = 0.95,
-                      prefix: str | None = None) -> dict:
+def mean_floor_record(
+    confidences,
+    value: float,
+    low: float = float("nan"),
+    high: float = float("nan"),
+    metric: str = "ace",
+    n_draws: int = N_DRAWS,
+    seed: int = 0,
+    n_bins: int = N_BINS,
+    level: float = 0.95,
+    prefix: str | None = None,
+) -> dict:
     """:func:`floor_record` for the *mean* of a binned metric over several estimators (e.g. the
     mean ACE over the models of one objective, Figure 7 of the paper): ``confidences`` is one
     confidence vector per estimator, ``value`` (``low``, ``high``) the mean and its interval.
@@ -171,13 +207,21 @@ def mean_floor_record(confidences, value: float, low: float = float("nan"),
     confidences = list(confidences)
     if not confidences:
         raise ValueError("mean_floor_record needs at least one confidence vector")
-    draws = np.mean([floor_draws(c, metric, n_draws, seed + i, n_bins)
-                     for i, c in enumerate(confidences)], axis=0)
+    draws = np.mean(
+        [floor_draws(c, metric, n_draws, seed + i, n_bins) for i, c in enumerate(confidences)],
+        axis=0,
+    )
     f = _summarise(draws, metric, level)
     d, d_lo, d_hi = debiased(value, low, high, f["floor"], f["floor_se"], level)
     m = metric if prefix is None else prefix
-    return {f"{m}_floor": f["floor"], f"{m}_floor_se": f["floor_se"],
-            f"{m}_floor_low": f["floor_low"], f"{m}_floor_high": f["floor_high"],
-            f"{m}_floor_p": floor_p_value(value, draws),
-            f"{m}_within_floor": within_floor(value, f["floor_high"]),
-            f"{m}_debiased": d, f"{m}_debiased_low": d_lo, f"{m}_debiased_high": d_hi}
+    return {
+        f"{m}_floor": f["floor"],
+        f"{m}_floor_se": f["floor_se"],
+        f"{m}_floor_low": f["floor_low"],
+        f"{m}_floor_high": f["floor_high"],
+        f"{m}_floor_p": floor_p_value(value, draws),
+        f"{m}_within_floor": within_floor(value, f["floor_high"]),
+        f"{m}_debiased": d,
+        f"{m}_debiased_low": d_lo,
+        f"{m}_debiased_high": d_hi,
+    }

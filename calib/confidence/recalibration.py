@@ -78,8 +78,9 @@ def relation_folds(relations, k: int = N_FOLDS, seed: int = 0) -> dict[str, int]
     if not isinstance(k, (int, np.integer)) or k < 2:
         raise ValueError(f"k must be an integer >= 2 (folds of relations), got {k!r}")
     if k > len(names):
-        raise ValueError(f"k = {k} folds need at least {k} relations; the table has "
-                         f"{len(names)}: {names[:10]}")
+        raise ValueError(
+            f"k = {k} folds need at least {k} relations; the table has {len(names)}: {names[:10]}"
+        )
     perm = np.random.default_rng(seed).permutation(len(names))
     fold = np.empty(len(names), dtype=np.int64)
     fold[perm] = np.arange(len(names)) % k
@@ -111,8 +112,7 @@ class _AnswerSpaces:
         blocks = []
         for size in np.unique(sizes):
             at = np.flatnonzero(sizes == size)
-            blocks.append((at, score[starts[at][:, None] + np.arange(size)[None, :]],
-                           answer[at]))
+            blocks.append((at, score[starts[at][:, None] + np.arange(size)[None, :]], answer[at]))
         return cls(sent["relation"].to_numpy()[first], blocks)
 
     def nll(self, beta: float, use: np.ndarray) -> float:
@@ -136,8 +136,7 @@ def _fit_beta(spaces: _AnswerSpaces, use: np.ndarray, level: float) -> dict:
     def f(log_beta):
         return spaces.nll(float(np.exp(log_beta)), use)
 
-    res = optimize.minimize_scalar(f, bounds=_LOG_BETA, method="bounded",
-                                   options={"xatol": 1e-10})
+    res = optimize.minimize_scalar(f, bounds=_LOG_BETA, method="bounded", options={"xatol": 1e-10})
     best, nll = float(res.x), float(res.fun)
     crit = float(stats.chi2.ppf(level, 1)) / 2  # NLL rise allowed inside the interval
 
@@ -151,22 +150,27 @@ def _fit_beta(spaces: _AnswerSpaces, use: np.ndarray, level: float) -> dict:
         else:
             ends.append(optimize.brentq(rise, *sorted((best, edge)), xtol=1e-10))
     beta, beta_lo, beta_hi = np.exp(best), np.exp(ends[0]), np.exp(ends[1])
-    return {"n_fit": n, "temperature": float(1 / beta), "temperature_low": float(1 / beta_hi),
-            "temperature_high": float(1 / beta_lo), "nll": nll / n}
+    return {
+        "n_fit": n,
+        "temperature": float(1 / beta),
+        "temperature_low": float(1 / beta_hi),
+        "temperature_high": float(1 / beta_lo),
+        "nll": nll / n,
+    }
 
 
 def _one_template(sent: pd.DataFrame, template: str) -> pd.DataFrame:
     require_columns(sent, ("template",), "sentence-score table")
     part = sent[sent["template"] == template]
     if part.empty:
-        raise ValueError(f"template {template!r} is not in the table; it has "
-                         f"{sorted(sent['template'].unique())}")
+        raise ValueError(
+            f"template {template!r} is not in the table; it has {sorted(sent['template'].unique())}"
+        )
     check_sentence_scores(part)
     return part
 
 
-def fit_temperature(sent: pd.DataFrame, template: str = PLAIN, level: float = 0.95
-                    ) -> pd.DataFrame:
+def fit_temperature(sent: pd.DataFrame, template: str = PLAIN, level: float = 0.95) -> pd.DataFrame:
     """The temperature of each model (and dataset) fitted on all its instances of ``template``
     (for reporting; the recalibrated rows use :func:`temperature_scaling`'s cross-fitted ones).
     Columns ``model``, ``dataset``, ``n_fit``, ``temperature``, ``temperature_low``,
@@ -177,8 +181,18 @@ def fit_temperature(sent: pd.DataFrame, template: str = PLAIN, level: float = 0.
         spaces = _AnswerSpaces.of(group)
         fit = _fit_beta(spaces, np.ones(len(spaces.relation), dtype=bool), level)
         rows.append({"model": model, "dataset": dataset, **fit})
-    return pd.DataFrame(rows, columns=["model", "dataset", "n_fit", "temperature",
-                                       "temperature_low", "temperature_high", "nll"])
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "model",
+            "dataset",
+            "n_fit",
+            "temperature",
+            "temperature_low",
+            "temperature_high",
+            "nll",
+        ],
+    )
 
 
 def _estimate_frame(parts: list[pd.DataFrame]) -> pd.DataFrame:
@@ -190,22 +204,40 @@ def _estimate_frame(parts: list[pd.DataFrame]) -> pd.DataFrame:
     if "template" not in out.columns:
         out["template"] = None
     out["n_agree"] = out["n_agree"].astype("Int64")
-    cols = ["estimator", *INSTANCE, "template", "prediction", "correct", "confidence",
-            "n_agree", "rejected", "fold"]
+    cols = [
+        "estimator",
+        *INSTANCE,
+        "template",
+        "prediction",
+        "correct",
+        "confidence",
+        "n_agree",
+        "rejected",
+        "fold",
+    ]
     return out[cols]
 
 
-def _fit_row(keys: dict, fold: int, relations: np.ndarray, fold_of: dict, n_scored: int
-             ) -> dict:
+def _fit_row(keys: dict, fold: int, relations: np.ndarray, fold_of: dict, n_scored: int) -> dict:
     fit_rel = tuple(sorted(r for r in set(relations) if fold_of[r] != fold))
     scored_rel = tuple(sorted(r for r in set(relations) if fold_of[r] == fold))
-    return {**keys, "fold": fold, "n_scored": n_scored, "fit_relations": fit_rel,
-            "scored_relations": scored_rel}
+    return {
+        **keys,
+        "fold": fold,
+        "n_scored": n_scored,
+        "fit_relations": fit_rel,
+        "scored_relations": scored_rel,
+    }
 
 
-def temperature_scaling(sent: pd.DataFrame, template: str = PLAIN, k: int = N_FOLDS,
-                        seed: int = 0, level: float = 0.95,
-                        estimators: Sequence[str] = ("Base",)) -> Recalibration:
+def temperature_scaling(
+    sent: pd.DataFrame,
+    template: str = PLAIN,
+    k: int = N_FOLDS,
+    seed: int = 0,
+    level: float = 0.95,
+    estimators: Sequence[str] = ("Base",),
+) -> Recalibration:
     """Cross-fitted temperature scaling of the option softmax on ``template``.
 
     For each model (and dataset) the relations are dealt into ``k`` folds
@@ -217,8 +249,10 @@ def temperature_scaling(sent: pd.DataFrame, template: str = PLAIN, k: int = N_FO
     ``temperature_low``, ``temperature_high``, ``nll`` (mean per fit instance)."""
     unknown = [e for e in estimators if e not in SINGLE]
     if unknown:
-        raise ValueError(f"temperature scaling recomputes single-template estimators "
-                         f"{list(SINGLE)}; got {unknown}")
+        raise ValueError(
+            f"temperature scaling recomputes single-template estimators "
+            f"{list(SINGLE)}; got {unknown}"
+        )
     part = _one_template(sent, template)
     parts, fits = [], []
     for (model, dataset), group in part.groupby(["model", "dataset"], sort=True):
@@ -229,15 +263,30 @@ def temperature_scaling(sent: pd.DataFrame, template: str = PLAIN, k: int = N_FO
         for f in range(k):
             fit = _fit_beta(spaces, fold != f, level)
             beta_of[f] = 1.0 / fit["temperature"]
-            fits.append({**_fit_row({"model": model, "dataset": dataset}, f, spaces.relation,
-                                    fold_of, int((fold == f).sum())), **fit})
+            fits.append(
+                {
+                    **_fit_row(
+                        {"model": model, "dataset": dataset},
+                        f,
+                        spaces.relation,
+                        fold_of,
+                        int((fold == f).sum()),
+                    ),
+                    **fit,
+                }
+            )
         row_fold = group["relation"].map(fold_of).to_numpy()
-        scaled = group.assign(score=group["score"].to_numpy(dtype=float)
-                              * np.vectorize(beta_of.get)(row_fold))
+        scaled = group.assign(
+            score=group["score"].to_numpy(dtype=float) * np.vectorize(beta_of.get)(row_fold)
+        )
         for name in estimators:
             est = SINGLE[name](scaled, template)
-            parts.append(est.assign(estimator=f"{name} (temperature)",
-                                    fold=est["relation"].map(fold_of).astype(np.int64)))
+            parts.append(
+                est.assign(
+                    estimator=f"{name} (temperature)",
+                    fold=est["relation"].map(fold_of).astype(np.int64),
+                )
+            )
     return Recalibration(_estimate_frame(parts), pd.DataFrame(fits))
 
 
@@ -250,16 +299,17 @@ def _logit(confidence) -> np.ndarray:
     return np.log(c) - np.log1p(-c)
 
 
-def fit_platt(confidence, correct, max_iter: int = 100, tol: float = 1e-12
-              ) -> tuple[float, float]:
+def fit_platt(confidence, correct, max_iter: int = 100, tol: float = 1e-12) -> tuple[float, float]:
     """``(slope, intercept)`` of Platt scaling, ``P(correct) = sigmoid(slope * logit(c) +
     intercept)``, by Newton's method on the cross-entropy with Platt's smoothed targets
     (module docstring)."""
     x = _logit(confidence)
     y = np.asarray(correct, dtype=bool)
     if x.ndim != 1 or x.shape != y.shape or len(x) == 0:
-        raise ValueError(f"fit_platt: confidence and correct must be 1-D of one length > 0, "
-                         f"got {x.shape} and {y.shape}")
+        raise ValueError(
+            f"fit_platt: confidence and correct must be 1-D of one length > 0, "
+            f"got {x.shape} and {y.shape}"
+        )
     n_pos, n_neg = int(y.sum()), int((~y).sum())
     t = np.where(y, (n_pos + 1) / (n_pos + 2), 1 / (n_neg + 2))
     design = np.column_stack([x, np.ones_like(x)])
@@ -297,8 +347,12 @@ def platt_transform(confidence, slope: float, intercept: float) -> np.ndarray:
     return special.expit(slope * _logit(confidence) + intercept)
 
 
-def platt_scaling(estimates: pd.DataFrame, estimators: Sequence[str] | None = None,
-                  k: int = N_FOLDS, seed: int = 0) -> Recalibration:
+def platt_scaling(
+    estimates: pd.DataFrame,
+    estimators: Sequence[str] | None = None,
+    k: int = N_FOLDS,
+    seed: int = 0,
+) -> Recalibration:
     """Cross-fitted Platt scaling of the confidences of ``estimators`` (names in the
     ``estimator`` column of a long estimate table such as
     :func:`calib.confidence.estimators.all_estimates`; ``None``: all), one fit per model,
@@ -306,25 +360,32 @@ def platt_scaling(estimates: pd.DataFrame, estimators: Sequence[str] | None = No
     :func:`relation_folds` of each model's relations, the same as :func:`temperature_scaling`'s
     for the same ``k`` and ``seed``. ``fits``: the group columns, ``fold``, ``n_scored``,
     ``fit_relations``, ``scored_relations``, ``n_fit``, ``slope``, ``intercept``."""
-    require_columns(estimates, ("estimator", *INSTANCE, "prediction", "correct", "confidence"),
-                    "estimate table")
-    names = list(dict.fromkeys(estimates["estimator"])) if estimators is None \
-        else list(estimators)
+    require_columns(
+        estimates, ("estimator", *INSTANCE, "prediction", "correct", "confidence"), "estimate table"
+    )
+    names = list(dict.fromkeys(estimates["estimator"])) if estimators is None else list(estimators)
     unknown = [e for e in names if e not in set(estimates["estimator"])]
     if unknown:
-        raise ValueError(f"estimator(s) {unknown} not in the estimate table; it has "
-                         f"{sorted(estimates['estimator'].unique())}")
+        raise ValueError(
+            f"estimator(s) {unknown} not in the estimate table; it has "
+            f"{sorted(estimates['estimator'].unique())}"
+        )
     est = estimates[estimates["estimator"].isin(names)]
     keys = [c for c in ("model", "dataset", "estimator", "template") if c in est.columns]
-    folds = {md: relation_folds(g["relation"], k, seed)
-             for md, g in estimates.groupby(["model", "dataset"], sort=True)}
+    folds = {
+        md: relation_folds(g["relation"], k, seed)
+        for md, g in estimates.groupby(["model", "dataset"], sort=True)
+    }
     parts, fits = [], []
     for label, group in est.groupby(keys, sort=True, dropna=False):
         where = dict(zip(keys, label))
         fold_of = folds[(where["model"], where["dataset"])]
         fold = group["relation"].map(fold_of).to_numpy(dtype=np.int64)
-        rejected = (group["rejected"].astype(bool).to_numpy() if "rejected" in group.columns
-                    else np.zeros(len(group), dtype=bool))
+        rejected = (
+            group["rejected"].astype(bool).to_numpy()
+            if "rejected" in group.columns
+            else np.zeros(len(group), dtype=bool)
+        )
         conf = group["confidence"].to_numpy(dtype=float)
         corr = group["correct"].astype(bool).to_numpy()
         new = np.zeros(len(group))
@@ -334,8 +395,15 @@ def platt_scaling(estimates: pd.DataFrame, estimators: Sequence[str] | None = No
             score = (fold == f) & ~rejected
             slope, intercept = fit_platt(conf[train], corr[train])
             new[score] = platt_transform(conf[score], slope, intercept)
-            fits.append({**_fit_row(where, f, relations, fold_of, int((fold == f).sum())),
-                         "n_fit": int(train.sum()), "slope": slope, "intercept": intercept})
-        parts.append(group.assign(estimator=f"{where['estimator']} (Platt)", confidence=new,
-                                  fold=fold))
+            fits.append(
+                {
+                    **_fit_row(where, f, relations, fold_of, int((fold == f).sum())),
+                    "n_fit": int(train.sum()),
+                    "slope": slope,
+                    "intercept": intercept,
+                }
+            )
+        parts.append(
+            group.assign(estimator=f"{where['estimator']} (Platt)", confidence=new, fold=fold)
+        )
     return Recalibration(_estimate_frame(parts), pd.DataFrame(fits))

@@ -51,12 +51,14 @@ def _list_array(series: pd.Series, column: str, name: str) -> pa.Array:
 def _check_no_null_lists(arr: pa.Array, frame: pd.DataFrame, column: str, name: str) -> None:
     if arr.null_count:
         i = int(np.flatnonzero(arr.is_null().to_numpy(zero_copy_only=False))[0])
-        raise ValueError(f"{name}: column {column!r} is missing (null) at row {i} "
-                         f"({describe_row(frame, i)})")
+        raise ValueError(
+            f"{name}: column {column!r} is missing (null) at row {i} ({describe_row(frame, i)})"
+        )
 
 
-def token_arrays(scores: pd.DataFrame, name: str = "score table"
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def token_arrays(
+    scores: pd.DataFrame, name: str = "score table"
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Flatten the token lists of a score table.
 
     Returns ``(row, logprob, is_answer)``: for every token, the position of its row in
@@ -74,29 +76,35 @@ def token_arrays(scores: pd.DataFrame, name: str = "score table"
     differ = n_lp != n_role
     if differ.any():
         i = int(np.flatnonzero(differ)[0])
-        raise ValueError(f"{name}: row {i} ({describe_row(scores, i, SCORE_COLUMNS[:6])}) has "
-                         f"{n_lp[i]} token_logprobs but {n_role[i]} token_roles; "
-                         f"expected one role per token")
+        raise ValueError(
+            f"{name}: row {i} ({describe_row(scores, i, SCORE_COLUMNS[:6])}) has "
+            f"{n_lp[i]} token_logprobs but {n_role[i]} token_roles; "
+            f"expected one role per token"
+        )
     empty = n_lp == 0
     if empty.any():
         i = int(np.flatnonzero(empty)[0])
-        raise ValueError(f"{name}: row {i} ({describe_row(scores, i, SCORE_COLUMNS[:6])}) has no "
-                         f"scored tokens")
+        raise ValueError(
+            f"{name}: row {i} ({describe_row(scores, i, SCORE_COLUMNS[:6])}) has no scored tokens"
+        )
     flat_lp = pc.list_flatten(lp_arr)
     try:
         logprob = flat_lp.cast(pa.float64()).to_numpy(zero_copy_only=False)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
         raise ValueError(f"{name}: token_logprobs must be lists of numbers ({exc})") from exc
     flat_roles = pc.list_flatten(role_arr)
-    if flat_roles.null_count or not (pa.types.is_string(flat_roles.type)
-                                     or pa.types.is_large_string(flat_roles.type)):
+    if flat_roles.null_count or not (
+        pa.types.is_string(flat_roles.type) or pa.types.is_large_string(flat_roles.type)
+    ):
         raise ValueError(f"{name}: token_roles must be lists of strings from {list(ROLES)}")
     row = np.repeat(np.arange(len(scores), dtype=np.int64), n_lp)
     known = pc.is_in(flat_roles, value_set=pa.array(ROLES)).to_numpy(zero_copy_only=False)
     if not known.all():
         t = int(np.flatnonzero(~known)[0])
-        raise ValueError(f"{name}: row {row[t]} ({describe_row(scores, int(row[t]))}) has token "
-                         f"role {flat_roles[t].as_py()!r}; expected one of {list(ROLES)}")
+        raise ValueError(
+            f"{name}: row {row[t]} ({describe_row(scores, int(row[t]))}) has token "
+            f"role {flat_roles[t].as_py()!r}; expected one of {list(ROLES)}"
+        )
     check_finite(logprob, scores, "token_logprobs", name, rows=row)
     is_answer = pc.equal(flat_roles, ANSWER_ROLE).to_numpy(zero_copy_only=False)
     return row, logprob, is_answer
@@ -125,9 +133,11 @@ def sentence_scores(scores: pd.DataFrame, reduction: str = "sum") -> pd.DataFram
         none = count == 0
         if none.any():
             i = int(np.flatnonzero(none)[0])
-            raise ValueError(f"{name}: row {i} ({describe_row(scores, i)}) has no answer tokens "
-                             f"(role {ANSWER_ROLE!r}); reduction {reduction!r} needs them "
-                             f"({int(none.sum())} such row(s) in all)")
+            raise ValueError(
+                f"{name}: row {i} ({describe_row(scores, i)}) has no answer tokens "
+                f"(role {ANSWER_ROLE!r}); reduction {reduction!r} needs them "
+                f"({int(none.sum())} such row(s) in all)"
+            )
         total = np.bincount(row, weights=logprob * weight, minlength=n)
     else:
         count = np.bincount(row, minlength=n).astype(float)

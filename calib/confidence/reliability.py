@@ -49,8 +49,9 @@ def wilson_interval(successes, n, level: float = 0.95) -> tuple[np.ndarray, np.n
     return np.where(empty, np.nan, low), np.where(empty, np.nan, high)
 
 
-def reliability_curve(confidence, correct, n_bins: int = N_BINS, strategy: str = "quantile",
-                      level: float = 0.95) -> pd.DataFrame:
+def reliability_curve(
+    confidence, correct, n_bins: int = N_BINS, strategy: str = "quantile", level: float = 0.95
+) -> pd.DataFrame:
     """Calibration-curve data with per-bin intervals: the columns of
     :func:`calib.confidence.metrics.calibration_curve` (``bin``, ``lower``, ``upper``,
     ``count``, ``mean_confidence``, ``accuracy``) and ``accuracy_low``, ``accuracy_high``, the
@@ -69,8 +70,15 @@ def confidence_histogram(confidence, n_bins: int = N_BINS) -> pd.DataFrame:
     _, c, y = sorted_inputs(conf, np.zeros(len(conf)))
     count, _, _, edges = weighted_bins(c, y, np.ones((1, len(c)), np.int64), n_bins, "uniform")
     count, edges = count[0].astype(np.int64), edges[0]
-    return pd.DataFrame({"bin": np.arange(n_bins), "lower": edges[:-1], "upper": edges[1:],
-                         "count": count, "share": count / len(c)})
+    return pd.DataFrame(
+        {
+            "bin": np.arange(n_bins),
+            "lower": edges[:-1],
+            "upper": edges[1:],
+            "count": count,
+            "share": count / len(c),
+        }
+    )
 
 
 @dataclass(frozen=True)
@@ -83,10 +91,14 @@ class ReliabilityDiagram:
     histogram: pd.DataFrame
 
 
-def reliability_diagram(estimates: pd.DataFrame, by: Sequence[str] = ("model", "estimator"),
-                        n_bins: int = N_BINS, strategy: str = "quantile",
-                        histogram_bins: int = N_BINS, level: float = 0.95
-                        ) -> ReliabilityDiagram:
+def reliability_diagram(
+    estimates: pd.DataFrame,
+    by: Sequence[str] = ("model", "estimator"),
+    n_bins: int = N_BINS,
+    strategy: str = "quantile",
+    histogram_bins: int = N_BINS,
+    level: float = 0.95,
+) -> ReliabilityDiagram:
     """:func:`reliability_curve` and :func:`confidence_histogram` for every group of ``by`` of
     an estimate table (groups in the order they first appear)."""
     by = list(by)

@@ -64,8 +64,9 @@ def group_codes(frame: pd.DataFrame, keys: Sequence[str]) -> tuple[np.ndarray, i
         codes, uniques = pd.factorize(frame[key], sort=True)
         if (codes < 0).any():
             bad = int(np.flatnonzero(codes < 0)[0])
-            raise ValueError(f"column {key!r} is missing a value at row {bad} "
-                             f"({describe_row(frame, bad)})")
+            raise ValueError(
+                f"column {key!r} is missing a value at row {bad} ({describe_row(frame, bad)})"
+            )
         combined = combined * max(len(uniques), 1) + codes
     uniq, inverse = np.unique(combined, return_inverse=True)
     return inverse.astype(np.int64), len(uniq)
@@ -77,12 +78,20 @@ def require_columns(frame: pd.DataFrame, columns: Sequence[str], name: str, hint
         raise TypeError(f"{name}: expected a pandas DataFrame, got {type(frame).__name__}")
     missing = [c for c in columns if c not in frame.columns]
     if missing:
-        raise ValueError(f"{name} lacks column(s) {missing}; expected {list(columns)}"
-                         + (f". {hint}" if hint else ""))
+        raise ValueError(
+            f"{name} lacks column(s) {missing}; expected {list(columns)}"
+            + (f". {hint}" if hint else "")
+        )
 
 
-def check_finite(values: np.ndarray, frame: pd.DataFrame, column: str, name: str,
-                 keys: Sequence[str] = GROUP, rows: np.ndarray | None = None) -> None:
+def check_finite(
+    values: np.ndarray,
+    frame: pd.DataFrame,
+    column: str,
+    name: str,
+    keys: Sequence[str] = GROUP,
+    rows: np.ndarray | None = None,
+) -> None:
     """Raise ``ValueError`` naming the first row whose ``column`` is NaN or infinite. For a
     column of lists, ``values`` are the lists' items one after another and ``rows`` the row of
     each."""
@@ -90,9 +99,11 @@ def check_finite(values: np.ndarray, frame: pd.DataFrame, column: str, name: str
     if bad.any():
         t = int(np.flatnonzero(bad)[0])
         i = t if rows is None else int(rows[t])
-        raise ValueError(f"{name}: column {column!r} is {float(values[t])!r} (expected a "
-                         f"finite number) at row {i} ({describe_row(frame, i, keys)}); "
-                         f"{int(bad.sum())} such {'row' if rows is None else 'value'}(s) in all")
+        raise ValueError(
+            f"{name}: column {column!r} is {float(values[t])!r} (expected a "
+            f"finite number) at row {i} ({describe_row(frame, i, keys)}); "
+            f"{int(bad.sum())} such {'row' if rows is None else 'value'}(s) in all"
+        )
 
 
 def integer_column(frame: pd.DataFrame, column: str, name: str) -> np.ndarray:
@@ -104,8 +115,10 @@ def integer_column(frame: pd.DataFrame, column: str, name: str) -> np.ndarray:
     bad = ~np.isfinite(as_float) | (as_float != np.round(as_float))
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{name}: column {column!r} must hold integers; row {i} has "
-                         f"{values[i]!r} ({describe_row(frame, i)})")
+        raise ValueError(
+            f"{name}: column {column!r} must hold integers; row {i} has "
+            f"{values[i]!r} ({describe_row(frame, i)})"
+        )
     return as_float.astype(np.int64)
 
 
@@ -117,8 +130,12 @@ def check_sentence_scores(frame: pd.DataFrame, name: str = "sentence-score table
     with ``n >= 2``, and ``answer_idx`` is one value in ``0 .. n-1``; every template of an instance
     has the same number of options (one answer space per instance).
     """
-    require_columns(frame, SENTENCE_COLUMNS, name,
-                    hint="Reduce a score table first: calib.confidence.sentence_scores(scores)")
+    require_columns(
+        frame,
+        SENTENCE_COLUMNS,
+        name,
+        hint="Reduce a score table first: calib.confidence.sentence_scores(scores)",
+    )
     check_finite(frame["score"].to_numpy(dtype=float), frame, "score", name)
     option = integer_column(frame, "option", name)
     answer_idx = integer_column(frame, "answer_idx", name)
@@ -134,29 +151,37 @@ def check_sentence_scores(frame: pd.DataFrame, name: str = "sentence-score table
         i = int(order[np.flatnonzero(bad)[0]])
         g = codes[i]
         got = np.sort(option[codes == g])
-        raise ValueError(f"{name}: the options of group ({describe_row(frame, i)}) must be "
-                         f"0..{n_opt[g] - 1}, each once; got {got.tolist()[:20]}"
-                         + (" ..." if len(got) > 20 else ""))
+        raise ValueError(
+            f"{name}: the options of group ({describe_row(frame, i)}) must be "
+            f"0..{n_opt[g] - 1}, each once; got {got.tolist()[:20]}"
+            + (" ..." if len(got) > 20 else "")
+        )
     small = n_opt < 2
     if small.any():
         i = int(order[starts[np.flatnonzero(small)[0]]])
-        raise ValueError(f"{name}: group ({describe_row(frame, i)}) has only "
-                         f"{n_opt[codes[i]]} option; an answer space needs at least 2")
+        raise ValueError(
+            f"{name}: group ({describe_row(frame, i)}) has only "
+            f"{n_opt[codes[i]]} option; an answer space needs at least 2"
+        )
     sorted_correct = answer_idx[order]
     cmin = np.minimum.reduceat(sorted_correct, starts)
     cmax = np.maximum.reduceat(sorted_correct, starts)
     differ = cmin != cmax
     if differ.any():
         i = int(np.flatnonzero(differ[codes])[0])
-        raise ValueError(f"{name}: column 'answer_idx' differs between the options of group "
-                         f"({describe_row(frame, i)}): values {cmin[codes[i]]} and "
-                         f"{cmax[codes[i]]}; it must be the one correct option's index")
+        raise ValueError(
+            f"{name}: column 'answer_idx' differs between the options of group "
+            f"({describe_row(frame, i)}): values {cmin[codes[i]]} and "
+            f"{cmax[codes[i]]}; it must be the one correct option's index"
+        )
     out = (cmin < 0) | (cmin >= n_opt)
     if out.any():
         i = int(np.flatnonzero(out[codes])[0])
-        raise ValueError(f"{name}: answer_idx {cmin[codes[i]]} is out of range for group "
-                         f"({describe_row(frame, i)}) with {n_opt[codes[i]]} options "
-                         f"(expected 0..{n_opt[codes[i]] - 1})")
+        raise ValueError(
+            f"{name}: answer_idx {cmin[codes[i]]} is out of range for group "
+            f"({describe_row(frame, i)}) with {n_opt[codes[i]]} options "
+            f"(expected 0..{n_opt[codes[i]] - 1})"
+        )
     # one answer space per instance: same number of options on every template
     inst, n_inst = group_codes(frame, INSTANCE)
     g_inst = inst[order[starts]]  # the instance of each group
@@ -169,7 +194,9 @@ def check_sentence_scores(frame: pd.DataFrame, name: str = "sentence-score table
         k = int(np.flatnonzero(uneven)[0])
         rows = frame[inst == k]
         sizes = rows.groupby("template")["option"].size().to_dict()
-        raise ValueError(f"{name}: the templates of instance ({describe_row(rows, 0, INSTANCE)}) "
-                         f"have answer spaces of different sizes {sizes}; every template of "
-                         f"an instance must be scored on the same options")
+        raise ValueError(
+            f"{name}: the templates of instance ({describe_row(rows, 0, INSTANCE)}) "
+            f"have answer spaces of different sizes {sizes}; every template of "
+            f"an instance must be scored on the same options"
+        )
     return frame

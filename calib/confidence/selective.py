@@ -49,30 +49,47 @@ def risk_coverage_curve(confidence, correct) -> pd.DataFrame:
     group_rate = np.add.reduceat(err, starts) / sizes
     smooth = np.repeat(group_rate, sizes)  # each tie group's errors spread evenly over it
     k = np.arange(1, len(c) + 1)
-    return pd.DataFrame({"k": k, "coverage": k / len(c), "threshold": c,
-                         "risk": np.cumsum(smooth) / k})
+    return pd.DataFrame(
+        {"k": k, "coverage": k / len(c), "threshold": c, "risk": np.cumsum(smooth) / k}
+    )
 
 
-def selective_prediction(estimates: pd.DataFrame, by: Sequence[str] | None = None,
-                         n_boot: int = 1000, seed: int = 0, level: float = 0.95
-                         ) -> pd.DataFrame:
+def selective_prediction(
+    estimates: pd.DataFrame,
+    by: Sequence[str] | None = None,
+    n_boot: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> pd.DataFrame:
     """AUROC and AURC with their BCa intervals per group of an estimate table (default per
     model, dataset, estimator, template where present; see
     :func:`calib.confidence.summary.summary`). Columns ``by``, ``n``, ``auroc``,
     ``auroc_low``, ``auroc_high``, ``aurc``, ``aurc_low``, ``aurc_high``, ``accuracy``,
     ``accuracy_low``, ``accuracy_high`` (AURC depends on it), ``rejection_rate``."""
-    return summary(estimates, by=by, n_boot=n_boot, seed=seed, level=level,
-                   metrics=(*SELECTIVE_METRICS, "accuracy"))
+    return summary(
+        estimates,
+        by=by,
+        n_boot=n_boot,
+        seed=seed,
+        level=level,
+        metrics=(*SELECTIVE_METRICS, "accuracy"),
+    )
 
 
-def selective_differences(estimates: pd.DataFrame,
-                          pairs: Sequence[tuple[str, str]] | None = None,
-                          by: Sequence[str] = ("model",), n_boot: int = 1000, seed: int = 0,
-                          level: float = 0.95, n_bins: int = N_BINS) -> pd.DataFrame:
+def selective_differences(
+    estimates: pd.DataFrame,
+    pairs: Sequence[tuple[str, str]] | None = None,
+    by: Sequence[str] = ("model",),
+    n_boot: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+    n_bins: int = N_BINS,
+) -> pd.DataFrame:
     """Paired bootstrap differences of AUROC and AURC between estimators
     (:func:`calib.confidence.bootstrap.estimator_differences` with ``metrics=("auroc",
     "aurc")``): columns ``by``, ``a``, ``b``, ``metric``, ``difference`` (a - b), ``low``,
     ``high``, ``method``, ``p_value``, ``n``, ``n_boot``. A higher AUROC and a lower AURC are
     better."""
-    return estimator_differences(estimates, pairs, SELECTIVE_METRICS, by, n_boot, seed, level,
-                                 n_bins)
+    return estimator_differences(
+        estimates, pairs, SELECTIVE_METRICS, by, n_boot, seed, level, n_bins
+    )

@@ -19,12 +19,14 @@ import pandas as pd
 
 from calib.confidence.schema import check_sentence_scores, group_codes
 from calib.scoring.schema import FACT, GROUP
+
 #: what to do with instances whose answer space is not larger than ``k``
 TOO_SMALL: tuple[str, ...] = ("error", "keep", "drop")
 
 
-def subsample_options(sent: pd.DataFrame, k: int, seed: int = 0, repeat: int = 0,
-                      too_small: str = "error") -> pd.DataFrame:
+def subsample_options(
+    sent: pd.DataFrame, k: int, seed: int = 0, repeat: int = 0, too_small: str = "error"
+) -> pd.DataFrame:
     """A sentence-score table restricted to ``k`` options per instance (paper §5.2).
 
     The kept options are renumbered ``0 .. k-1`` in their original order and ``answer_idx`` is
@@ -34,8 +36,9 @@ def subsample_options(sent: pd.DataFrame, k: int, seed: int = 0, repeat: int = 0
     draw for the same ``seed``.
     """
     if not isinstance(k, (int, np.integer)) or k < 2:
-        raise ValueError(f"k must be an integer >= 2 (the correct option and at least one "
-                         f"other), got {k!r}")
+        raise ValueError(
+            f"k must be an integer >= 2 (the correct option and at least one other), got {k!r}"
+        )
     if too_small not in TOO_SMALL:
         raise ValueError(f"unknown too_small {too_small!r}; expected one of {list(TOO_SMALL)}")
     check_sentence_scores(sent)
@@ -52,9 +55,11 @@ def subsample_options(sent: pd.DataFrame, k: int, seed: int = 0, repeat: int = 0
     if (lo != hi).any():
         f = int(np.flatnonzero(lo != hi)[0])
         i = int(np.flatnonzero(fact == f)[0])
-        raise ValueError(f"instance ({', '.join(f'{c}={sent.iloc[i][c]!r}' for c in FACT)}) has "
-                         f"different correct options ({lo[f]} and {hi[f]}) across models or "
-                         f"templates; a subset can only be drawn for one answer space")
+        raise ValueError(
+            f"instance ({', '.join(f'{c}={sent.iloc[i][c]!r}' for c in FACT)}) has "
+            f"different correct options ({lo[f]} and {hi[f]}) across models or "
+            f"templates; a subset can only be drawn for one answer space"
+        )
     groups, n_groups = group_codes(sent, GROUP)
     group_fact = np.zeros(n_groups, np.int64)
     group_fact[groups] = fact
@@ -63,14 +68,18 @@ def subsample_options(sent: pd.DataFrame, k: int, seed: int = 0, repeat: int = 0
     if uneven.any():
         f = int(np.flatnonzero(uneven)[0])
         i = int(np.flatnonzero(fact == f)[0])
-        raise ValueError(f"instance ({', '.join(f'{c}={sent.iloc[i][c]!r}' for c in FACT)}) is "
-                         f"scored on answer spaces of different sizes by different models; a "
-                         f"subset can only be drawn for one answer space")
+        raise ValueError(
+            f"instance ({', '.join(f'{c}={sent.iloc[i][c]!r}' for c in FACT)}) is "
+            f"scored on answer spaces of different sizes by different models; a "
+            f"subset can only be drawn for one answer space"
+        )
     small = n_opt < k
     if small.any() and too_small == "error":
         rel = sent.loc[small[fact], "relation"].unique()
-        raise ValueError(f"{int(small.sum())} instance(s) have fewer than k={k} options "
-                         f"(relations {sorted(rel)[:10]}); pass too_small='keep' or 'drop'")
+        raise ValueError(
+            f"{int(small.sum())} instance(s) have fewer than k={k} options "
+            f"(relations {sorted(rel)[:10]}); pass too_small='keep' or 'drop'"
+        )
     # draw: uniform keys per (fact, option); the correct option always first
     offsets = np.r_[0, np.cumsum(n_opt)[:-1]]
     n_cells = int(n_opt.sum())
@@ -95,8 +104,9 @@ def subsample_options(sent: pd.DataFrame, k: int, seed: int = 0, repeat: int = 0
     return out.reset_index(drop=True)
 
 
-def subsample_repeats(sent: pd.DataFrame, k: int, repeats: int = 5, seed: int = 0,
-                      too_small: str = "error") -> Iterator[tuple[int, pd.DataFrame]]:
+def subsample_repeats(
+    sent: pd.DataFrame, k: int, repeats: int = 5, seed: int = 0, too_small: str = "error"
+) -> Iterator[tuple[int, pd.DataFrame]]:
     """``(repeat, table)`` for ``repeat = 0 .. repeats-1``: independent, repeatable draws of
     :func:`subsample_options` (average a metric over them to smooth the draw's noise)."""
     if not isinstance(repeats, (int, np.integer)) or repeats < 1:
@@ -105,9 +115,14 @@ def subsample_repeats(sent: pd.DataFrame, k: int, repeats: int = 5, seed: int = 
         yield r, subsample_options(sent, k, seed=seed, repeat=r, too_small=too_small)
 
 
-def subsampled_estimates(sent: pd.DataFrame, k: int | None, repeats: int = 3, seed: int = 0,
-                         template: str = "paraphrase-0", too_small: str = "keep"
-                         ) -> pd.DataFrame:
+def subsampled_estimates(
+    sent: pd.DataFrame,
+    k: int | None,
+    repeats: int = 3,
+    seed: int = 0,
+    template: str = "paraphrase-0",
+    too_small: str = "keep",
+) -> pd.DataFrame:
     """Base (Eq. 1) and Margin (Eq. 2) on ``template`` after cutting every answer space to
     ``k`` options in each of ``repeats`` seeded draws (:func:`subsample_repeats`; ``k=None``
     keeps the whole answer space, one draw): the estimate table with ``estimator`` (``Base``,

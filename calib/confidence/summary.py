@@ -41,10 +41,17 @@ def gap_direction(low: float, high: float) -> str:
     return DIRECTIONS[2]
 
 
-def summary(estimates: pd.DataFrame, by: Sequence[str] | None = None, n_bins: int = N_BINS,
-            n_boot: int = 1000, seed: int = 0, level: float = 0.95,
-            metrics: Sequence[str] = METRICS, floor: Sequence[str] = (),
-            n_draws: int = N_DRAWS) -> pd.DataFrame:
+def summary(
+    estimates: pd.DataFrame,
+    by: Sequence[str] | None = None,
+    n_bins: int = N_BINS,
+    n_boot: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+    metrics: Sequence[str] = METRICS,
+    floor: Sequence[str] = (),
+    n_draws: int = N_DRAWS,
+) -> pd.DataFrame:
     """Calibration per group of an estimate table: ACE, Brier, accuracy (paper §4.3), each
     with a bootstrap interval over instances (BCa for Brier and accuracy, bias-centred
     percentile for ACE: :data:`calib.confidence.bootstrap.INTERVAL_METHODS`), and the
@@ -80,8 +87,10 @@ def summary(estimates: pd.DataFrame, by: Sequence[str] | None = None, n_bins: in
     floor = list(floor)
     bad = [m for m in floor if m not in BINNED or m not in metrics]
     if bad:
-        raise ValueError(f"floor {bad}: a noise floor needs a binned metric {list(BINNED)} that "
-                         f"is also in metrics {list(metrics)}")
+        raise ValueError(
+            f"floor {bad}: a noise floor needs a binned metric {list(BINNED)} that "
+            f"is also in metrics {list(metrics)}"
+        )
     rows = []
     keys = [c for c in INSTANCE if c not in by]
     groups = estimates.groupby(by, sort=True, dropna=False) if by else [((), estimates)]
@@ -89,37 +98,46 @@ def summary(estimates: pd.DataFrame, by: Sequence[str] | None = None, n_bins: in
         label = label if isinstance(label, tuple) else (label,)
         part = part.sort_values(keys, kind="stable")
         if part.duplicated(keys).any():
-            raise ValueError(f"group {dict(zip(by, label))} has several rows for one instance; "
-                             f"add the column that tells them apart (e.g. 'estimator' or "
-                             f"'template') to `by`")
+            raise ValueError(
+                f"group {dict(zip(by, label))} has several rows for one instance; "
+                f"add the column that tells them apart (e.g. 'estimator' or "
+                f"'template') to `by`"
+            )
         conf, corr = check_inputs(part["confidence"], part["correct"].astype(bool))
         row = dict(zip(by, label))
         row["n"] = len(part)
-        for m, values in metric_intervals(conf, corr, metrics, n_boot, seed, level,
-                                          n_bins).items():
+        for m, values in metric_intervals(conf, corr, metrics, n_boot, seed, level, n_bins).items():
             row[m], row[f"{m}_low"], row[f"{m}_high"] = values
             if m == "gap":
                 row["gap_direction"] = gap_direction(row["gap_low"], row["gap_high"])
         for m in floor:
-            row.update(floor_record(conf, row[m], row[f"{m}_low"], row[f"{m}_high"], m,
-                                    n_draws, seed, n_bins, level))
-        row["rejection_rate"] = (float(part["rejected"].astype(bool).mean())
-                                 if "rejected" in part.columns else 0.0)
+            row.update(
+                floor_record(
+                    conf, row[m], row[f"{m}_low"], row[f"{m}_high"], m, n_draws, seed, n_bins, level
+                )
+            )
+        row["rejection_rate"] = (
+            float(part["rejected"].astype(bool).mean()) if "rejected" in part.columns else 0.0
+        )
         rows.append(row)
     return pd.DataFrame(rows)
 
 
-def compare_reductions(scores: pd.DataFrame, template: str = PLAIN,
-                       reductions: Sequence[str] = REDUCTIONS, n_bins: int = N_BINS
-                       ) -> pd.DataFrame:
+def compare_reductions(
+    scores: pd.DataFrame,
+    template: str = PLAIN,
+    reductions: Sequence[str] = REDUCTIONS,
+    n_bins: int = N_BINS,
+) -> pd.DataFrame:
     """Appendix C: accuracy, ACE of Base-Confidence on ``template`` and their harmonic mean
     ``H`` for each sentence-score reduction, per model and dataset. The paper picks the
     reduction with the highest ``H`` (it found ``sum``)."""
     rows = []
     for reduction in reductions:
         est = base(sentence_scores(scores, reduction), template)
-        table = summary(est, by=["model", "dataset"], n_bins=n_bins, n_boot=0,
-                        metrics=("accuracy", "ace"))
+        table = summary(
+            est, by=["model", "dataset"], n_bins=n_bins, n_boot=0, metrics=("accuracy", "ace")
+        )
         table.insert(2, "reduction", reduction)
         rows.append(table[["model", "dataset", "reduction", "n", "accuracy", "ace"]])
     out = pd.concat(rows, ignore_index=True)

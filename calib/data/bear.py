@@ -44,8 +44,14 @@ PLAIN = "paraphrase-0"
 
 _INSTANCE_FIELDS = ("sub_id", "sub_label", "obj_id", "obj_label", "answer_idx")
 #: the kind of every field the loader reads (:data:`calib.data.jsonl.KINDS`)
-_INSTANCE_TYPES = {"sub_id": "text", "sub_label": "text", "obj_id": "text", "obj_label": "text",
-                   "answer_idx": "integer", "sub_aliases": "strings"}
+_INSTANCE_TYPES = {
+    "sub_id": "text",
+    "sub_label": "text",
+    "obj_id": "text",
+    "obj_label": "text",
+    "answer_idx": "integer",
+    "sub_aliases": "strings",
+}
 _META = "bear/metadata_relations.json"
 _DOMAINS = "bear/relation_info.json"
 
@@ -74,10 +80,14 @@ def template_names(spec: str | list[str] | tuple[str, ...]) -> list[str]:
             if not (lo.isdigit() and hi.isdigit()):
                 raise ValueError(f"template range {part!r}: expected e.g. 'paraphrase-0..4'")
             if not stem:
-                out += TEMPLATE_NAMES[int(lo):int(hi) + 1]
+                out += TEMPLATE_NAMES[int(lo) : int(hi) + 1]
             else:
-                out += [n for n in TEMPLATE_NAMES if n.rpartition("-")[0] == stem
-                        and int(lo) <= int(n.rpartition("-")[2]) <= int(hi)]
+                out += [
+                    n
+                    for n in TEMPLATE_NAMES
+                    if n.rpartition("-")[0] == stem
+                    and int(lo) <= int(n.rpartition("-")[2]) <= int(hi)
+                ]
         elif part.isdigit():
             out.append(TEMPLATE_NAMES[int(part)])
         else:
@@ -110,36 +120,49 @@ def parse_relation_metadata(path: Path, rel: str, meta: dict, domains=()) -> dic
             raise DataFormatError(path, "missing", field=f"{rel}.{key}")
     templates = meta["templates"]
     if not isinstance(templates, list) or len(templates) != len(TEMPLATE_NAMES):
-        raise DataFormatError(path, f"expected {len(TEMPLATE_NAMES)} templates, got "
-                              f"{len(templates) if isinstance(templates, list) else templates!r}",
-                              field=f"{rel}.templates")
+        raise DataFormatError(
+            path,
+            f"expected {len(TEMPLATE_NAMES)} templates, got "
+            f"{len(templates) if isinstance(templates, list) else templates!r}",
+            field=f"{rel}.templates",
+        )
     for i, t in enumerate(templates):
-        check_template(path, t, field=f"{rel}.templates[{i}]",
-                       name=TEMPLATE_NAMES[i] if i < len(TEMPLATE_NAMES) else str(i))
+        check_template(
+            path,
+            t,
+            field=f"{rel}.templates[{i}]",
+            name=TEMPLATE_NAMES[i] if i < len(TEMPLATE_NAMES) else str(i),
+        )
     labels, ids = meta["answer_space_labels"], meta["answer_space_ids"]
     for key, values in (("answer_space_labels", labels), ("answer_space_ids", ids)):
         check_value(path, values, "list", field=f"{rel}.{key}")
         for i, v in enumerate(values):
             check_value(path, v, "text", field=f"{rel}.{key}[{i}]")
     if not labels:
-        raise DataFormatError(path, "the answer space is empty",
-                              field=f"{rel}.answer_space_labels")
+        raise DataFormatError(path, "the answer space is empty", field=f"{rel}.answer_space_labels")
     if len(labels) != len(ids):
-        raise DataFormatError(path, f"{len(labels)} labels but {len(ids)} ids",
-                              field=f"{rel}.answer_space_ids")
+        raise DataFormatError(
+            path, f"{len(labels)} labels but {len(ids)} ids", field=f"{rel}.answer_space_ids"
+        )
     for key, values in (("answer_space_labels", labels), ("answer_space_ids", ids)):
         seen: dict = {}
         for i, v in enumerate(values):
             if v in seen:
-                raise DataFormatError(path, f"duplicate answer {v!r} at positions {seen[v]} "
-                                      f"and {i}", field=f"{rel}.{key}")
+                raise DataFormatError(
+                    path,
+                    f"duplicate answer {v!r} at positions {seen[v]} and {i}",
+                    field=f"{rel}.{key}",
+                )
             seen[v] = i
-    return dict(templates=dict(zip(TEMPLATE_NAMES, templates)), answer_labels=tuple(labels),
-                answer_ids=tuple(ids), domains=tuple(domains))
+    return dict(
+        templates=dict(zip(TEMPLATE_NAMES, templates)),
+        answer_labels=tuple(labels),
+        answer_ids=tuple(ids),
+        domains=tuple(domains),
+    )
 
 
-def load_bear(root: str | os.PathLike | None = None,
-              relations: list[str] | None = None) -> Bear:
+def load_bear(root: str | os.PathLike | None = None, relations: list[str] | None = None) -> Bear:
     """Load and validate BEAR from the data root (see :mod:`calib.data.root`).
 
     Raises :class:`~calib.data.errors.DataFormatError` naming file, line and field for bytes that
@@ -159,7 +182,8 @@ def load_bear(root: str | os.PathLike | None = None,
     except FileNotFoundError:
         domains_path, domain_info = None, {}
     if not isinstance(domain_info, dict) or not all(
-            isinstance(v, dict) for v in domain_info.values()):
+        isinstance(v, dict) for v in domain_info.values()
+    ):
         raise DataFormatError(domains_path, "expected an object of objects keyed by relation id")
     files = data_files("bear/P*.jsonl", root)
     if relations is not None:
@@ -181,27 +205,41 @@ def load_bear(root: str | os.PathLike | None = None,
         for row in rows:
             line, idx = row["_line"], row["answer_idx"]
             if not 0 <= idx < len(parts["answer_labels"]):
-                raise DataFormatError(path, f"answer_idx {idx!r} is not an index into the "
-                                      f"answer space of {len(parts['answer_labels'])} options",
-                                      line=line, field="answer_idx")
-            if (parts["answer_ids"][idx] != row["obj_id"]
-                    or parts["answer_labels"][idx] != row["obj_label"]):
                 raise DataFormatError(
-                    path, f"answer_idx {idx} points at {parts['answer_labels'][idx]!r} "
+                    path,
+                    f"answer_idx {idx!r} is not an index into the "
+                    f"answer space of {len(parts['answer_labels'])} options",
+                    line=line,
+                    field="answer_idx",
+                )
+            if (
+                parts["answer_ids"][idx] != row["obj_id"]
+                or parts["answer_labels"][idx] != row["obj_label"]
+            ):
+                raise DataFormatError(
+                    path,
+                    f"answer_idx {idx} points at {parts['answer_labels'][idx]!r} "
                     f"({parts['answer_ids'][idx]}), but the object is {row['obj_label']!r} "
-                    f"({row['obj_id']})", line=line, field="answer_idx")
+                    f"({row['obj_id']})",
+                    line=line,
+                    field="answer_idx",
+                )
         check_unique(path, rows, lambda r: r["sub_id"], "sub_id", lambda k: f"subject {k}")
         digest = hashlib.sha256(meta_bytes[rel] + path.read_bytes()).hexdigest()[:16]
         rels[rel] = Relation(id=rel, version=digest, **parts)
-        frames.append(pd.DataFrame({
-            "relation": rel,
-            "instance": [r["sub_id"] for r in rows],
-            "sub_label": [r["sub_label"] for r in rows],
-            "sub_aliases": [list(r.get("sub_aliases") or []) for r in rows],
-            "obj_id": [r["obj_id"] for r in rows],
-            "obj_label": [r["obj_label"] for r in rows],
-            "answer_idx": [r["answer_idx"] for r in rows],
-        }))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "relation": rel,
+                    "instance": [r["sub_id"] for r in rows],
+                    "sub_label": [r["sub_label"] for r in rows],
+                    "sub_aliases": [list(r.get("sub_aliases") or []) for r in rows],
+                    "obj_id": [r["obj_id"] for r in rows],
+                    "obj_label": [r["obj_label"] for r in rows],
+                    "answer_idx": [r["answer_idx"] for r in rows],
+                }
+            )
+        )
     if not frames:
         raise DataFormatError(data_file(_META, root).parent, "no relation files bear/P*.jsonl")
     return Bear(relations=rels, instances=pd.concat(frames, ignore_index=True))
@@ -212,9 +250,12 @@ def load_bear(root: str | os.PathLike | None = None,
 ONE_TO_ONE_OPTIONS = 60
 
 
-def one_to_one_relations(relations: list[str] | tuple[str, ...] | None = None, *,
-                         data_dir: str | os.PathLike | None = None,
-                         n_options: int = ONE_TO_ONE_OPTIONS) -> list[str]:
+def one_to_one_relations(
+    relations: list[str] | tuple[str, ...] | None = None,
+    *,
+    data_dir: str | os.PathLike | None = None,
+    n_options: int = ONE_TO_ONE_OPTIONS,
+) -> list[str]:
     """BEAR's 1:1 relations (answer spaces of ``n_options`` = 60) among ``relations``
     (``None``: all of BEAR), sorted: the relations §5.2 subsamples (Figures 3 and 4)."""
     bear = load_bear(data_dir, relations=list(relations) if relations else None)

@@ -13,8 +13,14 @@ class DataFormatError(ValueError):
     ``bear/P19.jsonl, line 4, field 'answer_idx': ...``.
     """
 
-    def __init__(self, path: str | Path, message: str, line: int | None = None,
-                 field: str | None = None, column: int | None = None):
+    def __init__(
+        self,
+        path: str | Path,
+        message: str,
+        line: int | None = None,
+        field: str | None = None,
+        column: int | None = None,
+    ):
         where = str(path)
         if line is not None:
             where += f", line {line}"

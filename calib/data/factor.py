@@ -42,8 +42,12 @@ SUBSETS: tuple[str, ...] = ("news", "expert", "wiki")
 #: the subsets in the offline data (and with a pinned checksum)
 OFFLINE_SUBSETS: tuple[str, ...] = ("news", "expert")
 #: the true completion first, then the three contradictions
-COMPLETION_COLUMNS: tuple[str, ...] = ("completion", "contradiction_0", "contradiction_1",
-                                       "contradiction_2")
+COMPLETION_COLUMNS: tuple[str, ...] = (
+    "completion",
+    "contradiction_0",
+    "contradiction_1",
+    "contradiction_2",
+)
 #: the prefix columns a FACTOR file has; the first is what FACTOR's evaluation script reads
 PREFIX_COLUMNS: tuple[str, ...] = ("turncated_prefixes", "full_prefix")
 #: what to do with an item that has an empty or duplicate completion (or an empty prefix)
@@ -90,8 +94,9 @@ class Factor:
             raise ValueError(f"per_subset must be at least 1, got {per_subset}")
         items = sample_groups(self.items, "subset", per_subset, seed)
         before = self.items.groupby("subset", sort=False).size().to_dict()
-        return replace(self, items=items, eligible=before if self.eligible is None
-                       else self.eligible)
+        return replace(
+            self, items=items, eligible=before if self.eligible is None else self.eligible
+        )
 
     def shorter_than(self, max_completion_words: int | None) -> "Factor":
         """Only the items whose longest completion has at most ``max_completion_words``
@@ -104,13 +109,21 @@ class Factor:
         longest = self.items["completions"].map(lambda cs: max(len(c.split()) for c in cs))
         out = longest > max_completion_words
         dropped = self.items[out]
-        extra = pd.DataFrame({
-            "subset": dropped["subset"], "file": dropped["subset"].map(factor_path),
-            "line": dropped["line"], "field": "completions",
-            "reason": [f"a completion has {n} words (> max_completion_words="
-                       f"{max_completion_words})" for n in longest[out]]})
-        skipped = pd.concat([self.skipped, extra], ignore_index=True) if len(extra) \
-            else self.skipped
+        extra = pd.DataFrame(
+            {
+                "subset": dropped["subset"],
+                "file": dropped["subset"].map(factor_path),
+                "line": dropped["line"],
+                "field": "completions",
+                "reason": [
+                    f"a completion has {n} words (> max_completion_words={max_completion_words})"
+                    for n in longest[out]
+                ],
+            }
+        )
+        skipped = (
+            pd.concat([self.skipped, extra], ignore_index=True) if len(extra) else self.skipped
+        )
         return replace(self, items=self.items[~out].reset_index(drop=True), skipped=skipped)
 
     def skip_counts(self) -> pd.DataFrame:
@@ -119,18 +132,29 @@ class Factor:
         (the rest) and ``sampled`` (the items kept by :meth:`sample`; all eligible ones when
         not sampled)."""
         long = self.skipped["field"] == "completions"
-        eligible = self.eligible if self.eligible is not None else \
-            self.items.groupby("subset", sort=False).size().to_dict()
+        eligible = (
+            self.eligible
+            if self.eligible is not None
+            else self.items.groupby("subset", sort=False).size().to_dict()
+        )
         rows = []
         for subset in dict.fromkeys([*eligible, *self.skipped["subset"]]):
             mine = self.skipped["subset"] == subset
             n_invalid, n_long = int((mine & ~long).sum()), int((mine & long).sum())
             n_eligible = int(eligible.get(subset, 0))
-            rows.append({"subset": subset, "in_file": n_eligible + n_invalid + n_long,
-                         "invalid": n_invalid, "too_long": n_long, "eligible": n_eligible,
-                         "sampled": int((self.items["subset"] == subset).sum())})
-        return pd.DataFrame(rows, columns=["subset", "in_file", "invalid", "too_long",
-                                           "eligible", "sampled"])
+            rows.append(
+                {
+                    "subset": subset,
+                    "in_file": n_eligible + n_invalid + n_long,
+                    "invalid": n_invalid,
+                    "too_long": n_long,
+                    "eligible": n_eligible,
+                    "sampled": int((self.items["subset"] == subset).sum()),
+                }
+            )
+        return pd.DataFrame(
+            rows, columns=["subset", "in_file", "invalid", "too_long", "eligible", "sampled"]
+        )
 
     def __len__(self) -> int:
         return len(self.items)
@@ -164,7 +188,8 @@ def _local_only(subset: str, root) -> Path:
             f"the offline data and calib has no pinned checksum for it, so it is never fetched "
             f"automatically. Download {url} (FACTOR's repository at the commit the other "
             f"subsets are pinned to) to {str(path)!r}, or choose from {list(OFFLINE_SUBSETS)} "
-            f"(e.g. `-p factor_subsets '[\"news\", \"expert\"]'`).")
+            f'(e.g. `-p factor_subsets \'["news", "expert"]\'`).'
+        )
     return path
 
 
@@ -178,11 +203,18 @@ def _load_subset(subset: str, root, prefix_column: str, on_invalid: str):
         if index == 0:
             missing = [c for c in (prefix_column, *COMPLETION_COLUMNS) if c not in header]
             if missing:
-                raise DataFormatError(path, f"missing column(s) {missing}; the header has "
-                                            f"{list(header)}", line=1, field=missing[0])
+                raise DataFormatError(
+                    path,
+                    f"missing column(s) {missing}; the header has {list(header)}",
+                    line=1,
+                    field=missing[0],
+                )
         if None in row:  # more fields than the header
-            raise DataFormatError(path, f"the record has {len(header) + len(row[None])} fields, "
-                                        f"the header {len(header)}", line=line)
+            raise DataFormatError(
+                path,
+                f"the record has {len(header) + len(row[None])} fields, the header {len(header)}",
+                line=line,
+            )
         problem = None
         prefix = row[prefix_column]
         completions = []
@@ -209,20 +241,28 @@ def _load_subset(subset: str, root, prefix_column: str, on_invalid: str):
                 seen[key] = col
         if problem is not None:
             if on_invalid == "error":
-                raise DataFormatError(path, f"{problem[1]} (an item needs a prefix and four "
-                                            f"different non-empty completions)",
-                                      line=line, field=problem[0])
+                raise DataFormatError(
+                    path,
+                    f"{problem[1]} (an item needs a prefix and four "
+                    f"different non-empty completions)",
+                    line=line,
+                    field=problem[0],
+                )
             skipped.append((subset, relpath, line, problem[0], problem[1]))
             continue
-        items.append((subset, str(index), line, row.get("doc_id", ""), prefix,
-                      tuple(completions)))
+        items.append((subset, str(index), line, row.get("doc_id", ""), prefix, tuple(completions)))
     if index < 0:
         raise DataFormatError(path, "the file holds a header but no items")
     return items, skipped
 
 
-def load_factor(subsets=OFFLINE_SUBSETS, root=None, *, prefix_column: str = PREFIX_COLUMNS[0],
-                on_invalid: str = "skip") -> Factor:
+def load_factor(
+    subsets=OFFLINE_SUBSETS,
+    root=None,
+    *,
+    prefix_column: str = PREFIX_COLUMNS[0],
+    on_invalid: str = "skip",
+) -> Factor:
     """Load FACTOR ``subsets`` (names from :data:`SUBSETS`) from the data root.
 
     ``prefix_column``: ``turncated_prefixes`` (default; what FACTOR's evaluation script reads)
@@ -241,8 +281,9 @@ def load_factor(subsets=OFFLINE_SUBSETS, root=None, *, prefix_column: str = PREF
     if len(set(names)) != len(names):
         raise ValueError(f"subsets {names} lists a subset twice")
     if prefix_column not in PREFIX_COLUMNS:
-        raise ValueError(f"unknown prefix_column {prefix_column!r}; expected one of "
-                         f"{list(PREFIX_COLUMNS)}")
+        raise ValueError(
+            f"unknown prefix_column {prefix_column!r}; expected one of {list(PREFIX_COLUMNS)}"
+        )
     if on_invalid not in ON_INVALID:
         raise ValueError(f"unknown on_invalid {on_invalid!r}; expected one of {list(ON_INVALID)}")
     items, skipped = [], []
@@ -250,5 +291,7 @@ def load_factor(subsets=OFFLINE_SUBSETS, root=None, *, prefix_column: str = PREF
         got, left = _load_subset(name, root, prefix_column, on_invalid)
         items += got
         skipped += left
-    return Factor(items=pd.DataFrame(items, columns=list(ITEM_COLUMNS)),
-                  skipped=pd.DataFrame(skipped, columns=list(SKIP_COLUMNS)))
+    return Factor(
+        items=pd.DataFrame(items, columns=list(ITEM_COLUMNS)),
+        skipped=pd.DataFrame(skipped, columns=list(SKIP_COLUMNS)),
+    )

@@ -25,17 +25,20 @@ def read_text(path: Path) -> str:
     """
     data = Path(path).read_bytes()
     if data.startswith(_BOM):
-        data = data[len(_BOM):]
+        data = data[len(_BOM) :]
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         start = data.rfind(b"\n", 0, exc.start) + 1
-        column = len(data[start:exc.start].decode("utf-8", errors="replace")) + 1
+        column = len(data[start : exc.start].decode("utf-8", errors="replace")) + 1
         raise DataFormatError(
-            path, f"byte 0x{data[exc.start]:02x} (byte offset {exc.start}) is not UTF-8 "
+            path,
+            f"byte 0x{data[exc.start]:02x} (byte offset {exc.start}) is not UTF-8 "
             f"({exc.reason}); data files must be UTF-8: re-save the file as UTF-8 (e.g. "
-            f"`iconv -f latin1 -t utf-8`) or fetch it again", line=data.count(b"\n", 0, start) + 1,
-            column=column) from None
+            f"`iconv -f latin1 -t utf-8`) or fetch it again",
+            line=data.count(b"\n", 0, start) + 1,
+            column=column,
+        ) from None
 
 
 def read_json(path: Path) -> Any:
@@ -43,8 +46,9 @@ def read_json(path: Path) -> Any:
     try:
         return json.loads(read_text(path))
     except json.JSONDecodeError as exc:
-        raise DataFormatError(path, f"malformed JSON ({exc.msg})", line=exc.lineno,
-                              column=exc.colno) from None
+        raise DataFormatError(
+            path, f"malformed JSON ({exc.msg})", line=exc.lineno, column=exc.colno
+        ) from None
 
 
 #: field kinds :func:`check_fields` knows: (test, what the message says was expected)
@@ -53,8 +57,10 @@ KINDS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "string": (lambda v: isinstance(v, str), "a string"),
     "integer": (lambda v: isinstance(v, int) and not isinstance(v, bool), "an integer"),
     "number": (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool), "a number"),
-    "strings": (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
-                "a list of strings"),
+    "strings": (
+        lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
+        "a list of strings",
+    ),
     "list": (lambda v: isinstance(v, list), "a list"),
 }
 
@@ -69,19 +75,25 @@ def describe(value: Any) -> str:
     return f"{type(value).__name__} {text if len(text) <= 60 else text[:57] + '...'}"
 
 
-def check_value(path: Path, value: Any, kind: str, line: int | None = None,
-                field: str | None = None) -> Any:
+def check_value(
+    path: Path, value: Any, kind: str, line: int | None = None, field: str | None = None
+) -> Any:
     """``value`` if it is of ``kind`` (a key of :data:`KINDS`), else :class:`DataFormatError`
     naming file, line and field, the kind expected and the value found."""
     test, expected = KINDS[kind]
     if not test(value):
-        raise DataFormatError(path, f"expected {expected}, got {describe(value)}", line=line,
-                              field=field)
+        raise DataFormatError(
+            path, f"expected {expected}, got {describe(value)}", line=line, field=field
+        )
     return value
 
 
-def read_jsonl(path: Path, required: Iterable[str] = (),
-               types: Mapping[str, str] | None = None, allow_empty: bool = False) -> list[dict]:
+def read_jsonl(
+    path: Path,
+    required: Iterable[str] = (),
+    types: Mapping[str, str] | None = None,
+    allow_empty: bool = False,
+) -> list[dict]:
     """Parse a JSON-lines file into dicts (blank lines skipped).
 
     Each record must be an object with the ``required`` fields, and each field named in
@@ -98,34 +110,42 @@ def read_jsonl(path: Path, required: Iterable[str] = (),
         try:
             row = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise DataFormatError(path, f"malformed JSON ({exc.msg})", line=lineno,
-                                  column=exc.colno) from None
+            raise DataFormatError(
+                path, f"malformed JSON ({exc.msg})", line=lineno, column=exc.colno
+            ) from None
         if not isinstance(row, dict):
-            raise DataFormatError(path, f"expected a JSON object, got {describe(row)}",
-                                  line=lineno)
+            raise DataFormatError(path, f"expected a JSON object, got {describe(row)}", line=lineno)
         for field in required:
             if field not in row:
-                raise DataFormatError(path, "missing (required field)", line=lineno,
-                                      field=field)
+                raise DataFormatError(path, "missing (required field)", line=lineno, field=field)
         for field, kind in types.items():
             if field in row:
                 check_value(path, row[field], kind, line=lineno, field=field)
         row["_line"] = lineno
         rows.append(row)
     if not rows and not allow_empty:
-        raise DataFormatError(path, "the file holds no records (it is empty); expected one JSON "
-                                    "object per line; restore the file")
+        raise DataFormatError(
+            path,
+            "the file holds no records (it is empty); expected one JSON "
+            "object per line; restore the file",
+        )
     return rows
 
 
-def check_unique(path: Path, rows: list[dict], key: Callable[[dict], Hashable], field: str,
-                 describe: Callable[[Hashable], str]) -> None:
+def check_unique(
+    path: Path,
+    rows: list[dict],
+    key: Callable[[dict], Hashable],
+    field: str,
+    describe: Callable[[Hashable], str],
+) -> None:
     """Raise :class:`DataFormatError` at the first row (from :func:`read_jsonl`) whose ``key``
     repeats an earlier row's, naming both lines: ``"<describe(key)> repeats line N"``."""
     seen: dict = {}
     for row in rows:
         k = key(row)
         if k in seen:
-            raise DataFormatError(path, f"{describe(k)} repeats line {seen[k]}",
-                                  line=row["_line"], field=field)
+            raise DataFormatError(
+                path, f"{describe(k)} repeats line {seen[k]}", line=row["_line"], field=field
+            )
         seen[k] = row["_line"]

@@ -54,14 +54,22 @@ _TRAIN_FIELDS = ("sub_uri", "obj_uri", "sub_label", "obj_label")
 _SENTENCE_FIELDS = ("sub_label", "obj_label", "evidences")
 _EVIDENCE_FIELDS = ("masked_sentence", "sub_surface", "obj_surface")
 #: the kind of every field the loaders read (:data:`calib.data.jsonl.KINDS`)
-_RELATION_TYPES = {"relation": "text", "label": "string", "type": "string",
-                   "description": "string"}
+_RELATION_TYPES = {"relation": "text", "label": "string", "type": "string", "description": "string"}
 _FACT_TYPES = {k: "text" for k in _FACT_FIELDS}
 _TRAIN_TYPES = {k: "text" for k in _TRAIN_FIELDS}
 _SENTENCE_TYPES = {"sub_label": "text", "obj_label": "text", "evidences": "list"}
 _PROMPT_TYPES = {"weight": "number"}
-_INSTANCE_COLUMNS = ("relation", "instance", "split", "sub_id", "sub_label", "sub_aliases",
-                     "obj_id", "obj_label", "answer_idx")
+_INSTANCE_COLUMNS = (
+    "relation",
+    "instance",
+    "split",
+    "sub_id",
+    "sub_label",
+    "sub_aliases",
+    "obj_id",
+    "obj_label",
+    "answer_idx",
+)
 
 
 @dataclass(frozen=True)
@@ -84,8 +92,13 @@ class Lama(Probe):
     dataset: ClassVar[str] = "lama"
     name: ClassVar[str] = "LAMA"
 
-    def sample(self, per_relation: int | None, seed: int = 0, n_relations: int | None = None,
-               train_per_relation: int | None = None) -> "Lama":
+    def sample(
+        self,
+        per_relation: int | None,
+        seed: int = 0,
+        n_relations: int | None = None,
+        train_per_relation: int | None = None,
+    ) -> "Lama":
         """A seeded sample: ``n_relations`` relations, ``per_relation`` test facts each and
         ``train_per_relation`` training pairs each (``None``: all).
 
@@ -98,11 +111,11 @@ class Lama(Probe):
             if n_relations < 1:
                 raise ValueError(f"n_relations must be at least 1, got {n_relations}")
             ids = sorted(self.relations)
-            out = out.select([ids[i] for i in seeded_positions(len(ids), n_relations, seed,
-                                                               "relations")])
+            out = out.select(
+                [ids[i] for i in seeded_positions(len(ids), n_relations, seed, "relations")]
+            )
         test = Probe.sample(out, per_relation, seed).instances
-        train = Probe.sample(replace(out, instances=out.train), train_per_relation,
-                             seed).instances
+        train = Probe.sample(replace(out, instances=out.train), train_per_relation, seed).instances
         return replace(out, instances=test, train=train)
 
     def select(self, relations: list[str] | None) -> "Lama":
@@ -117,9 +130,13 @@ class Lama(Probe):
         def part(frame: pd.DataFrame) -> pd.DataFrame:
             return frame[frame["relation"].isin(keep)].reset_index(drop=True)
 
-        return replace(self, relations={r: self.relations[r] for r in keep},
-                       instances=part(self.instances), train=part(self.train),
-                       info=part(self.info))
+        return replace(
+            self,
+            relations={r: self.relations[r] for r in keep},
+            instances=part(self.instances),
+            train=part(self.train),
+            info=part(self.info),
+        )
 
     def with_templates(self, prompts: pd.DataFrame, keep_manual: bool = True) -> "Lama":
         """Relations whose templates are the prompts in ``prompts`` (columns ``relation,
@@ -158,17 +175,20 @@ def _answer_space(test: list[dict], train: list[dict]) -> tuple[tuple, tuple]:
 
 def _frame(rid: str, split: str, rows: list[dict], index: dict[str, int]) -> pd.DataFrame:
     test = split == "test"
-    return pd.DataFrame({
-        "relation": rid,
-        "instance": [r["uuid"] if test else f"{r['sub_uri']}-{r['obj_uri']}" for r in rows],
-        "split": split,
-        "sub_id": ["" if test else r["sub_uri"] for r in rows],
-        "sub_label": [r["sub_label"] for r in rows],
-        "sub_aliases": [[] for _ in rows],
-        "obj_id": ["" if test else r["obj_uri"] for r in rows],
-        "obj_label": [r["obj_label"] for r in rows],
-        "answer_idx": [index[r["obj_label"]] for r in rows],
-    }, columns=list(_INSTANCE_COLUMNS))
+    return pd.DataFrame(
+        {
+            "relation": rid,
+            "instance": [r["uuid"] if test else f"{r['sub_uri']}-{r['obj_uri']}" for r in rows],
+            "split": split,
+            "sub_id": ["" if test else r["sub_uri"] for r in rows],
+            "sub_label": [r["sub_label"] for r in rows],
+            "sub_aliases": [[] for _ in rows],
+            "obj_id": ["" if test else r["obj_uri"] for r in rows],
+            "obj_label": [r["obj_label"] for r in rows],
+            "answer_idx": [index[r["obj_label"]] for r in rows],
+        },
+        columns=list(_INSTANCE_COLUMNS),
+    )
 
 
 def load_relations(root=None) -> pd.DataFrame:
@@ -181,13 +201,15 @@ def load_relations(root=None) -> pd.DataFrame:
     for row in rows:
         check_template(path, row["template"], line=row["_line"], field="template")
     check_unique(path, rows, lambda r: r["relation"], "relation", lambda k: f"relation {k}")
-    return pd.DataFrame({
-        "relation": [r["relation"] for r in rows],
-        "template": [r["template"] for r in rows],
-        "label": [r.get("label", "") for r in rows],
-        "type": [r.get("type", "") for r in rows],
-        "description": [r.get("description", "") for r in rows],
-    })
+    return pd.DataFrame(
+        {
+            "relation": [r["relation"] for r in rows],
+            "template": [r["template"] for r in rows],
+            "label": [r.get("label", "") for r in rows],
+            "type": [r.get("type", "") for r in rows],
+            "description": [r.get("description", "") for r in rows],
+        }
+    )
 
 
 def _read_facts(path: Path) -> list[dict]:
@@ -198,16 +220,18 @@ def _read_facts(path: Path) -> list[dict]:
 
 def _read_train(path: Path) -> list[dict]:
     rows = read_jsonl(path, required=_TRAIN_FIELDS, types=_TRAIN_TYPES)
-    check_unique(path, rows, lambda r: (r["sub_uri"], r["obj_uri"]), "sub_uri",
-                 lambda k: f"pair {k}")
+    check_unique(
+        path, rows, lambda r: (r["sub_uri"], r["obj_uri"]), "sub_uri", lambda k: f"pair {k}"
+    )
     return rows
 
 
 ANSWER_SPACES: tuple[str, ...] = ("test+train", "test")
 
 
-def load_lama(root=None, relations: list[str] | None = None,
-              answer_space: str = "test+train") -> Lama:
+def load_lama(
+    root=None, relations: list[str] | None = None, answer_space: str = "test+train"
+) -> Lama:
     """Load and validate LAMA T-REx: the relations with test facts, their manual templates, the
     test facts and LPAQA's training pairs, with closed answer spaces (LPAQA §5 data; see the
     module docstring for how this differs from LAMA's open vocabulary).
@@ -243,35 +267,51 @@ def load_lama(root=None, relations: list[str] | None = None,
         test = _read_facts(path)
         train_path = data_file(f"lpaqa/TREx_train/{rid}.jsonl", root)
         test_pairs = {(r["sub_label"], r["obj_label"]) for r in test}
-        train = [r for r in _read_train(train_path)
-                 if (r["sub_label"], r["obj_label"]) not in test_pairs]
+        train = [
+            r for r in _read_train(train_path) if (r["sub_label"], r["obj_label"]) not in test_pairs
+        ]
         if answer_space == "test":
             test_objects = {r["obj_label"] for r in test}
             train = [r for r in train if r["obj_label"] in test_objects]
         labels, ids = _answer_space(test, train)
         index = {lab: i for i, lab in enumerate(labels)}
-        digest = hashlib.sha256(info.loc[rid, "template"].encode() + path.read_bytes()
-                                + train_path.read_bytes()).hexdigest()[:16]
-        rels[rid] = Relation(id=rid, templates={MANUAL: info.loc[rid, "template"]},
-                             answer_labels=labels, answer_ids=ids, version=digest)
+        digest = hashlib.sha256(
+            info.loc[rid, "template"].encode() + path.read_bytes() + train_path.read_bytes()
+        ).hexdigest()[:16]
+        rels[rid] = Relation(
+            id=rid,
+            templates={MANUAL: info.loc[rid, "template"]},
+            answer_labels=labels,
+            answer_ids=ids,
+            version=digest,
+        )
         tests.append(_frame(rid, "test", test, index))
         trains.append(_frame(rid, "train", train, index))
-    return Lama(relations=rels, instances=pd.concat(tests, ignore_index=True),
-                train=pd.concat(trains, ignore_index=True),
-                info=info.loc[list(rels), ["relation", "label", "type", "description"]]
-                .reset_index(drop=True))
+    return Lama(
+        relations=rels,
+        instances=pd.concat(tests, ignore_index=True),
+        train=pd.concat(trains, ignore_index=True),
+        info=info.loc[list(rels), ["relation", "label", "type", "description"]].reset_index(
+            drop=True
+        ),
+    )
 
 
 def answer_spaces(lama: Probe) -> pd.DataFrame:
     """One row per (relation, option): ``relation, option, obj_label, obj_id``."""
     return pd.DataFrame(
-        [(rid, i, lab, oid) for rid, rel in lama.relations.items()
-         for i, (lab, oid) in enumerate(zip(rel.answer_labels, rel.answer_ids))],
-        columns=["relation", "option", "obj_label", "obj_id"])
+        [
+            (rid, i, lab, oid)
+            for rid, rel in lama.relations.items()
+            for i, (lab, oid) in enumerate(zip(rel.answer_labels, rel.answer_ids))
+        ],
+        columns=["relation", "option", "obj_label", "obj_id"],
+    )
 
 
-def load_sentences(root=None, relations: list[str] | None = None,
-                   splits: Iterable[str] = SPLITS) -> pd.DataFrame:
+def load_sentences(
+    root=None, relations: list[str] | None = None, splits: Iterable[str] = SPLITS
+) -> pd.DataFrame:
     """The Wikipedia evidence sentences of T-REx facts, one row per evidence (LPAQA §3.1's
     mining corpus): ``relation, split, fact, sub_label, obj_label, sub_surface, obj_surface,
     masked_sentence`` (the object replaced by ``[MASK]``, exactly once), ``sentence`` (with the
@@ -284,8 +324,17 @@ def load_sentences(root=None, relations: list[str] | None = None,
     bad = [s for s in splits if s not in SPLITS]
     if bad:
         raise ValueError(f"unknown sentence split(s) {bad}; known: {list(SPLITS)}")
-    cols = ["relation", "split", "fact", "sub_label", "obj_label", "sub_surface", "obj_surface",
-            "masked_sentence", "sentence"]
+    cols = [
+        "relation",
+        "split",
+        "fact",
+        "sub_label",
+        "obj_label",
+        "sub_surface",
+        "obj_surface",
+        "masked_sentence",
+        "sentence",
+    ]
     out = []
     for split in splits:
         for path in data_files(f"lama/sentences/{split}/P*.jsonl", root):
@@ -299,16 +348,33 @@ def load_sentences(root=None, relations: list[str] | None = None,
                         raise DataFormatError(path, "expected an object", line=line, field=where)
                     for key in _EVIDENCE_FIELDS:
                         if not isinstance(e.get(key), str) or not e[key]:
-                            raise DataFormatError(path, "missing or not a non-empty string",
-                                                  line=line, field=f"{where}.{key}")
+                            raise DataFormatError(
+                                path,
+                                "missing or not a non-empty string",
+                                line=line,
+                                field=f"{where}.{key}",
+                            )
                     masked = e["masked_sentence"]
                     if masked.count(MASK) != 1:
-                        raise DataFormatError(path, f"expected {MASK} exactly once, found "
-                                              f"{masked.count(MASK)}", line=line,
-                                              field=f"{where}.masked_sentence")
-                    out.append((path.stem, split, line, row["sub_label"], row["obj_label"],
-                                e["sub_surface"], e["obj_surface"], masked,
-                                masked.replace(MASK, e["obj_surface"])))
+                        raise DataFormatError(
+                            path,
+                            f"expected {MASK} exactly once, found {masked.count(MASK)}",
+                            line=line,
+                            field=f"{where}.masked_sentence",
+                        )
+                    out.append(
+                        (
+                            path.stem,
+                            split,
+                            line,
+                            row["sub_label"],
+                            row["obj_label"],
+                            e["sub_surface"],
+                            e["obj_surface"],
+                            masked,
+                            masked.replace(MASK, e["obj_surface"]),
+                        )
+                    )
     return pd.DataFrame(out, columns=cols)
 
 
@@ -323,8 +389,11 @@ def load_lpaqa_prompts(kind: str, root=None, relations: list[str] | None = None)
     """
     if kind not in LPAQA_SETS:
         raise ValueError(f"unknown LPAQA prompt set {kind!r}; known: {list(LPAQA_SETS)}")
-    pattern = f"lpaqa/prompt/{kind}/P*.txt" if kind == "manual_paraphrase" else \
-        f"lpaqa/prompt/{kind}/P*.jsonl"
+    pattern = (
+        f"lpaqa/prompt/{kind}/P*.txt"
+        if kind == "manual_paraphrase"
+        else f"lpaqa/prompt/{kind}/P*.jsonl"
+    )
     rows = []
     for path in data_files(pattern, root):
         rid = path.stem
@@ -336,11 +405,16 @@ def load_lpaqa_prompts(kind: str, root=None, relations: list[str] | None = None)
                 if line.strip():
                     entries.append((lineno, line.strip(), float("nan")))
             if not entries:
-                raise DataFormatError(path, "the file holds no prompts (it is empty); expected "
-                                            "one template per line; restore the file")
+                raise DataFormatError(
+                    path,
+                    "the file holds no prompts (it is empty); expected "
+                    "one template per line; restore the file",
+                )
         else:
-            entries = [(row["_line"], row["template"], float(row.get("weight", float("nan"))))
-                       for row in read_jsonl(path, required=("template",), types=_PROMPT_TYPES)]
+            entries = [
+                (row["_line"], row["template"], float(row.get("weight", float("nan"))))
+                for row in read_jsonl(path, required=("template",), types=_PROMPT_TYPES)
+            ]
         seen = set()
         for lineno, text, weight in entries:
             check_template(path, text, line=lineno, field="template")

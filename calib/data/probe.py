@@ -59,8 +59,9 @@ class Probe:
             return self
         if per_relation < 1:
             raise ValueError(f"per_relation must be at least 1, got {per_relation}")
-        return replace(self, instances=sample_groups(self.instances, "relation", per_relation,
-                                                     seed))
+        return replace(
+            self, instances=sample_groups(self.instances, "relation", per_relation, seed)
+        )
 
     def select(self, relations: list[str] | None):
         """Only the given relations (``None``: all)."""

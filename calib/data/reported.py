@@ -56,8 +56,18 @@ UNITS: dict[str, tuple[float, float] | None] = {
     "number": None,  # any finite number (a value whose unit another column names)
     "label": None,  # text: a model name, an estimator, a prompt set
 }
-REQUIRED_KEYS = ("id", "status", "label", "paper", "table", "section", "source", "caption",
-                 "columns", "rows")
+REQUIRED_KEYS = (
+    "id",
+    "status",
+    "label",
+    "paper",
+    "table",
+    "section",
+    "source",
+    "caption",
+    "columns",
+    "rows",
+)
 PAPER_KEYS = ("citation", "arxiv_id", "arxiv_version", "arxiv_url")
 SOURCE_KEYS = ("kind", "where")
 
@@ -94,15 +104,19 @@ def _check_value(path: Path, row_no: int, column: dict, value: Any) -> None:
         raise DataFormatError(path, f"row {row_no}: expected a number, got {value!r}", field=name)
     if unit == "count":
         if not isinstance(value, int) or value < 0:
-            raise DataFormatError(path, f"row {row_no}: expected a non-negative integer, "
-                                        f"got {value!r}", field=name)
+            raise DataFormatError(
+                path, f"row {row_no}: expected a non-negative integer, got {value!r}", field=name
+            )
         return
     if UNITS[unit] is None:
         return
     low, high = UNITS[unit]
     if not low <= value <= high:
-        raise DataFormatError(path, f"row {row_no}: {value!r} is outside [{low:g}, {high:g}] "
-                                    f"for unit {unit!r}", field=name)
+        raise DataFormatError(
+            path,
+            f"row {row_no}: {value!r} is outside [{low:g}, {high:g}] for unit {unit!r}",
+            field=name,
+        )
 
 
 def _validate(path: Path, doc: Any) -> dict:
@@ -132,11 +146,13 @@ def _validate(path: Path, doc: Any) -> dict:
     names = []
     for col in columns:
         if not isinstance(col, dict) or not isinstance(col.get("name"), str):
-            raise DataFormatError(path, f"expected {{name, unit, description}}, got {col!r}",
-                                  field="columns")
+            raise DataFormatError(
+                path, f"expected {{name, unit, description}}, got {col!r}", field="columns"
+            )
         if col.get("unit") not in UNITS:
-            raise DataFormatError(path, f"column {col['name']!r}: unit must be one of "
-                                        f"{tuple(UNITS)}", field="columns")
+            raise DataFormatError(
+                path, f"column {col['name']!r}: unit must be one of {tuple(UNITS)}", field="columns"
+            )
         _check_text(path, col, "description")
         names.append(col["name"])
     if len(set(names)) != len(names):
@@ -147,8 +163,12 @@ def _validate(path: Path, doc: Any) -> dict:
         raise DataFormatError(path, "expected a list (possibly empty)", field="rows")
     for i, row in enumerate(rows, start=1):
         if not isinstance(row, list) or len(row) != len(columns):
-            raise DataFormatError(path, f"row {i}: expected a list of {len(columns)} values "
-                                        f"({', '.join(names)}), got {row!r}", field="rows")
+            raise DataFormatError(
+                path,
+                f"row {i}: expected a list of {len(columns)} values "
+                f"({', '.join(names)}), got {row!r}",
+                field="rows",
+            )
         for col, value in zip(columns, row):
             _check_value(path, i, col, value)
 
@@ -157,14 +177,19 @@ def _validate(path: Path, doc: Any) -> dict:
         if rows:
             raise DataFormatError(path, "a not_recovered table must have no rows", field="rows")
         if doc["source"]["kind"] != "none":
-            raise DataFormatError(path, "a not_recovered table has source kind 'none'",
-                                  field="source.kind")
+            raise DataFormatError(
+                path, "a not_recovered table has source kind 'none'", field="source.kind"
+            )
     elif not rows:
         raise DataFormatError(path, f"status {doc['status']!r} needs rows", field="rows")
-    if doc["status"] in ("partial", "not_recovered") and not (isinstance(missing, str)
-                                                                and missing.strip()):
-        raise DataFormatError(path, f"status {doc['status']!r} needs a 'missing' text saying "
-                                    "what is absent and why", field="missing")
+    if doc["status"] in ("partial", "not_recovered") and not (
+        isinstance(missing, str) and missing.strip()
+    ):
+        raise DataFormatError(
+            path,
+            f"status {doc['status']!r} needs a 'missing' text saying what is absent and why",
+            field="missing",
+        )
     return doc
 
 
@@ -187,8 +212,7 @@ def all_tables(directory: str | Path | None = None) -> list[str]:
 
 def available_tables(directory: str | Path | None = None) -> list[str]:
     """Ids of the tables that hold values (status ``complete`` or ``partial``)."""
-    return [t for t in all_tables(directory)
-            if _load(t, directory)["status"] != "not_recovered"]
+    return [t for t in all_tables(directory) if _load(t, directory)["status"] != "not_recovered"]
 
 
 def metadata(table_id: str, directory: str | Path | None = None) -> dict:

@@ -203,5 +203,11 @@ def data_version(root: str | os.PathLike | None = None) -> dict:
         if _cached_sha256(path) != digest:
             mismatched.append(relpath)
     pinned = {src.repo: src.commit for src in SOURCES}
-    return {"root": str(base), "manifest": f"sha256:{manifest}", "pinned": pinned,
-            "files": checked, "mismatched": mismatched, "absent": absent}
+    return {
+        "root": str(base),
+        "manifest": f"sha256:{manifest}",
+        "pinned": pinned,
+        "files": checked,
+        "mismatched": mismatched,
+        "absent": absent,
+    }

@@ -22,11 +22,14 @@ def seeded_positions(size: int, n: int | None, seed: int, label: str) -> np.ndar
     return np.sort(rng.permutation(size)[:n])
 
 
-def sample_groups(frame: pd.DataFrame, by: str, n: int | None, seed: int, *, label: str = "{}",
-                  sort: bool = False) -> pd.DataFrame:
+def sample_groups(
+    frame: pd.DataFrame, by: str, n: int | None, seed: int, *, label: str = "{}", sort: bool = False
+) -> pd.DataFrame:
     """At most ``n`` rows of every group of ``frame`` by column ``by`` (:func:`seeded_positions`,
     the group's label is ``label.format(value)``), the groups in order of appearance (or sorted,
     ``sort``), with a fresh index. ``frame`` itself when it has no rows."""
-    parts = [grp.iloc[seeded_positions(len(grp), n, seed, label.format(key))]
-             for key, grp in frame.groupby(by, sort=sort)]
+    parts = [
+        grp.iloc[seeded_positions(len(grp), n, seed, label.format(key))]
+        for key, grp in frame.groupby(by, sort=sort)
+    ]
     return pd.concat(parts, ignore_index=True) if parts else frame

@@ -15,8 +15,9 @@ def missing_slot(text: str) -> str | None:
     return next((slot for slot in SLOTS if text.count(slot) != 1), None)
 
 
-def check_template(path, text, line: int | None = None, field: str | None = None,
-                   name: str | None = None) -> str:
+def check_template(
+    path, text, line: int | None = None, field: str | None = None, name: str | None = None
+) -> str:
     """Return ``text`` if it is a string holding ``[X]`` and ``[Y]`` exactly once each.
 
     Otherwise raise :class:`~calib.data.errors.DataFormatError` naming ``path``, ``line`` and
@@ -24,11 +25,11 @@ def check_template(path, text, line: int | None = None, field: str | None = None
     """
     if not isinstance(text, str):
         what = f"template {name!r}" if name else "a template"
-        raise DataFormatError(path, f"{what} must be a string, got {text!r}",
-                              line=line, field=field)
+        raise DataFormatError(
+            path, f"{what} must be a string, got {text!r}", line=line, field=field
+        )
     slot = missing_slot(text)
     if slot is not None:
         what = f"template {name!r} = {text!r}" if name else f"template {text!r}"
-        raise DataFormatError(path, f"{what} must hold {slot} exactly once",
-                              line=line, field=field)
+        raise DataFormatError(path, f"{what} must hold {slot} exactly once", line=line, field=field)
     return text

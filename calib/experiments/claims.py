@@ -31,8 +31,10 @@ from calib.experiments.quantifiers import Evidence
 from calib.experiments.verdicts import UNTESTABLE, Judgement
 
 #: the papers, by the short names claims use, in the order the ledger shows them
-PAPERS: dict[str, str] = {"kissling2026": "Kissling et al. 2026",
-                          "jiang2020": "Jiang et al. 2020 (LPAQA)"}
+PAPERS: dict[str, str] = {
+    "kissling2026": "Kissling et al. 2026",
+    "jiang2020": "Jiang et al. 2020 (LPAQA)",
+}
 #: how a claim quantifies over its units (models, pairs, families, ...)
 QUANTIFIERS: tuple[str, ...] = ("every", "most", "on average", "comparison", "one model")
 #: a section reference: ``§5.1``, ``Appendix C``, ``§5.1, Appendix F``, ``LPAQA §5.2``,
@@ -85,8 +87,10 @@ class Claim:
         if self.paper not in PAPERS:
             raise ValueError(f"{where}: paper must be one of {list(PAPERS)}")
         if not SECTION.fullmatch(self.section):
-            raise ValueError(f"{where}: section {self.section!r} is not like '§5.1', "
-                             f"'Appendix C' or 'LPAQA §5.2'")
+            raise ValueError(
+                f"{where}: section {self.section!r} is not like '§5.1', "
+                f"'Appendix C' or 'LPAQA §5.2'"
+            )
         if self.quantifier not in QUANTIFIERS:
             raise ValueError(f"{where}: quantifier must be one of {QUANTIFIERS}")
         if not isinstance(self.metrics, tuple) or not self.metrics:
@@ -95,8 +99,10 @@ class Claim:
             if not getattr(self, name).strip():
                 raise ValueError(f"{where}: {name} must not be empty")
         if self.paper_evidence is None and not self.paper_note:
-            raise ValueError(f"{where}: without paper_evidence, paper_note says why the "
-                             f"paper's own numbers cannot test it")
+            raise ValueError(
+                f"{where}: without paper_evidence, paper_note says why the "
+                f"paper's own numbers cannot test it"
+            )
 
     def judge_paper(self) -> Judgement:
         """The rule applied to the paper's own evidence (its printed tables)."""
@@ -104,22 +110,26 @@ class Claim:
             return Judgement.untestable(self.paper_note)
         judged = self.rule(self.paper_evidence())
         if self.paper_note and judged.verdict != UNTESTABLE:
-            return Judgement(judged.verdict, f"{judged.evidence}. {self.paper_note}",
-                             judged.reason)
+            return Judgement(judged.verdict, f"{judged.evidence}. {self.paper_note}", judged.reason)
         return judged
 
     def judge_build(self, result) -> Judgement:
         """The rule applied to this build's recorded result of the chapter (``None``: the
         chapter has no record in this build: "not run in this build")."""
         if self.build_evidence is None:
-            return Judgement.not_run(f"the {self.chapter} chapter does not record its result "
-                                     f"yet (issue 17: converted chapter by chapter)")
+            return Judgement.not_run(
+                f"the {self.chapter} chapter does not record its result "
+                f"yet (issue 17: converted chapter by chapter)"
+            )
         if result is None:
-            return Judgement.not_run(f"no recorded result of the {self.chapter} chapter in "
-                                     f"this build (run `calib run {self.chapter}`)")
+            return Judgement.not_run(
+                f"no recorded result of the {self.chapter} chapter in "
+                f"this build (run `calib run {self.chapter}`)"
+            )
         judged = self.rule(self.build_evidence(result))
         if judged.verdict == UNTESTABLE:
             reason = f"{judged.reason}; " if judged.reason else ""
-            return Judgement(judged.verdict, judged.evidence,
-                             f"{reason}would be tested by {self.needs}")
+            return Judgement(
+                judged.verdict, judged.evidence, f"{reason}would be tested by {self.needs}"
+            )
         return judged

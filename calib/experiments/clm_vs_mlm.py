@@ -52,8 +52,13 @@ import pandas as pd
 
 from calib.confidence import all_estimates, paired_estimates_difference, sentence_scores, summary
 from calib.confidence import template_predictions
-from calib.confidence.bootstrap import (difference_interval, interval, jackknife,
-                                        metric_statistic, replicates)
+from calib.confidence.bootstrap import (
+    difference_interval,
+    interval,
+    jackknife,
+    metric_statistic,
+    replicates,
+)
 from calib.confidence.metrics import weighted_accuracy
 from calib.data.bear import PARAPHRASES, load_bear
 from calib.data.reported import reported
@@ -61,12 +66,18 @@ from calib.experiments import quantifiers
 from calib.experiments.claims import Claim
 from calib.experiments.paper_tables import pair_brier_differences, text_value
 from calib.experiments.params import ChapterParams, parameter
-from calib.experiments.quantifiers import (CONTRADICTS, MAX_NAMED, OPEN, SUPPORTS, Evidence,
-                                           named, printed)
+from calib.experiments.quantifiers import (
+    CONTRADICTS,
+    MAX_NAMED,
+    OPEN,
+    SUPPORTS,
+    Evidence,
+    named,
+    printed,
+)
 from calib.experiments.scores import facts_per_model
 from calib.experiments.scores import objectives as model_objectives
-from calib.experiments.verdicts import (FAILS, HOLDS, UNDECIDED, Judgement, Verdict,
-                                        unit_tally)
+from calib.experiments.verdicts import FAILS, HOLDS, UNDECIDED, Judgement, Verdict, unit_tally
 from calib.scoring.schema import FACT
 
 #: the estimators Table 2 compares, as named by :func:`calib.confidence.all_estimates`
@@ -83,7 +94,8 @@ PAIRING_RULE = (
     "the causal-masked pair with the smallest accuracy gap on one scope (the whole probe, or a "
     "BEAR domain) is taken, and this repeats until one side runs out or the smallest gap left "
     "exceeds the largest gap allowed; each model is in at most one pair, and a pair is "
-    "compared on the instances of its scope.")
+    "compared on the instances of its scope."
+)
 
 
 @dataclass(frozen=True)
@@ -92,18 +104,23 @@ class Params(ChapterParams):
 
     chapter: ClassVar[str] = "clm_vs_mlm"
 
-    models: tuple[str, ...] = parameter(("smollm2-135m-instruct", "gemma-3-270m"),
-                                        "models of either objective (registry names or hub ids)")
+    models: tuple[str, ...] = parameter(
+        ("smollm2-135m-instruct", "gemma-3-270m"),
+        "models of either objective (registry names or hub ids)",
+    )
     relations: tuple[str, ...] | None = parameter(None, "BEAR relations (None: all 60)")
     per_relation: int | None = parameter(
-        2, "instances per relation, seeded sample (None: all of BEAR)")
+        2, "instances per relation, seeded sample (None: all of BEAR)"
+    )
     seed: int = parameter(0, "seed of the BEAR sample and of every bootstrap")
     n_bootstrap: int = parameter(1000, "bootstrap resamples behind every interval")
     pair_within: str = parameter(
-        "probe", 'pair on accuracy over the whole probe ("probe", Table 2) or per "domain"')
+        "probe", 'pair on accuracy over the whole probe ("probe", Table 2) or per "domain"'
+    )
     min_instances: int = parameter(10, "a domain needs this many instances to host a pair")
     max_gap: float | None = parameter(
-        0.015, "largest accuracy gap of a pair (Table 2's largest is 0.013; None: no limit)")
+        0.015, "largest accuracy gap of a pair (Table 2's largest is 0.013; None: no limit)"
+    )
 
 
 @dataclass(frozen=True)
@@ -146,8 +163,7 @@ def relation_domains(relations: Sequence[str] | None = None, *, data_dir=None) -
     return pd.DataFrame(rows, columns=["relation", "domain"])
 
 
-def scoped(estimates: pd.DataFrame, domains: pd.DataFrame, within: str = "probe"
-           ) -> pd.DataFrame:
+def scoped(estimates: pd.DataFrame, domains: pd.DataFrame, within: str = "probe") -> pd.DataFrame:
     """``estimates`` with a ``scope`` column: the single scope :data:`ALL`
     (``within="probe"``) or one copy of each row per domain of its relation
     (``within="domain"``)."""
@@ -155,8 +171,7 @@ def scoped(estimates: pd.DataFrame, domains: pd.DataFrame, within: str = "probe"
         raise ValueError(f"unknown within {within!r}; expected one of {list(SCOPES)}")
     if within == "probe":
         return estimates.assign(scope=ALL)
-    out = estimates.merge(domains.rename(columns={"domain": "scope"}), on="relation",
-                          how="inner")
+    out = estimates.merge(domains.rename(columns={"domain": "scope"}), on="relation", how="inner")
     if out.empty:
         raise ValueError("no relation of the estimates has a knowledge domain")
     return out
@@ -170,15 +185,27 @@ def _mean_interval(x: np.ndarray, n_boot: int, seed: int) -> tuple[float, float]
 
     def stat(w: np.ndarray) -> np.ndarray:
         return weighted_accuracy(x, x, w)
+
     point = float(x.mean())
-    return interval(point, replicates(stat, len(x), n_boot, seed), 0.95, "bca",
-                    jackknife(stat, len(x)), (0.0, 1.0))
+    return interval(
+        point,
+        replicates(stat, len(x), n_boot, seed),
+        0.95,
+        "bca",
+        jackknife(stat, len(x)),
+        (0.0, 1.0),
+    )
 
 
-def template_accuracy(sent: pd.DataFrame, objectives: Mapping[str, str],
-                      domains: pd.DataFrame, within: str = "probe",
-                      templates: Sequence[str] = PARAPHRASES, n_boot: int = 0, seed: int = 0
-                      ) -> pd.DataFrame:
+def template_accuracy(
+    sent: pd.DataFrame,
+    objectives: Mapping[str, str],
+    domains: pd.DataFrame,
+    within: str = "probe",
+    templates: Sequence[str] = PARAPHRASES,
+    n_boot: int = 0,
+    seed: int = 0,
+) -> pd.DataFrame:
     """Accuracy of the Base prediction averaged over ``templates`` (default the five
     paraphrases), per model and scope: Table 2's "average over all templates". Every template
     covers the same instances, so this is the mean over templates of each template's accuracy
@@ -194,30 +221,47 @@ def template_accuracy(sent: pd.DataFrame, objectives: Mapping[str, str],
         raise ValueError(f"none of the templates {list(templates)} is in the table")
     sc = scoped(per[["model", "relation", "instance", "template", "correct"]], domains, within)
     by = ["model", "scope"]
-    facts = (sc.assign(correct=sc["correct"].astype(float))
-             .groupby([*by, "relation", "instance"], sort=True)["correct"].mean())
-    out = (sc.groupby(by, sort=True)
-           .agg(templates=("template", "nunique"))
-           .assign(n=facts.groupby(level=by).size(), accuracy=facts.groupby(level=by).mean())
-           [["n", "templates", "accuracy"]]
-           .reset_index())
+    facts = (
+        sc.assign(correct=sc["correct"].astype(float))
+        .groupby([*by, "relation", "instance"], sort=True)["correct"]
+        .mean()
+    )
+    out = (
+        sc.groupby(by, sort=True)
+        .agg(templates=("template", "nunique"))
+        .assign(n=facts.groupby(level=by).size(), accuracy=facts.groupby(level=by).mean())[
+            ["n", "templates", "accuracy"]
+        ]
+        .reset_index()
+    )
     unknown = sorted(set(out["model"]) - set(objectives))
     if unknown:
         raise ValueError(f"no objective given for model(s) {unknown}")
     out.insert(1, "objective", out["model"].map(dict(objectives)))
-    bounds = [_mean_interval(facts.loc[(m, s)].to_numpy(float), n_boot, seed)
-              for m, s in zip(out["model"], out["scope"])]
+    bounds = [
+        _mean_interval(facts.loc[(m, s)].to_numpy(float), n_boot, seed)
+        for m, s in zip(out["model"], out["scope"])
+    ]
     out["accuracy_low"] = [b[0] for b in bounds]
     out["accuracy_high"] = [b[1] for b in bounds]
     return out
 
 
-PAIR_COLUMNS: tuple[str, ...] = ("pair", "clm", "mlm", "scope", "n", "clm_accuracy",
-                                 "mlm_accuracy", "gap")
+PAIR_COLUMNS: tuple[str, ...] = (
+    "pair",
+    "clm",
+    "mlm",
+    "scope",
+    "n",
+    "clm_accuracy",
+    "mlm_accuracy",
+    "gap",
+)
 
 
-def pair_models(accuracy: pd.DataFrame, max_gap: float | None = None,
-                min_instances: int = 1) -> pd.DataFrame:
+def pair_models(
+    accuracy: pd.DataFrame, max_gap: float | None = None, min_instances: int = 1
+) -> pd.DataFrame:
     """Pairs of one CLM and one MLM by closest accuracy (see :data:`PAIRING_RULE`), each
     within ``max_gap`` (``None``: no limit).
 
@@ -243,13 +287,24 @@ def pair_models(accuracy: pd.DataFrame, max_gap: float | None = None,
         if max_gap is not None and c.gap > max_gap:
             break
         used |= {c.model_clm, c.model_mlm}
-        rows.append((len(rows) + 1, c.model_clm, c.model_mlm, c.scope, int(c.n_clm),
-                     c.accuracy_clm, c.accuracy_mlm, c.gap))
+        rows.append(
+            (
+                len(rows) + 1,
+                c.model_clm,
+                c.model_mlm,
+                c.scope,
+                int(c.n_clm),
+                c.accuracy_clm,
+                c.accuracy_mlm,
+                c.gap,
+            )
+        )
     return pd.DataFrame(rows, columns=cols)
 
 
-def left_out_pairs(accuracy: pd.DataFrame, pairs: pd.DataFrame, min_instances: int = 1
-                   ) -> pd.DataFrame:
+def left_out_pairs(
+    accuracy: pd.DataFrame, pairs: pd.DataFrame, min_instances: int = 1
+) -> pd.DataFrame:
     """The pairs the rule would form without a gap limit among the models ``pairs`` leaves
     unpaired (:func:`pair_models` with no ``max_gap`` on them): what ``max_gap`` prevents,
     with their gaps (columns of :func:`pair_models`)."""
@@ -268,8 +323,9 @@ def clm_mlm_estimates(sent: pd.DataFrame) -> pd.DataFrame:
 def _metrics_row(part: pd.DataFrame, n_boot: int, seed: int) -> dict:
     """``n``, accuracy (Base) and the Brier scores of Margin and Average/min, each with its
     bootstrap interval, for the estimates of one model on one set of instances."""
-    table = summary(part, by=["estimator"], n_boot=n_boot, seed=seed,
-                    metrics=("accuracy", "brier")).set_index("estimator")
+    table = summary(
+        part, by=["estimator"], n_boot=n_boot, seed=seed, metrics=("accuracy", "brier")
+    ).set_index("estimator")
     row = {"n": int(table.loc["Base", "n"])}
     for suffix in ("", "_low", "_high"):
         row[f"accuracy{suffix}"] = table.loc["Base", f"accuracy{suffix}"]
@@ -292,9 +348,15 @@ def _templates_columns(accuracy: pd.DataFrame | None, model: str, scope: str) ->
     return dict(zip(_TEMPLATES, (r["accuracy"], r["accuracy_low"], r["accuracy_high"])))
 
 
-def pair_table(estimates: pd.DataFrame, pairs: pd.DataFrame, domains: pd.DataFrame,
-               within: str = "probe", n_boot: int = 1000, seed: int = 0,
-               accuracy: pd.DataFrame | None = None) -> pd.DataFrame:
+def pair_table(
+    estimates: pd.DataFrame,
+    pairs: pd.DataFrame,
+    domains: pd.DataFrame,
+    within: str = "probe",
+    n_boot: int = 1000,
+    seed: int = 0,
+    accuracy: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """Table 2's layout: for each pair, one row per model (CLM first) with ``pair``,
     ``model``, ``objective``, ``scope``, ``accuracy_templates`` (the pairing accuracy,
     averaged over all templates, from ``pairs``; with ``accuracy``, the
@@ -305,28 +367,58 @@ def pair_table(estimates: pd.DataFrame, pairs: pd.DataFrame, domains: pd.DataFra
     sc = scoped(estimates, domains, within)
     rows = []
     for p in pairs.itertuples(index=False):
-        for model, objective, acc in ((p.clm, "clm", p.clm_accuracy),
-                                      (p.mlm, "mlm", p.mlm_accuracy)):
+        for model, objective, acc in (
+            (p.clm, "clm", p.clm_accuracy),
+            (p.mlm, "mlm", p.mlm_accuracy),
+        ):
             part = sc[(sc["model"] == model) & (sc["scope"] == p.scope)].drop(columns="scope")
-            rows.append({"pair": p.pair, "model": model, "objective": objective,
-                         "scope": p.scope, "accuracy_templates": acc,
-                         **_templates_columns(accuracy, model, p.scope),
-                         **_metrics_row(part, n_boot, seed)})
-    cols = ["pair", "model", "objective", "scope", "accuracy_templates",
-            *(_TEMPLATES[1:] if accuracy is not None else ()), "n", "accuracy",
-            "accuracy_low", "accuracy_high", "brier_margin", "brier_margin_low",
-            "brier_margin_high", "brier_average", "brier_average_low", "brier_average_high"]
+            rows.append(
+                {
+                    "pair": p.pair,
+                    "model": model,
+                    "objective": objective,
+                    "scope": p.scope,
+                    "accuracy_templates": acc,
+                    **_templates_columns(accuracy, model, p.scope),
+                    **_metrics_row(part, n_boot, seed),
+                }
+            )
+    cols = [
+        "pair",
+        "model",
+        "objective",
+        "scope",
+        "accuracy_templates",
+        *(_TEMPLATES[1:] if accuracy is not None else ()),
+        "n",
+        "accuracy",
+        "accuracy_low",
+        "accuracy_high",
+        "brier_margin",
+        "brier_margin_low",
+        "brier_margin_high",
+        "brier_average",
+        "brier_average_low",
+        "brier_average_high",
+    ]
     return pd.DataFrame(rows, columns=cols)
 
 
 #: the columns of the paper's Table 2 as ``calib/data/reported/kissling2026_table2.yaml``
 #: holds them
-PAPER_COLUMNS: tuple[str, ...] = ("pair", "model", "size", "accuracy", "brier_margin",
-                                  "brier_average")
+PAPER_COLUMNS: tuple[str, ...] = (
+    "pair",
+    "model",
+    "size",
+    "accuracy",
+    "brier_margin",
+    "brier_average",
+)
 
 
-def paper_pairs(reported_table: pd.DataFrame, rows: pd.DataFrame,
-                accuracy: pd.DataFrame) -> pd.DataFrame:
+def paper_pairs(
+    reported_table: pd.DataFrame, rows: pd.DataFrame, accuracy: pd.DataFrame
+) -> pd.DataFrame:
     """This build's values for the paper's pairs (Table 2), for the pairs whose *two* models
     this build ran, in the paper's order, to be shown beside the reported table (never mixed
     into it).
@@ -343,8 +435,9 @@ def paper_pairs(reported_table: pd.DataFrame, rows: pd.DataFrame,
         return pd.DataFrame(columns=cols)
     missing = [c for c in PAPER_COLUMNS if c not in reported_table.columns]
     if missing:
-        raise ValueError(f"the reported Table 2 lacks column(s) {missing}; expected "
-                         f"{list(PAPER_COLUMNS)}")
+        raise ValueError(
+            f"the reported Table 2 lacks column(s) {missing}; expected {list(PAPER_COLUMNS)}"
+        )
     key = "registry_name" if "registry_name" in reported_table.columns else "model"
     whole = accuracy[accuracy["scope"] == ALL].set_index("model")["accuracy"]
     mine = rows.set_index("model")
@@ -352,22 +445,32 @@ def paper_pairs(reported_table: pd.DataFrame, rows: pd.DataFrame,
     ran = name.map(lambda m: m in mine.index and m in whole.index)
     both = ran.groupby(reported_table["pair"]).transform("all")
     kept = name[both]
-    return pd.DataFrame({"pair": reported_table.loc[both, "pair"].to_numpy(),
-                         "model": kept.to_numpy(),
-                         "accuracy": [whole[m] for m in kept],
-                         "brier_margin": [mine.loc[m, "brier_margin"] for m in kept],
-                         "brier_average": [mine.loc[m, "brier_average"] for m in kept]},
-                        columns=cols)
+    return pd.DataFrame(
+        {
+            "pair": reported_table.loc[both, "pair"].to_numpy(),
+            "model": kept.to_numpy(),
+            "accuracy": [whole[m] for m in kept],
+            "brier_margin": [mine.loc[m, "brier_margin"] for m in kept],
+            "brier_average": [mine.loc[m, "brier_average"] for m in kept],
+        },
+        columns=cols,
+    )
 
 
 #: interval columns of :func:`pair_table` / :func:`model_table`, for ``html_table``
-TABLE2_INTERVALS = {c: (f"{c}_low", f"{c}_high")
-                    for c in ("accuracy_templates", "accuracy", "brier_margin",
-                              "brier_average")}
+TABLE2_INTERVALS = {
+    c: (f"{c}_low", f"{c}_high")
+    for c in ("accuracy_templates", "accuracy", "brier_margin", "brier_average")
+}
 
 
-def model_table(estimates: pd.DataFrame, objectives: Mapping[str, str], n_boot: int = 1000,
-                seed: int = 0, accuracy: pd.DataFrame | None = None) -> pd.DataFrame:
+def model_table(
+    estimates: pd.DataFrame,
+    objectives: Mapping[str, str],
+    n_boot: int = 1000,
+    seed: int = 0,
+    accuracy: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """Per model on the whole sample (no pairing): ``objective``, with ``accuracy``
     (:func:`template_accuracy` with ``within="probe"``) the accuracy over all templates
     (``accuracy_templates`` with its interval: what is set beside Table 2 and Table 3), then
@@ -377,19 +480,42 @@ def model_table(estimates: pd.DataFrame, objectives: Mapping[str, str], n_boot: 
     for model, objective in objectives.items():
         part = estimates[estimates["model"] == model]
         if not part.empty:
-            rows.append({"model": model, "objective": objective,
-                         **_templates_columns(accuracy, model, ALL),
-                         **_metrics_row(part, n_boot, seed)})
+            rows.append(
+                {
+                    "model": model,
+                    "objective": objective,
+                    **_templates_columns(accuracy, model, ALL),
+                    **_metrics_row(part, n_boot, seed),
+                }
+            )
     return pd.DataFrame(rows)
 
 
-DIFFERENCE_COLUMNS: tuple[str, ...] = ("pair", "clm", "mlm", "scope", "estimator", "metric",
-                                       "difference", "low", "high", "method", "p_value", "n",
-                                       "n_boot")
+DIFFERENCE_COLUMNS: tuple[str, ...] = (
+    "pair",
+    "clm",
+    "mlm",
+    "scope",
+    "estimator",
+    "metric",
+    "difference",
+    "low",
+    "high",
+    "method",
+    "p_value",
+    "n",
+    "n_boot",
+)
 
 
-def pair_differences(estimates: pd.DataFrame, pairs: pd.DataFrame, domains: pd.DataFrame,
-                     within: str = "probe", n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
+def pair_differences(
+    estimates: pd.DataFrame,
+    pairs: pd.DataFrame,
+    domains: pd.DataFrame,
+    within: str = "probe",
+    n_boot: int = 1000,
+    seed: int = 0,
+) -> pd.DataFrame:
     """Paired bootstrap of ``Brier(CLM) - Brier(MLM)`` per pair and estimator on the pair's
     instances (sentences: :func:`calib.report.findings.pair_sentences`)."""
     sc = scoped(estimates, domains, within)
@@ -399,10 +525,17 @@ def pair_differences(estimates: pd.DataFrame, pairs: pd.DataFrame, domains: pd.D
             part = sc[(sc["scope"] == p.scope) & (sc["estimator"] == est)]
             a = part[part["model"] == p.clm].drop(columns="scope")
             b = part[part["model"] == p.mlm].drop(columns="scope")
-            diff = paired_estimates_difference(a, b, "brier", n_boot=n_boot, seed=seed,
-                                               keys=FACT)
-            rows.append({"pair": p.pair, "clm": p.clm, "mlm": p.mlm, "scope": p.scope,
-                         "estimator": est, **diff})
+            diff = paired_estimates_difference(a, b, "brier", n_boot=n_boot, seed=seed, keys=FACT)
+            rows.append(
+                {
+                    "pair": p.pair,
+                    "clm": p.clm,
+                    "mlm": p.mlm,
+                    "scope": p.scope,
+                    "estimator": est,
+                    **diff,
+                }
+            )
     return pd.DataFrame(rows, columns=list(DIFFERENCE_COLUMNS))
 
 
@@ -410,9 +543,14 @@ def _fact_labels(frame: pd.DataFrame) -> np.ndarray:
     return frame[list(FACT)].astype(str).agg("|".join, axis=1).to_numpy()
 
 
-def mean_pair_differences(estimates: pd.DataFrame, pairs: pd.DataFrame,
-                          domains: pd.DataFrame, within: str = "probe", n_boot: int = 1000,
-                          seed: int = 0) -> pd.DataFrame:
+def mean_pair_differences(
+    estimates: pd.DataFrame,
+    pairs: pd.DataFrame,
+    domains: pd.DataFrame,
+    within: str = "probe",
+    n_boot: int = 1000,
+    seed: int = 0,
+) -> pd.DataFrame:
     """Per estimator, the mean over the pairs of ``Brier(MLM) - Brier(CLM)`` (positive: the
     causal model is better calibrated), with a 95% paired bootstrap interval over the facts of
     the sample: each resample of the facts is applied to every pair (a pair uses the resampled
@@ -420,8 +558,18 @@ def mean_pair_differences(estimates: pd.DataFrame, pairs: pd.DataFrame,
     of the interval), BCa as for Brier. Columns ``estimator``, ``n_pairs``, ``metric``,
     ``difference``, ``low``, ``high``, ``method``, ``p_value``, ``n`` (facts), ``n_boot``;
     empty without pairs."""
-    cols = ["estimator", "n_pairs", "metric", "difference", "low", "high", "method",
-            "p_value", "n", "n_boot"]
+    cols = [
+        "estimator",
+        "n_pairs",
+        "metric",
+        "difference",
+        "low",
+        "high",
+        "method",
+        "p_value",
+        "n",
+        "n_boot",
+    ]
     if pairs.empty:
         return pd.DataFrame(columns=cols)
     if n_boot < 1:
@@ -440,18 +588,23 @@ def mean_pair_differences(estimates: pd.DataFrame, pairs: pd.DataFrame,
                 sides.append(side)
             these = [_fact_labels(s) for s in sides]
             if len(these[0]) != len(these[1]) or (these[0] != these[1]).any():
-                raise ValueError(f"pair {p.pair} ({p.clm}, {p.mlm}): the two models were "
-                                 f"scored on other facts of {p.scope!r}")
+                raise ValueError(
+                    f"pair {p.pair} ({p.clm}, {p.mlm}): the two models were "
+                    f"scored on other facts of {p.scope!r}"
+                )
             idx = np.array([position[f] for f in these[0]])
-            (s_mlm, _), (s_clm, _) = (metric_statistic("brier",
-                                                       s["confidence"].to_numpy(float),
-                                                       s["correct"].to_numpy(bool))
-                                      for s in sides)
+            (s_mlm, _), (s_clm, _) = (
+                metric_statistic(
+                    "brier", s["confidence"].to_numpy(float), s["correct"].to_numpy(bool)
+                )
+                for s in sides
+            )
             stats.append((idx, s_mlm, s_clm))
 
         def mean(w: np.ndarray, stats=stats) -> np.ndarray:
             with np.errstate(invalid="ignore", divide="ignore"):  # a scope left out: NaN
                 return np.mean([a(w[:, i]) - b(w[:, i]) for i, a, b in stats], axis=0)
+
         res = difference_interval(mean, len(labels), "bca", n_boot, seed, metric="brier")
         rows.append({"estimator": est, "n_pairs": len(stats), **res})
     return pd.DataFrame(rows, columns=cols)
@@ -462,9 +615,17 @@ def brier_bars(rows: pd.DataFrame) -> pd.DataFrame:
     ``estimator``, ``brier``, ``low``, ``high`` (one row per model and estimator)."""
     parts = []
     for est, name in zip(ESTIMATORS, ("brier_margin", "brier_average")):
-        parts.append(pd.DataFrame({"model": rows["model"], "estimator": est,
-                                   "brier": rows[name], "low": rows[f"{name}_low"],
-                                   "high": rows[f"{name}_high"]}))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "model": rows["model"],
+                    "estimator": est,
+                    "brier": rows[name],
+                    "low": rows[f"{name}_low"],
+                    "high": rows[f"{name}_high"],
+                }
+            )
+        )
     return pd.concat(parts, ignore_index=True)
 
 
@@ -482,23 +643,34 @@ def run(params: Params) -> ClmVsMlmResult:
     sent = sentence_scores(scores)
     est = clm_mlm_estimates(sent)
     domains = relation_domains(relations)
-    whole = template_accuracy(sent, objectives, domains, "probe", n_boot=p.n_bootstrap,
-                              seed=p.seed)
-    acc = whole if p.pair_within == "probe" else template_accuracy(
-        sent, objectives, domains, p.pair_within, n_boot=p.n_bootstrap, seed=p.seed)
+    whole = template_accuracy(sent, objectives, domains, "probe", n_boot=p.n_bootstrap, seed=p.seed)
+    acc = (
+        whole
+        if p.pair_within == "probe"
+        else template_accuracy(
+            sent, objectives, domains, p.pair_within, n_boot=p.n_bootstrap, seed=p.seed
+        )
+    )
     rows = model_table(est, objectives, p.n_bootstrap, p.seed, accuracy=whole)
     pairs = pair_models(acc, p.max_gap, p.min_instances)
     return ClmVsMlmResult(
-        params=p, objectives=objectives, n_relations=int(scores["relation"].nunique()),
-        n_facts=facts_per_model(scores), model_rows=rows, accuracy=acc, pairs=pairs,
+        params=p,
+        objectives=objectives,
+        n_relations=int(scores["relation"].nunique()),
+        n_facts=facts_per_model(scores),
+        model_rows=rows,
+        accuracy=acc,
+        pairs=pairs,
         left_out=left_out_pairs(acc, pairs, p.min_instances),
-        pair_rows=pair_table(est, pairs, domains, p.pair_within, p.n_bootstrap, p.seed,
-                             accuracy=acc),
-        differences=pair_differences(est, pairs, domains, p.pair_within, p.n_bootstrap,
-                                     p.seed),
-        mean_differences=mean_pair_differences(est, pairs, domains, p.pair_within,
-                                               p.n_bootstrap, p.seed),
-        paper_pairs=paper_pairs(reported("kissling2026_table2"), rows, whole))
+        pair_rows=pair_table(
+            est, pairs, domains, p.pair_within, p.n_bootstrap, p.seed, accuracy=acc
+        ),
+        differences=pair_differences(est, pairs, domains, p.pair_within, p.n_bootstrap, p.seed),
+        mean_differences=mean_pair_differences(
+            est, pairs, domains, p.pair_within, p.n_bootstrap, p.seed
+        ),
+        paper_pairs=paper_pairs(reported("kissling2026_table2"), rows, whole),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -507,13 +679,16 @@ def run(params: Params) -> ClmVsMlmResult:
 #: where the paper's evidence comes from
 TABLE2_SOURCE = "Table 2, printed values (12 rows, 6 pairs)"
 #: §5.3 says "five model pairs"; Table 2 prints six
-FIVE_PAIRS_NOTE = ("§5.3 speaks of \"all five model pairs\", but Table 2 prints six; the "
-                   "paper's side judges the six printed pairs")
-BUILD_SOURCE = ("this build, 95% paired bootstrap intervals over the instances of each pair's "
-                "scope")
+FIVE_PAIRS_NOTE = (
+    '§5.3 speaks of "all five model pairs", but Table 2 prints six; the '
+    "paper's side judges the six printed pairs"
+)
+BUILD_SOURCE = "this build, 95% paired bootstrap intervals over the instances of each pair's scope"
 #: what would test the claims where a build has no pair
-NEEDS = ("a masked LM and a causal LM of similar accuracy, e.g. opt-125m with roberta-base: "
-         "`calib book --profile paper`")
+NEEDS = (
+    "a masked LM and a causal LM of similar accuracy, e.g. opt-125m with roberta-base: "
+    "`calib book --profile paper`"
+)
 
 
 def no_pair_reason(result: ClmVsMlmResult) -> str:
@@ -521,15 +696,19 @@ def no_pair_reason(result: ClmVsMlmResult) -> str:
     ``max_gap`` (naming the closest pair left out)."""
     kinds = set(result.objectives.values())
     if "mlm" not in kinds:
-        return (f"this build has no masked model (its models: "
-                f"{', '.join(result.objectives)}), so no pair of similar accuracy is formed")
+        return (
+            f"this build has no masked model (its models: "
+            f"{', '.join(result.objectives)}), so no pair of similar accuracy is formed"
+        )
     if "clm" not in kinds:
         return "this build has no causal model, so no pair is formed"
     gap = result.params.max_gap
     if len(result.left_out):
         c = result.left_out.iloc[0]
-        return (f"no causal-masked pair within the largest accuracy gap {gap:g} (the closest: "
-                f"{c['clm']} and {c['mlm']}, gap {c['gap']:.3f})")
+        return (
+            f"no causal-masked pair within the largest accuracy gap {gap:g} (the closest: "
+            f"{c['clm']} and {c['mlm']}, gap {c['gap']:.3f})"
+        )
     return "no causal-masked pair was formed (no scope with enough instances)"
 
 
@@ -544,9 +723,14 @@ def table2_gaps() -> pd.DataFrame:
     t2 = reported("kissling2026_table2")
     clm = t2[t2["objective"] == "CLM"].set_index("pair")
     mlm = t2[t2["objective"] == "MLM"].set_index("pair")
-    out = pd.DataFrame({"clm": clm["registry_name"], "mlm": mlm["registry_name"],
-                        "clm_accuracy": (clm["accuracy"] / 100).round(6),
-                        "mlm_accuracy": (mlm["accuracy"] / 100).round(6)})
+    out = pd.DataFrame(
+        {
+            "clm": clm["registry_name"],
+            "mlm": mlm["registry_name"],
+            "clm_accuracy": (clm["accuracy"] / 100).round(6),
+            "mlm_accuracy": (mlm["accuracy"] / 100).round(6),
+        }
+    )
     out["gap"] = (out["clm_accuracy"] - out["mlm_accuracy"]).abs().round(12)
     return out.reset_index()
 
@@ -556,10 +740,16 @@ def _paper_differences() -> pd.DataFrame:
     (Margin, Average), ``mlm_minus_clm`` (Brier) and the pair's accuracy ``gap`` (fraction)."""
     d = pair_brier_differences()
     gaps = table2_gaps().set_index("pair")["gap"]
-    rows = [{"pair": _pair_label(r.clm, r.mlm), "estimator": est,
-             "mlm_minus_clm": getattr(r, col), "gap": float(gaps[r.pair])}
-            for r in d.itertuples() for est, col in (("Margin", "margin"),
-                                                     ("Average", "average"))]
+    rows = [
+        {
+            "pair": _pair_label(r.clm, r.mlm),
+            "estimator": est,
+            "mlm_minus_clm": getattr(r, col),
+            "gap": float(gaps[r.pair]),
+        }
+        for r in d.itertuples()
+        for est, col in (("Margin", "margin"), ("Average", "average"))
+    ]
     return pd.DataFrame(rows)
 
 
@@ -568,11 +758,16 @@ def _build_differences(result: ClmVsMlmResult) -> pd.DataFrame:
     ``low``/``high``, and the pair's accuracy ``gap``."""
     d = result.differences
     gaps = result.pairs.set_index("pair")["gap"]
-    return pd.DataFrame({"pair": [_pair_label(c, m) for c, m in zip(d["clm"], d["mlm"])],
-                         "estimator": d["estimator"].map(PAPER_ESTIMATORS),
-                         "difference": d["difference"].astype(float),
-                         "low": d["low"].astype(float), "high": d["high"].astype(float),
-                         "gap": d["pair"].map(gaps).astype(float).to_numpy()})
+    return pd.DataFrame(
+        {
+            "pair": [_pair_label(c, m) for c, m in zip(d["clm"], d["mlm"])],
+            "estimator": d["estimator"].map(PAPER_ESTIMATORS),
+            "difference": d["difference"].astype(float),
+            "low": d["low"].astype(float),
+            "high": d["high"].astype(float),
+            "gap": d["pair"].map(gaps).astype(float).to_numpy(),
+        }
+    )
 
 
 def _units(frame: pd.DataFrame) -> pd.DataFrame:
@@ -585,8 +780,9 @@ def _units(frame: pd.DataFrame) -> pd.DataFrame:
 def _untestable_if_empty(evidence: Evidence, unit: str) -> Judgement | None:
     if len(evidence.frame):
         return None
-    return Judgement.untestable(evidence.missing or f"the evidence has no {unit}",
-                                evidence=evidence.source)
+    return Judgement.untestable(
+        evidence.missing or f"the evidence has no {unit}", evidence=evidence.source
+    )
 
 
 def _status_counts(status: pd.Series) -> tuple[int, int, int]:
@@ -596,8 +792,7 @@ def _status_counts(status: pd.Series) -> tuple[int, int, int]:
 _STATUS_OF = {HOLDS: SUPPORTS, FAILS: CONTRADICTS, UNDECIDED: OPEN}
 
 
-def nested_verdict(frame: pd.DataFrame, status: pd.Series, group: str
-                   ) -> tuple[Verdict, pd.Series]:
+def nested_verdict(frame: pd.DataFrame, status: pd.Series, group: str) -> tuple[Verdict, pd.Series]:
     """A claim about *every* group of units, each group judged as a claim about *most* of its
     units (:func:`calib.experiments.quantifiers.most_verdict`: more than half support it;
     contradicted when even every undecided unit counted as support would be at most half).
@@ -610,16 +805,26 @@ def nested_verdict(frame: pd.DataFrame, status: pd.Series, group: str
     return quantifiers.every_verdict(*_status_counts(per)), per
 
 
-def _nested_judgement(evidence: Evidence, status: pd.Series, *, claim: str, group: str,
-                      group_unit: str, members: str, inner_unit: str) -> Judgement:
+def _nested_judgement(
+    evidence: Evidence,
+    status: pd.Series,
+    *,
+    claim: str,
+    group: str,
+    group_unit: str,
+    members: str,
+    inner_unit: str,
+) -> Judgement:
     frame = evidence.frame
     verdict, per = nested_verdict(frame, status, group)
     s, c, n = _status_counts(status)
     gs, gc, gn = _status_counts(per)
     where = f" ({evidence.source})" if evidence.source else ""
-    text = (f"{claim}{where}: each {group_unit} judged on most of its {members}: "
-            f"{unit_tally(gs, gc, gn, group_unit)}; over the {inner_unit}s: "
-            f"{unit_tally(s, c, n, inner_unit)}")
+    text = (
+        f"{claim}{where}: each {group_unit} judged on most of its {members}: "
+        f"{unit_tally(gs, gc, gn, group_unit)}; over the {inner_unit}s: "
+        f"{unit_tally(s, c, n, inner_unit)}"
+    )
     if n <= 2 * MAX_NAMED:
         text += f" ({named(frame, 2 * MAX_NAMED)})"
     elif c:
@@ -629,8 +834,10 @@ def _nested_judgement(evidence: Evidence, status: pd.Series, *, claim: str, grou
     reason = ""
     if verdict == UNDECIDED:
         open_ = list(per[per == OPEN].index)
-        reason = (f"{len(open_)} {group_unit}(s) undecided (their 95% intervals decide most "
-                  f"of their {members} neither way): {', '.join(map(str, open_))}")
+        reason = (
+            f"{len(open_)} {group_unit}(s) undecided (their 95% intervals decide most "
+            f"of their {members} neither way): {', '.join(map(str, open_))}"
+        )
     return Judgement(verdict, text, reason)
 
 
@@ -648,9 +855,15 @@ def clm_lower_brier(evidence: Evidence) -> Judgement:
     if empty:
         return empty
     status = quantifiers.unit_status(evidence.frame, "<", 0.0)
-    return _nested_judgement(evidence, status, claim="Brier(CLM) - Brier(MLM) < 0",
-                             group="pair", group_unit="pair", members="estimates",
-                             inner_unit="pair-estimator")
+    return _nested_judgement(
+        evidence,
+        status,
+        claim="Brier(CLM) - Brier(MLM) < 0",
+        group="pair",
+        group_unit="pair",
+        members="estimates",
+        inner_unit="pair-estimator",
+    )
 
 
 def clm_lower_brier_paper() -> Evidence:
@@ -683,8 +896,11 @@ def band_status(frame: pd.DataFrame, lower: float, upper: float) -> pd.Series:
     low, high = frame["low"].to_numpy(float), frame["high"].to_numpy(float)
     supports = (low >= lower) & (high < upper)
     contradicts = (high < lower) | (low >= upper)
-    return pd.Series(np.where(supports, SUPPORTS, np.where(contradicts, CONTRADICTS, OPEN)),
-                     index=frame.index, name="status")
+    return pd.Series(
+        np.where(supports, SUPPORTS, np.where(contradicts, CONTRADICTS, OPEN)),
+        index=frame.index,
+        name="status",
+    )
 
 
 def differences_large(evidence: Evidence) -> Judgement:
@@ -699,9 +915,14 @@ def differences_large(evidence: Evidence) -> Judgement:
     lower, upper = large_band()
     status = band_status(evidence.frame, lower, upper)
     return _nested_judgement(
-        evidence, status, claim=f"{lower:g} <= Brier(MLM) - Brier(CLM) < {upper:g} (rounds "
-                                f"to 0.1-0.2)", group="estimator", group_unit="estimator",
-        members="pairs", inner_unit="pair-estimator")
+        evidence,
+        status,
+        claim=f"{lower:g} <= Brier(MLM) - Brier(CLM) < {upper:g} (rounds to 0.1-0.2)",
+        group="estimator",
+        group_unit="estimator",
+        members="pairs",
+        inner_unit="pair-estimator",
+    )
 
 
 def differences_large_paper() -> Evidence:
@@ -742,32 +963,51 @@ def brier_bound(evidence: Evidence) -> Judgement:
     status = brier_bound_status(frame, bound)
     s, c, n = _status_counts(status)
     where = f" ({evidence.source})" if evidence.source else ""
-    text = (f"Brier <= {bound:g} for every CLM and > {bound:g} for every MLM{where}: "
-            f"{unit_tally(s, c, n, 'model-estimator')}")
-    text += (f"; against it: {named(frame[status == CONTRADICTS])}" if c
-             else f" ({named(frame)})")
+    text = (
+        f"Brier <= {bound:g} for every CLM and > {bound:g} for every MLM{where}: "
+        f"{unit_tally(s, c, n, 'model-estimator')}"
+    )
+    text += f"; against it: {named(frame[status == CONTRADICTS])}" if c else f" ({named(frame)})"
     if c:
         return Judgement(FAILS, text)
     lacking = [o.upper() for o in ("clm", "mlm") if o not in set(frame["objective"])]
     if lacking:
-        return Judgement.untestable(evidence.missing or f"the evidence has no "
-                                                        f"{' or '.join(lacking)}", text)
+        return Judgement.untestable(
+            evidence.missing or f"the evidence has no {' or '.join(lacking)}", text
+        )
     verdict = quantifiers.every_verdict(s, c, n)
-    reason = "" if verdict != UNDECIDED else (
-        f"the 95% interval includes {bound:g} for {n - s - c} model-estimator(s): "
-        + named(frame[status == OPEN]))
+    reason = (
+        ""
+        if verdict != UNDECIDED
+        else (
+            f"the 95% interval includes {bound:g} for {n - s - c} model-estimator(s): "
+            + named(frame[status == OPEN])
+        )
+    )
     return Judgement(verdict, text, reason)
 
 
 def brier_bound_paper() -> Evidence:
     t2 = reported("kissling2026_table2")
-    long = pd.concat([pd.DataFrame({"model": t2["registry_name"],
-                                    "objective": t2["objective"].str.lower(),
-                                    "estimator": est, "brier": t2[col]})
-                      for est, col in (("Margin", "brier_margin"),
-                                       ("Average", "brier_average"))], ignore_index=True)
-    frame = printed(long.assign(label=long["model"] + " (" + long["objective"].str.upper()
-                                + ")"), "brier", ["label", "estimator"])
+    long = pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "model": t2["registry_name"],
+                    "objective": t2["objective"].str.lower(),
+                    "estimator": est,
+                    "brier": t2[col],
+                }
+            )
+            for est, col in (("Margin", "brier_margin"), ("Average", "brier_average"))
+        ],
+        ignore_index=True,
+    )
+    frame = printed(
+        long.assign(label=long["model"] + " (" + long["objective"].str.upper() + ")"),
+        "brier",
+        ["label", "estimator"],
+    )
     return Evidence(frame.drop(columns=["label", "brier"]), TABLE2_SOURCE)
 
 
@@ -777,15 +1017,27 @@ def brier_bound_build(result: ClmVsMlmResult) -> Evidence:
         return Evidence.empty(no_pair_reason(result), BUILD_SOURCE)
     parts = []
     for est, col in zip(ESTIMATORS, ("brier_margin", "brier_average")):
-        parts.append(pd.DataFrame({
-            "unit": rows["model"] + " (" + rows["objective"].str.upper() + "), "
+        parts.append(
+            pd.DataFrame(
+                {
+                    "unit": rows["model"]
+                    + " ("
+                    + rows["objective"].str.upper()
+                    + "), "
                     + PAPER_ESTIMATORS[est],
-            "model": rows["model"], "objective": rows["objective"], "estimator": est,
-            "difference": rows[col].astype(float), "low": rows[f"{col}_low"].astype(float),
-            "high": rows[f"{col}_high"].astype(float)}))
-    return Evidence(pd.concat(parts, ignore_index=True),
-                    "this build's pairs, 95% BCa bootstrap intervals over each pair's "
-                    "instances")
+                    "model": rows["model"],
+                    "objective": rows["objective"],
+                    "estimator": est,
+                    "difference": rows[col].astype(float),
+                    "low": rows[f"{col}_low"].astype(float),
+                    "high": rows[f"{col}_high"].astype(float),
+                }
+            )
+        )
+    return Evidence(
+        pd.concat(parts, ignore_index=True),
+        "this build's pairs, 95% BCa bootstrap intervals over each pair's instances",
+    )
 
 
 # reliability_gap (§1): "MLMs—despite competitive factual accuracy—remain fundamentally less
@@ -797,17 +1049,19 @@ def reliability_gap(evidence: Evidence) -> Judgement:
     calibrated than CLMs: for each estimator of Table 2, the mean over the pairs of
     ``Brier(MLM) - Brier(CLM)`` is above 0 (one unit per estimator, each the mean over
     pairs)."""
-    return quantifiers.every(evidence, ">", 0.0,
-                             what="mean over the pairs of Brier(MLM) - Brier(CLM)",
-                             unit="estimator")
+    return quantifiers.every(
+        evidence, ">", 0.0, what="mean over the pairs of Brier(MLM) - Brier(CLM)", unit="estimator"
+    )
 
 
 def reliability_gap_paper() -> Evidence:
     d = _paper_differences()
     rows = []
     for est, part in d.groupby("estimator", sort=False):
-        m = quantifiers.mean_of_printed(part.rename(columns={"mlm_minus_clm": "difference"}),
-                                        f"{est} (mean over {len(part)} pairs)")
+        m = quantifiers.mean_of_printed(
+            part.rename(columns={"mlm_minus_clm": "difference"}),
+            f"{est} (mean over {len(part)} pairs)",
+        )
         rows.append(m)
     return Evidence(pd.concat(rows, ignore_index=True), TABLE2_SOURCE + ", means over pairs")
 
@@ -816,53 +1070,97 @@ def reliability_gap_build(result: ClmVsMlmResult) -> Evidence:
     m = result.mean_differences
     if m.empty:
         return Evidence.empty(no_pair_reason(result), BUILD_SOURCE)
-    units = [f"{PAPER_ESTIMATORS[e]} (mean over {n} pair{'s' if n != 1 else ''})"
-             for e, n in zip(m["estimator"], m["n_pairs"])]
-    frame = pd.DataFrame({"unit": units, "difference": m["difference"].astype(float),
-                          "low": m["low"].astype(float), "high": m["high"].astype(float)})
-    return Evidence(frame, f"this build, 95% paired bootstrap over the sample's facts "
-                           f"({result.params.n_bootstrap} resamples, BCa)")
+    units = [
+        f"{PAPER_ESTIMATORS[e]} (mean over {n} pair{'s' if n != 1 else ''})"
+        for e, n in zip(m["estimator"], m["n_pairs"])
+    ]
+    frame = pd.DataFrame(
+        {
+            "unit": units,
+            "difference": m["difference"].astype(float),
+            "low": m["low"].astype(float),
+            "high": m["high"].astype(float),
+        }
+    )
+    return Evidence(
+        frame,
+        f"this build, 95% paired bootstrap over the sample's facts "
+        f"({result.params.n_bootstrap} resamples, BCa)",
+    )
 
 
 CLAIMS: tuple[Claim, ...] = (
-    Claim(key="reliability_gap", paper="kissling2026", section="§1",
-          quote="MLMs—despite competitive factual accuracy—remain fundamentally less aware of "
-                "their own knowledge than CLMs",
-          statement="At similar accuracy, masked models are worse calibrated than causal ones: "
-                    "for C_Margin and for C_Average, the mean over the accuracy-matched pairs "
-                    "of Brier(MLM) - Brier(CLM) is above 0",
-          quantifier="on average", metrics=("brier",),
-          about="pairs of a CLM and an MLM of similar accuracy (Table 2)",
-          chapter="clm_vs_mlm", rule=reliability_gap, paper_evidence=reliability_gap_paper,
-          build_evidence=reliability_gap_build, needs=NEEDS),
-    Claim(key="clm_better", paper="kissling2026", section="§5.3",
-          quote="we find that CLMs are much better calibrated using most of our estimates",
-          statement="In every pair of a CLM and an MLM of similar accuracy, the CLM has the "
-                    "lower Brier score with most of the estimates of Table 2 (C_Margin, "
-                    "C_Average: with two, both)",
-          quantifier="most", metrics=("brier",),
-          about="pairs of a CLM and an MLM of similar accuracy (within max_gap)",
-          chapter="clm_vs_mlm", rule=clm_lower_brier, paper_evidence=clm_lower_brier_paper,
-          build_evidence=clm_lower_brier_build, paper_note=FIVE_PAIRS_NOTE, needs=NEEDS),
-    Claim(key="pair_differences_large", paper="kissling2026", section="§5.3",
-          quote="Across all five model pairs, we observe substantial calibration differences, "
-                "often reaching differences of approximately 0.1 to 0.2 for $C_{\\text{Margin}}$ "
-                "and $C_{\\text{Average}}$.",
-          statement="For C_Margin and for C_Average, the Brier difference MLM - CLM rounds to "
-                    "0.1-0.2 (lies in [0.05, 0.25)) in most pairs (\"often\")",
-          quantifier="most", metrics=("brier",),
-          about="pairs of a CLM and an MLM of similar accuracy, per estimator",
-          chapter="clm_vs_mlm", rule=differences_large,
-          paper_evidence=differences_large_paper, build_evidence=differences_large_build,
-          paper_note=FIVE_PAIRS_NOTE, needs=NEEDS),
-    Claim(key="clm_brier_02", paper="kissling2026", section="§5.3",
-          quote="For $C_{\\text{Margin}}$ and $C_{\\text{Average}}$, all CLMs achieve a Brier "
-                "Score of 0.2 or lower, while none of the MLMs do.",
-          statement="With C_Margin and with C_Average every CLM of a pair has a Brier score of "
-                    "at most 0.2 and no MLM does",
-          quantifier="every", metrics=("brier",), about="the models of the pairs (Table 2)",
-          chapter="clm_vs_mlm", rule=brier_bound, paper_evidence=brier_bound_paper,
-          build_evidence=brier_bound_build,
-          paper_note="the paper's own Table 2 is against the sentence for the units named "
-                     "above", needs=NEEDS),
+    Claim(
+        key="reliability_gap",
+        paper="kissling2026",
+        section="§1",
+        quote="MLMs—despite competitive factual accuracy—remain fundamentally less aware of "
+        "their own knowledge than CLMs",
+        statement="At similar accuracy, masked models are worse calibrated than causal ones: "
+        "for C_Margin and for C_Average, the mean over the accuracy-matched pairs "
+        "of Brier(MLM) - Brier(CLM) is above 0",
+        quantifier="on average",
+        metrics=("brier",),
+        about="pairs of a CLM and an MLM of similar accuracy (Table 2)",
+        chapter="clm_vs_mlm",
+        rule=reliability_gap,
+        paper_evidence=reliability_gap_paper,
+        build_evidence=reliability_gap_build,
+        needs=NEEDS,
+    ),
+    Claim(
+        key="clm_better",
+        paper="kissling2026",
+        section="§5.3",
+        quote="we find that CLMs are much better calibrated using most of our estimates",
+        statement="In every pair of a CLM and an MLM of similar accuracy, the CLM has the "
+        "lower Brier score with most of the estimates of Table 2 (C_Margin, "
+        "C_Average: with two, both)",
+        quantifier="most",
+        metrics=("brier",),
+        about="pairs of a CLM and an MLM of similar accuracy (within max_gap)",
+        chapter="clm_vs_mlm",
+        rule=clm_lower_brier,
+        paper_evidence=clm_lower_brier_paper,
+        build_evidence=clm_lower_brier_build,
+        paper_note=FIVE_PAIRS_NOTE,
+        needs=NEEDS,
+    ),
+    Claim(
+        key="pair_differences_large",
+        paper="kissling2026",
+        section="§5.3",
+        quote="Across all five model pairs, we observe substantial calibration differences, "
+        "often reaching differences of approximately 0.1 to 0.2 for $C_{\\text{Margin}}$ "
+        "and $C_{\\text{Average}}$.",
+        statement="For C_Margin and for C_Average, the Brier difference MLM - CLM rounds to "
+        '0.1-0.2 (lies in [0.05, 0.25)) in most pairs ("often")',
+        quantifier="most",
+        metrics=("brier",),
+        about="pairs of a CLM and an MLM of similar accuracy, per estimator",
+        chapter="clm_vs_mlm",
+        rule=differences_large,
+        paper_evidence=differences_large_paper,
+        build_evidence=differences_large_build,
+        paper_note=FIVE_PAIRS_NOTE,
+        needs=NEEDS,
+    ),
+    Claim(
+        key="clm_brier_02",
+        paper="kissling2026",
+        section="§5.3",
+        quote="For $C_{\\text{Margin}}$ and $C_{\\text{Average}}$, all CLMs achieve a Brier "
+        "Score of 0.2 or lower, while none of the MLMs do.",
+        statement="With C_Margin and with C_Average every CLM of a pair has a Brier score of "
+        "at most 0.2 and no MLM does",
+        quantifier="every",
+        metrics=("brier",),
+        about="the models of the pairs (Table 2)",
+        chapter="clm_vs_mlm",
+        rule=brier_bound,
+        paper_evidence=brier_bound_paper,
+        build_evidence=brier_bound_build,
+        paper_note="the paper's own Table 2 is against the sentence for the units named above",
+        needs=NEEDS,
+    ),
 )

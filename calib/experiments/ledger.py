@@ -35,8 +35,15 @@ from calib.experiments.records import load_record_folder, read_manifest, record_
 from calib.experiments.verdicts import Verdict, verdict_counts as _counts
 
 #: the chapter modules whose claims the ledger collects, in the book's order
-CHAPTERS: tuple[str, ...] = ("calibration", "linguistic", "answer_set", "clm_vs_mlm", "lpaqa",
-                             "reductions", "factor")
+CHAPTERS: tuple[str, ...] = (
+    "calibration",
+    "linguistic",
+    "answer_set",
+    "clm_vs_mlm",
+    "lpaqa",
+    "reductions",
+    "factor",
+)
 
 
 def chapter_module(chapter: str):
@@ -59,11 +66,14 @@ def all_claims(chapters: Sequence[str] = CHAPTERS) -> tuple[Claim, ...]:
     for chapter in chapters:
         for claim in chapter_module(chapter).CLAIMS:
             if claim.key in seen:
-                raise ValueError(f"claim {claim.key!r} is defined in {seen[claim.key]} and in "
-                                 f"{chapter}")
+                raise ValueError(
+                    f"claim {claim.key!r} is defined in {seen[claim.key]} and in {chapter}"
+                )
             if claim.chapter != chapter:
-                raise ValueError(f"claim {claim.key!r} lives in calib.experiments.{chapter} "
-                                 f"but names chapter {claim.chapter!r}")
+                raise ValueError(
+                    f"claim {claim.key!r} lives in calib.experiments.{chapter} "
+                    f"but names chapter {claim.chapter!r}"
+                )
             seen[claim.key] = chapter
             out.append(claim)
     return tuple(out)
@@ -76,8 +86,8 @@ class Params(ChapterParams):
     chapter: ClassVar[str] = "ledger"
 
     build_dir: str = parameter(
-        "_build", "the build whose recorded chapter results are judged (relative to the book "
-                  "root)")
+        "_build", "the build whose recorded chapter results are judged (relative to the book root)"
+    )
 
 
 @dataclass(frozen=True)
@@ -89,8 +99,7 @@ class Recorded:
     manifest: dict
 
 
-def read_records(build_dir: str | Path, chapters: Sequence[str] = CHAPTERS
-                 ) -> dict[str, Recorded]:
+def read_records(build_dir: str | Path, chapters: Sequence[str] = CHAPTERS) -> dict[str, Recorded]:
     """The recorded result of each chapter in ``build_dir`` (``result`` None where there is
     none, or the chapter does not record its result yet)."""
     out = {}
@@ -108,8 +117,9 @@ def _order(claims: Sequence[Claim]) -> list[Claim]:
     return sorted(claims, key=lambda c: (papers.index(c.paper), section_key(c.section)))
 
 
-def build_ledger(results: Mapping[str, object | None],
-                 claims: Sequence[Claim] | None = None) -> pd.DataFrame:
+def build_ledger(
+    results: Mapping[str, object | None], claims: Sequence[Claim] | None = None
+) -> pd.DataFrame:
     """One row per claim (:func:`all_claims` by default), by paper and in the paper's section
     order: ``key``, ``paper``, ``section``, ``statement``, ``quote``, ``quantifier``,
     ``metrics``, ``about``, ``chapter``; the rule on the paper's tables (``paper_verdict``,
@@ -122,12 +132,25 @@ def build_ledger(results: Mapping[str, object | None],
     for c in _order(all_claims() if claims is None else claims):
         paper = c.judge_paper()
         build = c.judge_build(results.get(c.chapter))
-        rows.append({"key": c.key, "paper": c.paper, "section": c.section,
-                     "statement": c.statement, "quote": c.quote, "quantifier": c.quantifier,
-                     "metrics": ", ".join(c.metrics), "about": c.about, "chapter": c.chapter,
-                     "paper_verdict": paper.verdict.value, "paper_evidence": paper.evidence,
-                     "paper_reason": paper.reason, "verdict": build.verdict.value,
-                     "evidence": build.evidence, "reason": build.reason})
+        rows.append(
+            {
+                "key": c.key,
+                "paper": c.paper,
+                "section": c.section,
+                "statement": c.statement,
+                "quote": c.quote,
+                "quantifier": c.quantifier,
+                "metrics": ", ".join(c.metrics),
+                "about": c.about,
+                "chapter": c.chapter,
+                "paper_verdict": paper.verdict.value,
+                "paper_evidence": paper.evidence,
+                "paper_reason": paper.reason,
+                "verdict": build.verdict.value,
+                "evidence": build.evidence,
+                "reason": build.reason,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -141,16 +164,25 @@ def settings(records: Mapping[str, Recorded]) -> pd.DataFrame:
             status = "recorded"
             params = rec.result.params.to_dict()
         else:
-            status = ("not run in this build" if records_claims(chapter)
-                      else "does not record its result yet")
+            status = (
+                "not run in this build"
+                if records_claims(chapter)
+                else "does not record its result yet"
+            )
             params = {}
-        rows.append({"chapter": chapter, "status": status,
-                     "profile": run_info.get("profile", ""),
-                     "command": run_info.get("command", ""),
-                     "written": rec.manifest.get("written", ""),
-                     "parameters": "; ".join(f"{k} = {v!r}" for k, v in params.items())})
-    return pd.DataFrame(rows, columns=["chapter", "status", "profile", "command", "written",
-                                       "parameters"])
+        rows.append(
+            {
+                "chapter": chapter,
+                "status": status,
+                "profile": run_info.get("profile", ""),
+                "command": run_info.get("command", ""),
+                "written": rec.manifest.get("written", ""),
+                "parameters": "; ".join(f"{k} = {v!r}" for k, v in params.items()),
+            }
+        )
+    return pd.DataFrame(
+        rows, columns=["chapter", "status", "profile", "command", "written", "parameters"]
+    )
 
 
 @dataclass(frozen=True)
@@ -171,8 +203,9 @@ def run(params: Params) -> LedgerResult:
     every claim twice, check the papers' text against their tables."""
     records = read_records(params.build_dir)
     table = build_ledger({c: r.result for c, r in records.items()})
-    return LedgerResult(params=params, table=table, settings=settings(records),
-                        consistency=consistency_checks())
+    return LedgerResult(
+        params=params, table=table, settings=settings(records), consistency=consistency_checks()
+    )
 
 
 def verdict_counts(ledger: pd.DataFrame, column: str = "verdict") -> dict[Verdict, int]:

@@ -46,8 +46,15 @@ def parameter(default: Any, help: str = "") -> Any:
 # type annotations as text: what they allow
 
 
-_SIMPLE = {"int": int, "float": float, "str": str, "bool": bool, "list": list, "dict": dict,
-           "tuple": tuple}
+_SIMPLE = {
+    "int": int,
+    "float": float,
+    "str": str,
+    "bool": bool,
+    "list": list,
+    "dict": dict,
+    "tuple": tuple,
+}
 
 
 def _node(annotation: str) -> ast.expr:
@@ -56,6 +63,7 @@ def _node(annotation: str) -> ast.expr:
 
 def check_annotation(annotation: str) -> None:
     """Raise ``ValueError`` if ``annotation`` uses anything :func:`conforms` cannot check."""
+
     def walk(node):
         if isinstance(node, ast.Constant) and node.value is None:
             return
@@ -76,9 +84,12 @@ def check_annotation(annotation: str) -> None:
                     if not (isinstance(a, ast.Constant) and a.value is Ellipsis):
                         walk(a)
                 return
-        raise ValueError(f"unsupported type annotation {annotation!r}: use int, float, str, "
-                         f"bool, list[...], dict[..., ...], tuple[...], Literal[...], "
-                         f"X | None, Any")
+        raise ValueError(
+            f"unsupported type annotation {annotation!r}: use int, float, str, "
+            f"bool, list[...], dict[..., ...], tuple[...], Literal[...], "
+            f"X | None, Any"
+        )
+
     walk(_node(annotation))
 
 
@@ -111,7 +122,8 @@ def _conforms(value, node: ast.expr) -> bool:
         return len(value) == len(args) and all(_conforms(v, a) for v, a in zip(value, args))
     if kind == "dict":
         return isinstance(value, dict) and all(
-            _conforms(k, args[0]) and _conforms(v, args[1]) for k, v in value.items())
+            _conforms(k, args[0]) and _conforms(v, args[1]) for k, v in value.items()
+        )
     return False
 
 
@@ -130,14 +142,28 @@ def coerce(value, annotation: str, tuples: bool = False):
     ``int``) becomes a float; with ``tuples``, a list given for a ``tuple[...]`` becomes a
     tuple."""
     node = _node(annotation)
-    top = {node.id} if isinstance(node, ast.Name) else (
-        {n.id for n in (node.left, node.right) if isinstance(n, ast.Name)}
-        if isinstance(node, ast.BinOp) else set())
-    if "float" in top and "int" not in top and isinstance(value, int) \
-            and not isinstance(value, bool):
+    top = (
+        {node.id}
+        if isinstance(node, ast.Name)
+        else (
+            {n.id for n in (node.left, node.right) if isinstance(n, ast.Name)}
+            if isinstance(node, ast.BinOp)
+            else set()
+        )
+    )
+    if (
+        "float" in top
+        and "int" not in top
+        and isinstance(value, int)
+        and not isinstance(value, bool)
+    ):
         return float(value)
-    if tuples and isinstance(value, list) and "tuple" in _names(node) \
-            and "list" not in _names(node):
+    if (
+        tuples
+        and isinstance(value, list)
+        and "tuple" in _names(node)
+        and "list" not in _names(node)
+    ):
         return tuple(value)
     return value
 
@@ -178,8 +204,9 @@ class ChapterParams:
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
             if not conforms(value, f.type):
-                problems.append(f"{f.name!r} expects {f.type}, got {type(value).__name__} "
-                                f"{value!r}")
+                problems.append(
+                    f"{f.name!r} expects {f.type}, got {type(value).__name__} {value!r}"
+                )
                 continue
             object.__setattr__(self, f.name, coerce(value, f.type, tuples=True))
         if problems:
@@ -191,8 +218,9 @@ class ChapterParams:
         out = {}
         for f in dataclasses.fields(cls):
             if f.default is dataclasses.MISSING:
-                raise TypeError(f"{cls.__qualname__}.{f.name} has no default; every chapter "
-                                f"parameter needs one")
+                raise TypeError(
+                    f"{cls.__qualname__}.{f.name} has no default; every chapter parameter needs one"
+                )
             out[f.name] = Declared(f.name, f.type, f.default, f.metadata.get("help", ""))
         return out
 
@@ -207,8 +235,10 @@ class ChapterParams:
             for key in unknown:
                 near = difflib.get_close_matches(key, names, n=1)
                 bits.append(f"{key!r}" + (f" (did you mean {near[0]!r}?)" if near else ""))
-            raise ParameterError(f"chapter {cls.chapter!r} has no parameter "
-                                 f"{', '.join(bits)}; its parameters: {', '.join(names)}")
+            raise ParameterError(
+                f"chapter {cls.chapter!r} has no parameter "
+                f"{', '.join(bits)}; its parameters: {', '.join(names)}"
+            )
         return cls(**dict(mapping))
 
     @classmethod
@@ -217,8 +247,10 @@ class ChapterParams:
         ``globals()`` after papermill injected the parameters); a missing name is an error."""
         missing = [n for n in cls.declared() if n not in namespace]
         if missing:
-            raise ParameterError(f"chapter {cls.chapter!r}: the namespace lacks the "
-                                 f"parameter(s) {missing}; run the parameters cell first")
+            raise ParameterError(
+                f"chapter {cls.chapter!r}: the namespace lacks the "
+                f"parameter(s) {missing}; run the parameters cell first"
+            )
         return cls(**{n: namespace[n] for n in cls.declared()})
 
     def to_dict(self) -> dict[str, Any]:

@@ -34,8 +34,15 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from calib.experiments.verdicts import (FAILS, HOLDS, UNDECIDED, UNTESTABLE, Judgement, Verdict,
-                                        unit_tally)
+from calib.experiments.verdicts import (
+    FAILS,
+    HOLDS,
+    UNDECIDED,
+    UNTESTABLE,
+    Judgement,
+    Verdict,
+    unit_tally,
+)
 
 #: the columns every evidence frame has
 EVIDENCE_COLUMNS: tuple[str, ...] = ("unit", "difference", "low", "high")
@@ -67,8 +74,10 @@ class Evidence:
     def __post_init__(self):
         absent = [c for c in EVIDENCE_COLUMNS if c not in self.frame.columns]
         if absent:
-            raise ValueError(f"an evidence frame needs the columns {list(EVIDENCE_COLUMNS)}; "
-                             f"it lacks {absent} (it has {list(self.frame.columns)})")
+            raise ValueError(
+                f"an evidence frame needs the columns {list(EVIDENCE_COLUMNS)}; "
+                f"it lacks {absent} (it has {list(self.frame.columns)})"
+            )
 
     @classmethod
     def empty(cls, missing: str, source: str = "") -> Evidence:
@@ -93,8 +102,9 @@ def mean_of_printed(frame: pd.DataFrame, unit: str = "mean") -> pd.DataFrame:
     """One row: the mean of an evidence frame of printed values (``low == high``), as the
     paper's own "on average" evidence."""
     m = float(frame["difference"].mean()) if len(frame) else np.nan
-    return pd.DataFrame({"unit": [unit], "difference": [m], "low": [m], "high": [m],
-                         "n_units": [len(frame)]})
+    return pd.DataFrame(
+        {"unit": [unit], "difference": [m], "low": [m], "high": [m], "n_units": [len(frame)]}
+    )
 
 
 def unit_status(frame: pd.DataFrame, relation: str = "<", threshold: float = 0.0) -> pd.Series:
@@ -143,8 +153,9 @@ def claim_text(what: str, relation: str, threshold: float) -> str:
     return f"{what} {relation} {threshold:g}"
 
 
-def _sentence(evidence: Evidence, what: str, relation: str, threshold: float, unit: str,
-              status: pd.Series) -> str:
+def _sentence(
+    evidence: Evidence, what: str, relation: str, threshold: float, unit: str, status: pd.Series
+) -> str:
     frame = evidence.frame
     n = len(frame)
     s, c = int((status == SUPPORTS).sum()), int((status == CONTRADICTS).sum())
@@ -168,8 +179,9 @@ def _undecided_reason(frame: pd.DataFrame, status: pd.Series, unit: str) -> str:
 def _untestable_if_empty(evidence: Evidence, unit: str) -> Judgement | None:
     if len(evidence.frame):
         return None
-    return Judgement.untestable(evidence.missing or f"the evidence has no {unit}",
-                                evidence=evidence.source)
+    return Judgement.untestable(
+        evidence.missing or f"the evidence has no {unit}", evidence=evidence.source
+    )
 
 
 def every_verdict(supports: int, contradicts: int, n: int) -> Verdict:
@@ -194,9 +206,16 @@ def most_verdict(supports: int, contradicts: int, n: int) -> Verdict:
     return UNDECIDED
 
 
-def every(evidence: Evidence, relation: str = "<", threshold: float = 0.0, *, what: str,
-          unit: str = "model", required: Sequence[str] = (), required_in: str = "unit"
-          ) -> Judgement:
+def every(
+    evidence: Evidence,
+    relation: str = "<",
+    threshold: float = 0.0,
+    *,
+    what: str,
+    unit: str = "model",
+    required: Sequence[str] = (),
+    required_in: str = "unit",
+) -> Judgement:
     """A claim about every unit: holds iff every unit's interval supports
     ``difference <relation> threshold``; does not hold iff at least one contradicts it;
     otherwise undecided (the reason names the undecided units).
@@ -217,16 +236,24 @@ def every(evidence: Evidence, relation: str = "<", threshold: float = 0.0, *, wh
     have = set(frame[required_in]) if required_in in frame.columns else set()
     lacking = [u for u in required if u not in have]
     if lacking:
-        reason = evidence.missing or (f"the claim is about {', '.join(required)}; the "
-                                      f"evidence has no {', '.join(lacking)}")
+        reason = evidence.missing or (
+            f"the claim is about {', '.join(required)}; the evidence has no {', '.join(lacking)}"
+        )
         return Judgement.untestable(reason, evidence=text)
     verdict = every_verdict(s, c, len(frame))
-    return Judgement(verdict, text, _undecided_reason(frame, status, unit)
-                     if verdict == UNDECIDED else "")
+    return Judgement(
+        verdict, text, _undecided_reason(frame, status, unit) if verdict == UNDECIDED else ""
+    )
 
 
-def most(evidence: Evidence, relation: str = "<", threshold: float = 0.0, *, what: str,
-         unit: str = "model") -> Judgement:
+def most(
+    evidence: Evidence,
+    relation: str = "<",
+    threshold: float = 0.0,
+    *,
+    what: str,
+    unit: str = "model",
+) -> Judgement:
     """A claim about most units: holds iff more than half of the units' intervals support it;
     does not hold iff, even counting every undecided unit as support, at most half would;
     otherwise undecided."""
@@ -237,18 +264,29 @@ def most(evidence: Evidence, relation: str = "<", threshold: float = 0.0, *, wha
     status = unit_status(frame, relation, threshold)
     n = len(frame)
     s, u = int((status == SUPPORTS).sum()), int((status == OPEN).sum())
-    text = _sentence(evidence, what, relation, threshold, unit, status) \
+    text = (
+        _sentence(evidence, what, relation, threshold, unit, status)
         + f"; the claim is about most {unit}s (more than {n / 2:g} of {n})"
+    )
     verdict = most_verdict(s, n - s - u, n)
     if verdict != UNDECIDED:
         return Judgement(verdict, text)
-    return Judgement(UNDECIDED, text, f"{s} support it and {u} are undecided; more than "
-                                      f"{n / 2:g} must support it: "
-                                      + _undecided_reason(frame, status, unit))
+    return Judgement(
+        UNDECIDED,
+        text,
+        f"{s} support it and {u} are undecided; more than "
+        f"{n / 2:g} must support it: " + _undecided_reason(frame, status, unit),
+    )
 
 
-def on_average(evidence: Evidence, relation: str = "<", threshold: float = 0.0, *, what: str,
-               unit: str = "model") -> Judgement:
+def on_average(
+    evidence: Evidence,
+    relation: str = "<",
+    threshold: float = 0.0,
+    *,
+    what: str,
+    unit: str = "model",
+) -> Judgement:
     """A claim about the average over units: the evidence is one row, the mean with its 95%
     interval (a bootstrap of the mean; for printed values :func:`mean_of_printed`). Holds iff
     its interval supports the claim, does not hold iff it contradicts it, else undecided."""
@@ -257,15 +295,16 @@ def on_average(evidence: Evidence, relation: str = "<", threshold: float = 0.0, 
         return empty
     frame = evidence.frame
     if len(frame) != 1:
-        raise ValueError(f"on_average judges one row (the mean), got {len(frame)} rows; "
-                         f"average the units first")
+        raise ValueError(
+            f"on_average judges one row (the mean), got {len(frame)} rows; average the units first"
+        )
     status = unit_status(frame, relation, threshold)
     row = frame.iloc[0]
     over = f" over {int(row['n_units'])} {unit}s" if "n_units" in frame.columns else ""
     where = f" ({evidence.source})" if evidence.source else ""
-    text = (f"mean{over} of {claim_text(what, relation, threshold)}{where}: "
-            f"{interval_text(row)}")
+    text = f"mean{over} of {claim_text(what, relation, threshold)}{where}: {interval_text(row)}"
     verdict = {SUPPORTS: HOLDS, CONTRADICTS: FAILS, OPEN: UNDECIDED}[status.iloc[0]]
-    reason = "the 95% interval of the mean includes the claim's boundary" \
-        if verdict == UNDECIDED else ""
+    reason = (
+        "the 95% interval of the mean includes the claim's boundary" if verdict == UNDECIDED else ""
+    )
     return Judgement(verdict, text, reason)

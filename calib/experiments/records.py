@@ -92,8 +92,10 @@ def write_record(result, folder: str | os.PathLike, chapter: str | None = None) 
         raise TypeError(f"a recorded result is a dataclass instance, got {type(result).__name__}")
     params = getattr(result, "params", None)
     if params is None or not hasattr(params, "to_dict"):
-        raise TypeError(f"{type(result).__name__} has no `params` field with the chapter's "
-                        f"Params; a result carries the parameters it was computed with")
+        raise TypeError(
+            f"{type(result).__name__} has no `params` field with the chapter's "
+            f"Params; a result carries the parameters it was computed with"
+        )
     chapter = chapter or params.chapter
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -104,8 +106,7 @@ def write_record(result, folder: str | os.PathLike, chapter: str | None = None) 
         for f in dataclasses.fields(result):
             value = getattr(result, f.name)
             if f.name == "params":
-                (tmp / PARAMS).write_text(json.dumps(value.to_dict(), indent=1),
-                                          encoding="utf-8")
+                (tmp / PARAMS).write_text(json.dumps(value.to_dict(), indent=1), encoding="utf-8")
                 fields[f.name] = {"kind": "params", "file": PARAMS}
             elif isinstance(value, pd.DataFrame):
                 name = f"{f.name}.parquet"
@@ -115,15 +116,21 @@ def write_record(result, folder: str | os.PathLike, chapter: str | None = None) 
                 values[f.name] = _plain(value)
                 fields[f.name] = {"kind": "value", "file": VALUES}
             else:
-                raise TypeError(f"{type(result).__name__}.{f.name}: a {type(value).__name__} "
-                                f"cannot be recorded; use a DataFrame or JSON-able values")
+                raise TypeError(
+                    f"{type(result).__name__}.{f.name}: a {type(value).__name__} "
+                    f"cannot be recorded; use a DataFrame or JSON-able values"
+                )
         (tmp / VALUES).write_text(json.dumps(values, indent=1), encoding="utf-8")
         import calib
 
-        manifest = {"chapter": chapter, "result_class": _class_path(result),
-                    "params_class": _class_path(params), "fields": fields,
-                    "calib_version": calib.__version__,
-                    "written": _dt.datetime.now().astimezone().isoformat(timespec="seconds")}
+        manifest = {
+            "chapter": chapter,
+            "result_class": _class_path(result),
+            "params_class": _class_path(params),
+            "fields": fields,
+            "calib_version": calib.__version__,
+            "written": _dt.datetime.now().astimezone().isoformat(timespec="seconds"),
+        }
         (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
         install(tmp, target)
     except BaseException:
@@ -178,8 +185,9 @@ def load_record(chapter: str, build_dir: str | os.PathLike):
     its class; ``FileNotFoundError`` naming the folder when the chapter has no record there."""
     path = record_path(chapter, build_dir)
     if not (path / MANIFEST).is_file():
-        raise FileNotFoundError(f"no recorded result of chapter {chapter!r} in {path} (run "
-                                f"`calib run {chapter}`)")
+        raise FileNotFoundError(
+            f"no recorded result of chapter {chapter!r} in {path} (run `calib run {chapter}`)"
+        )
     return load_record_folder(path)
 
 
@@ -194,8 +202,10 @@ def load_record_folder(path: str | os.PathLike):
     for f in dataclasses.fields(cls):
         entry = manifest["fields"].get(f.name)
         if entry is None:
-            raise ValueError(f"{path / MANIFEST}: no field {f.name!r} of {cls.__qualname__} "
-                             f"(the record was written by another version of the chapter)")
+            raise ValueError(
+                f"{path / MANIFEST}: no field {f.name!r} of {cls.__qualname__} "
+                f"(the record was written by another version of the chapter)"
+            )
         if entry["kind"] == "params":
             stored = json.loads((path / PARAMS).read_text(encoding="utf-8"))
             kwargs[f.name] = params_cls(**stored)

@@ -41,8 +41,14 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from calib.confidence.bootstrap import (INTERVAL_METHODS, difference_interval, interval,
-                                        jackknife, metric_statistic, replicates)
+from calib.confidence.bootstrap import (
+    INTERVAL_METHODS,
+    difference_interval,
+    interval,
+    jackknife,
+    metric_statistic,
+    replicates,
+)
 from calib.confidence.estimators import base
 from calib.confidence.metrics import N_BINS
 from calib.confidence.noise_floor import N_DRAWS, mean_floor_record
@@ -61,8 +67,12 @@ from calib.experiments.verdicts import Judgement
 from calib.scoring.schema import FACT
 
 #: the paper's names of the reductions (its figure's labels)
-REDUCTION_LABELS: dict[str, str] = {"sum": "Sum", "mean": "Mean", "sum-answer": "Sum (A)",
-                                    "mean-answer": "Mean (A)"}
+REDUCTION_LABELS: dict[str, str] = {
+    "sum": "Sum",
+    "mean": "Mean",
+    "sum-answer": "Sum (A)",
+    "mean-answer": "Mean (A)",
+}
 #: the metrics of Figure 7, in order (display names: :data:`calib.report.findings.METRIC_LABELS`)
 FIGURE7_METRICS: tuple[str, ...] = ("accuracy", "ace", "H")
 #: the summation and the averaging reductions (Appendix C's "summation variants", "Mean and
@@ -84,16 +94,18 @@ class Params(ChapterParams):
 
     chapter: ClassVar[str] = "reductions"
 
-    models: tuple[str, ...] = parameter(("smollm2-135m-instruct", "gemma-3-270m"),
-                                        "models (registry names or hub ids)")
+    models: tuple[str, ...] = parameter(
+        ("smollm2-135m-instruct", "gemma-3-270m"), "models (registry names or hub ids)"
+    )
     relations: tuple[str, ...] | None = parameter(None, "BEAR relations (None: all 60)")
     per_relation: int | None = parameter(
-        2, "instances per relation, seeded sample (None: all of BEAR)")
+        2, "instances per relation, seeded sample (None: all of BEAR)"
+    )
     seed: int = parameter(0, "seed of the BEAR sample and of every bootstrap")
     n_bootstrap: int = parameter(
-        1000, "bootstrap resamples behind every interval (accuracy, ACE, H, skewness)")
-    histogram_bins: int = parameter(
-        20, "equal-width bins of the confidence histograms (Figure 8)")
+        1000, "bootstrap resamples behind every interval (accuracy, ACE, H, skewness)"
+    )
+    histogram_bins: int = parameter(20, "equal-width bins of the confidence histograms (Figure 8)")
 
     @property
     def all_of_bear(self) -> bool:
@@ -138,22 +150,38 @@ def _plain(scores: pd.DataFrame, template: str) -> pd.DataFrame:
     require_columns(scores, ("template",), "score table")
     part = scores[scores["template"] == template]
     if part.empty:
-        raise ValueError(f"the score table has no rows of template {template!r}; it has "
-                         f"{sorted(scores['template'].unique())}")
+        raise ValueError(
+            f"the score table has no rows of template {template!r}; it has "
+            f"{sorted(scores['template'].unique())}"
+        )
     return part
 
 
 #: the noise-floor columns beside an ACE (:func:`calib.confidence.noise_floor.floor_record`)
 #: in the order the book shows them: ACE, its floor, the debiased ACE, within the floor
-FLOOR_COLUMNS: tuple[str, ...] = ("ace_floor", "ace_floor_se", "ace_floor_low",
-                                  "ace_floor_high", "ace_floor_p", "ace_debiased",
-                                  "ace_debiased_low", "ace_debiased_high", "ace_within_floor")
+FLOOR_COLUMNS: tuple[str, ...] = (
+    "ace_floor",
+    "ace_floor_se",
+    "ace_floor_low",
+    "ace_floor_high",
+    "ace_floor_p",
+    "ace_debiased",
+    "ace_debiased_low",
+    "ace_debiased_high",
+    "ace_within_floor",
+)
 
 
-def reduction_table(scores: pd.DataFrame, objectives: Mapping[str, str],
-                    template: str = PLAIN, reductions: Sequence[str] = REDUCTIONS,
-                    n_bootstrap: int = 1000, seed: int = 0, n_bins: int = N_BINS,
-                    n_draws: int = N_DRAWS) -> pd.DataFrame:
+def reduction_table(
+    scores: pd.DataFrame,
+    objectives: Mapping[str, str],
+    template: str = PLAIN,
+    reductions: Sequence[str] = REDUCTIONS,
+    n_bootstrap: int = 1000,
+    seed: int = 0,
+    n_bins: int = N_BINS,
+    n_draws: int = N_DRAWS,
+) -> pd.DataFrame:
     """Appendix C for every model: accuracy, ACE of Base-Confidence on ``template`` and
     ``H = 2 ACC (1 - ACE) / (ACC + 1 - ACE)`` per reduction
     (:func:`calib.confidence.summary.compare_reductions`), plus the model's ``objective``
@@ -167,13 +195,32 @@ def reduction_table(scores: pd.DataFrame, objectives: Mapping[str, str],
     if unknown:
         raise ValueError(f"no objective given for model(s) {unknown}")
     table = compare_reductions(plain, template, reductions, n_bins)
-    est = pd.concat([base(sentence_scores(plain, r), template).assign(reduction=r)
-                     for r in reductions], ignore_index=True)
-    ints = summary(est, by=["model", "dataset", "reduction"], n_bins=n_bins,
-                   n_boot=n_bootstrap, seed=seed, metrics=("accuracy", "ace"), floor=("ace",),
-                   n_draws=n_draws)
-    ints = ints[["model", "dataset", "reduction", "accuracy_low", "accuracy_high",
-                 "ace_low", "ace_high", *FLOOR_COLUMNS]]
+    est = pd.concat(
+        [base(sentence_scores(plain, r), template).assign(reduction=r) for r in reductions],
+        ignore_index=True,
+    )
+    ints = summary(
+        est,
+        by=["model", "dataset", "reduction"],
+        n_bins=n_bins,
+        n_boot=n_bootstrap,
+        seed=seed,
+        metrics=("accuracy", "ace"),
+        floor=("ace",),
+        n_draws=n_draws,
+    )
+    ints = ints[
+        [
+            "model",
+            "dataset",
+            "reduction",
+            "accuracy_low",
+            "accuracy_high",
+            "ace_low",
+            "ace_high",
+            *FLOOR_COLUMNS,
+        ]
+    ]
     table = table.merge(ints, on=["model", "dataset", "reduction"], how="left")
     table.insert(1, "objective", table["model"].map(dict(objectives)))
     table.insert(3, "label", table["reduction"].map(REDUCTION_LABELS))
@@ -181,14 +228,33 @@ def reduction_table(scores: pd.DataFrame, objectives: Mapping[str, str],
     red = {r: i for i, r in enumerate(reductions)}
     table = table.assign(_m=table["model"].map(order), _r=table["reduction"].map(red))
     table = table.sort_values(["_m", "_r"], kind="stable").drop(columns=["_m", "_r"])
-    return table[["model", "objective", "dataset", "reduction", "label", "n", "accuracy",
-                  "accuracy_low", "accuracy_high", "ace", "ace_low", "ace_high",
-                  *FLOOR_COLUMNS, "H"]].reset_index(drop=True)
+    return table[
+        [
+            "model",
+            "objective",
+            "dataset",
+            "reduction",
+            "label",
+            "n",
+            "accuracy",
+            "accuracy_low",
+            "accuracy_high",
+            "ace",
+            "ace_low",
+            "ace_high",
+            *FLOOR_COLUMNS,
+            "H",
+        ]
+    ].reset_index(drop=True)
 
 
-def objective_means(table: pd.DataFrame, objective: str = "objective",
-                    reduction: str = "reduction", accuracy: str = "accuracy", ace: str = "ace"
-                    ) -> pd.DataFrame:
+def objective_means(
+    table: pd.DataFrame,
+    objective: str = "objective",
+    reduction: str = "reduction",
+    accuracy: str = "accuracy",
+    ace: str = "ace",
+) -> pd.DataFrame:
     """Figure 7: per objective and reduction the mean over models of accuracy, ACE and H (H is
     computed per model first, then averaged, as the authors' notebook does). Works on
     :func:`reduction_table` and on the authors' per-model values (pass their column names).
@@ -202,16 +268,24 @@ def objective_means(table: pd.DataFrame, objective: str = "objective",
     grouped = per_model.groupby([objective, reduction], sort=False)
     means = grouped[["accuracy", "ace", "H"]].mean()
     means["n_models"] = grouped.size()
-    out = means.reset_index().melt(id_vars=[objective, reduction, "n_models"],
-                                   value_vars=list(FIGURE7_METRICS), var_name="metric",
-                                   value_name="value")
+    out = means.reset_index().melt(
+        id_vars=[objective, reduction, "n_models"],
+        value_vars=list(FIGURE7_METRICS),
+        var_name="metric",
+        value_name="value",
+    )
     out = out.rename(columns={objective: "objective", reduction: "reduction"})
     return out[["objective", "reduction", "metric", "value", "n_models"]]
 
 
-def objective_floors(est: pd.DataFrame, objectives: Mapping[str, str],
-                     n_bootstrap: int = 1000, seed: int = 0, n_bins: int = N_BINS,
-                     n_draws: int = N_DRAWS) -> pd.DataFrame:
+def objective_floors(
+    est: pd.DataFrame,
+    objectives: Mapping[str, str],
+    n_bootstrap: int = 1000,
+    seed: int = 0,
+    n_bins: int = N_BINS,
+    n_draws: int = N_DRAWS,
+) -> pd.DataFrame:
     """Figure 7's mean ACE per objective and reduction (the ``ace`` of :func:`objective_means`)
     with, beyond the paper (issue 18), its 95% paired bootstrap interval over facts (each
     resample applied to every model of the objective; bias-centred, as ACE's) and its noise
@@ -222,8 +296,7 @@ def objective_floors(est: pd.DataFrame, objectives: Mapping[str, str],
     ``est``: :func:`base_estimates`. Columns ``objective``, ``reduction``, ``label``,
     ``n_models``, ``n`` (facts), ``ace``, ``ace_low``, ``ace_high`` and
     :data:`FLOOR_COLUMNS`."""
-    require_columns(est, ("model", "reduction", "confidence", "correct", *FACT),
-                    "estimate table")
+    require_columns(est, ("model", "reduction", "confidence", "correct", *FACT), "estimate table")
     models = list(dict.fromkeys(est["model"]))
     reductions = list(dict.fromkeys(est["reduction"]))
     rows = []
@@ -235,19 +308,49 @@ def objective_floors(est: pd.DataFrame, objectives: Mapping[str, str],
 
             def mean(w, stats=stats):
                 return np.mean([stat(w) for stat in stats], axis=0)
+
             n = len(arrays[(members[0], r)][0])
             value = float(mean(np.ones((1, n), np.int64))[0])
             low = high = float("nan")
             if n_bootstrap:
-                low, high = interval(value, replicates(mean, n, n_bootstrap, seed), 0.95,
-                                     INTERVAL_METHODS["ace"], None, (0.0, 1.0))
-            floor = mean_floor_record([arrays[(m, r)][0] for m in members], value, low, high,
-                                      "ace", n_draws, seed, n_bins)
-            rows.append({"objective": obj, "reduction": r, "label": REDUCTION_LABELS.get(r, r),
-                         "n_models": len(members), "n": n, "ace": value, "ace_low": low,
-                         "ace_high": high, **floor})
-    return pd.DataFrame(rows, columns=["objective", "reduction", "label", "n_models", "n",
-                                       "ace", "ace_low", "ace_high", *FLOOR_COLUMNS])
+                low, high = interval(
+                    value,
+                    replicates(mean, n, n_bootstrap, seed),
+                    0.95,
+                    INTERVAL_METHODS["ace"],
+                    None,
+                    (0.0, 1.0),
+                )
+            floor = mean_floor_record(
+                [arrays[(m, r)][0] for m in members], value, low, high, "ace", n_draws, seed, n_bins
+            )
+            rows.append(
+                {
+                    "objective": obj,
+                    "reduction": r,
+                    "label": REDUCTION_LABELS.get(r, r),
+                    "n_models": len(members),
+                    "n": n,
+                    "ace": value,
+                    "ace_low": low,
+                    "ace_high": high,
+                    **floor,
+                }
+            )
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "objective",
+            "reduction",
+            "label",
+            "n_models",
+            "n",
+            "ace",
+            "ace_low",
+            "ace_high",
+            *FLOOR_COLUMNS,
+        ],
+    )
 
 
 def authors_means() -> pd.DataFrame:
@@ -257,24 +360,29 @@ def authors_means() -> pd.DataFrame:
     paper's ``label``."""
     repo = reported("kissling2026_repo_reduction_strategies")
     names = {label: name for name, label in REDUCTION_LABELS.items()}
-    repo = repo.assign(objective=repo["model_type"].str.lower(),
-                       reduction=repo["reduction_label"].map(names))
+    repo = repo.assign(
+        objective=repo["model_type"].str.lower(), reduction=repo["reduction_label"].map(names)
+    )
     out = objective_means(repo)
     out.insert(2, "label", out["reduction"].map(REDUCTION_LABELS))
     return out
 
 
-def base_estimates(scores: pd.DataFrame, template: str = PLAIN,
-                   reductions: Sequence[str] = REDUCTIONS) -> pd.DataFrame:
+def base_estimates(
+    scores: pd.DataFrame, template: str = PLAIN, reductions: Sequence[str] = REDUCTIONS
+) -> pd.DataFrame:
     """Base-Confidence (Eq. 1) on ``template`` under each reduction: the estimate table of
     :func:`calib.confidence.estimators.base` with a ``reduction`` column."""
     plain = _plain(scores, template)
-    return pd.concat([base(sentence_scores(plain, r), template).assign(reduction=r)
-                      for r in reductions], ignore_index=True)
+    return pd.concat(
+        [base(sentence_scores(plain, r), template).assign(reduction=r) for r in reductions],
+        ignore_index=True,
+    )
 
 
-def _aligned_arrays(est: pd.DataFrame, models: Sequence[str], reductions: Sequence[str]
-                    ) -> dict[tuple[str, str], tuple[np.ndarray, np.ndarray]]:
+def _aligned_arrays(
+    est: pd.DataFrame, models: Sequence[str], reductions: Sequence[str]
+) -> dict[tuple[str, str], tuple[np.ndarray, np.ndarray]]:
     """``(confidence, correct)`` per (model, reduction), every array in the same order of the
     facts; the models must share their facts (one BEAR sample), else ``ValueError``."""
     keys = list(FACT)
@@ -289,11 +397,12 @@ def _aligned_arrays(est: pd.DataFrame, models: Sequence[str], reductions: Sequen
             if facts is None:
                 facts = these
             elif len(these) != len(facts) or (these != facts).any():
-                raise ValueError(f"model {m!r} (reduction {r!r}) was scored on other facts "
-                                 f"than {models[0]!r}; the models of a paired bootstrap share "
-                                 f"one sample")
-            out[(m, r)] = (part["confidence"].to_numpy(float),
-                           part["correct"].to_numpy(bool))
+                raise ValueError(
+                    f"model {m!r} (reduction {r!r}) was scored on other facts "
+                    f"than {models[0]!r}; the models of a paired bootstrap share "
+                    f"one sample"
+                )
+            out[(m, r)] = (part["confidence"].to_numpy(float), part["correct"].to_numpy(bool))
     return out
 
 
@@ -307,10 +416,15 @@ def _weighted(metric: str, conf: np.ndarray, corr: np.ndarray, n_bins: int):
     return lambda w: harmonic_mean(np.clip(acc(w), 0, 1), np.clip(ace(w), 0, 1))
 
 
-def objective_differences(est: pd.DataFrame, objectives: Mapping[str, str],
-                          pairs: Sequence[tuple[str, str]], metric: str = "H",
-                          n_bootstrap: int = 1000, seed: int = 0, n_bins: int = N_BINS
-                          ) -> pd.DataFrame:
+def objective_differences(
+    est: pd.DataFrame,
+    objectives: Mapping[str, str],
+    pairs: Sequence[tuple[str, str]],
+    metric: str = "H",
+    n_bootstrap: int = 1000,
+    seed: int = 0,
+    n_bins: int = N_BINS,
+) -> pd.DataFrame:
     """Per objective and pair ``(a, b)`` of reductions: the mean over the objective's models of
     ``metric(a) - metric(b)`` (``metric``: ``H``, ``ace`` or ``accuracy`` of Base-Confidence;
     the mean of H differences is the difference of Figure 7's mean H), with a 95% paired
@@ -323,8 +437,7 @@ def objective_differences(est: pd.DataFrame, objectives: Mapping[str, str],
     ``n_boot``."""
     if n_bootstrap < 1:
         raise ValueError("objective_differences needs n_bootstrap >= 1 (a paired bootstrap)")
-    require_columns(est, ("model", "reduction", "confidence", "correct", *FACT),
-                    "estimate table")
+    require_columns(est, ("model", "reduction", "confidence", "correct", *FACT), "estimate table")
     method = INTERVAL_METHODS.get(metric, "centred")
     rows = []
     models = list(dict.fromkeys(est["model"]))
@@ -335,18 +448,36 @@ def objective_differences(est: pd.DataFrame, objectives: Mapping[str, str],
         n = len(next(iter(arrays.values()))[0])
         stats = {k: _weighted(metric, c, y, n_bins) for k, (c, y) in arrays.items()}
         for a, b in pairs:
+
             def diff(w, a=a, b=b):
                 return np.mean([stats[(m, a)](w) - stats[(m, b)](w) for m in members], axis=0)
+
             res = difference_interval(diff, n, method, n_bootstrap, seed, metric=metric)
             rows.append({"objective": obj, "a": a, "b": b, **res, "n_models": len(members)})
-    cols = ["objective", "a", "b", "metric", "difference", "low", "high", "method", "p_value",
-            "n_models", "n", "n_boot"]
+    cols = [
+        "objective",
+        "a",
+        "b",
+        "metric",
+        "difference",
+        "low",
+        "high",
+        "method",
+        "p_value",
+        "n_models",
+        "n",
+        "n_boot",
+    ]
     return pd.DataFrame(rows, columns=cols)
 
 
-def confidence_histograms(scores: pd.DataFrame, objectives: Mapping[str, str] | None = None,
-                          template: str = PLAIN, reductions: Sequence[str] = REDUCTIONS,
-                          bins: int = 20) -> pd.DataFrame:
+def confidence_histograms(
+    scores: pd.DataFrame,
+    objectives: Mapping[str, str] | None = None,
+    template: str = PLAIN,
+    reductions: Sequence[str] = REDUCTIONS,
+    bins: int = 20,
+) -> pd.DataFrame:
     """Figure 8: the distribution of Base-Confidence (Eq. 1) on ``template`` under each
     reduction, per model, as a histogram on ``bins`` equal-width bins of ``[0, 1]``.
 
@@ -362,17 +493,26 @@ def confidence_histograms(scores: pd.DataFrame, objectives: Mapping[str, str] | 
         est = base(sentence_scores(plain, r), template)
         for model, part in est.groupby("model", sort=False):
             counts, _ = np.histogram(part["confidence"].to_numpy(float), bins=edges)
-            rows.append(pd.DataFrame({"model": model, "reduction": r,
-                                      "label": REDUCTION_LABELS.get(r, r),
-                                      "lower": edges[:-1], "upper": edges[1:],
-                                      "count": counts.astype(np.int64),
-                                      "share": counts / max(len(part), 1)}))
+            rows.append(
+                pd.DataFrame(
+                    {
+                        "model": model,
+                        "reduction": r,
+                        "label": REDUCTION_LABELS.get(r, r),
+                        "lower": edges[:-1],
+                        "upper": edges[1:],
+                        "count": counts.astype(np.int64),
+                        "share": counts / max(len(part), 1),
+                    }
+                )
+            )
     out = pd.concat(rows, ignore_index=True)
     if objectives is not None:
         out.insert(1, "objective", out["model"].map(dict(objectives)))
     order = {m: i for i, m in enumerate(dict.fromkeys(plain["model"]))}
-    return out.sort_values("model", key=lambda s: s.map(order), kind="stable") \
-        .reset_index(drop=True)
+    return out.sort_values("model", key=lambda s: s.map(order), kind="stable").reset_index(
+        drop=True
+    )
 
 
 def weighted_skewness(x: np.ndarray):
@@ -385,15 +525,15 @@ def weighted_skewness(x: np.ndarray):
         total = w.sum(axis=1, keepdims=True)
         mean = (w * x).sum(axis=1, keepdims=True) / total
         d = x - mean
-        m2 = (w * d ** 2).sum(axis=1) / total[:, 0]
-        m3 = (w * d ** 3).sum(axis=1) / total[:, 0]
+        m2 = (w * d**2).sum(axis=1) / total[:, 0]
+        m3 = (w * d**3).sum(axis=1) / total[:, 0]
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(m2 > 0, m3 / np.where(m2 > 0, m2, 1) ** 1.5, np.nan)
+
     return stat
 
 
-def confidence_shape(est: pd.DataFrame, n_bootstrap: int = 1000, seed: int = 0
-                     ) -> pd.DataFrame:
+def confidence_shape(est: pd.DataFrame, n_bootstrap: int = 1000, seed: int = 0) -> pd.DataFrame:
     """Per model and reduction, the shape of the Base-Confidence distribution (Figure 8):
     ``n``, ``mean``, ``max`` (the largest confidence of the sample) and ``skewness`` (sample
     skewness, positive: right-skewed) with a 95% BCa bootstrap interval over facts
@@ -408,9 +548,19 @@ def confidence_shape(est: pd.DataFrame, n_bootstrap: int = 1000, seed: int = 0
         if n_bootstrap and len(x) >= 3:
             reps = replicates(stat, len(x), n_bootstrap, seed)
             lo, hi = interval(skew, reps, 0.95, "bca", jackknife(stat, len(x)))
-        rows.append({"model": model, "reduction": red, "label": REDUCTION_LABELS.get(red, red),
-                     "n": len(x), "mean": float(x.mean()), "max": float(x.max()),
-                     "skewness": skew, "skewness_low": lo, "skewness_high": hi})
+        rows.append(
+            {
+                "model": model,
+                "reduction": red,
+                "label": REDUCTION_LABELS.get(red, red),
+                "n": len(x),
+                "mean": float(x.mean()),
+                "max": float(x.max()),
+                "skewness": skew,
+                "skewness_low": lo,
+                "skewness_high": hi,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -421,34 +571,54 @@ def run(params: Params) -> ReductionsResult:
     from calib.scoring.run import score_bear
 
     p = params
-    scores = score_bear(list(p.models), PLAIN, p.per_relation, p.seed,
-                        list(p.relations) if p.relations else None)
+    scores = score_bear(
+        list(p.models), PLAIN, p.per_relation, p.seed, list(p.relations) if p.relations else None
+    )
     objectives = model_objectives(list(p.models))
     table = reduction_table(scores, objectives, n_bootstrap=p.n_bootstrap, seed=p.seed)
     est = base_estimates(scores)
     others = [r for r in REDUCTIONS if r != "sum"]
     mean_vs_sum = pd.concat(
-        [objective_differences(est, objectives, [(m, s) for m in MEANS for s in SUMS], metric,
-                               p.n_bootstrap, p.seed) for metric in ("ace", "accuracy")],
-        ignore_index=True)
+        [
+            objective_differences(
+                est,
+                objectives,
+                [(m, s) for m in MEANS for s in SUMS],
+                metric,
+                p.n_bootstrap,
+                p.seed,
+            )
+            for metric in ("ace", "accuracy")
+        ],
+        ignore_index=True,
+    )
     return ReductionsResult(
-        params=p, objectives=objectives, n_relations=int(scores["relation"].nunique()),
-        n_facts=int(table["n"].iloc[0]), table=table, means=objective_means(table),
+        params=p,
+        objectives=objectives,
+        n_relations=int(scores["relation"].nunique()),
+        n_facts=int(table["n"].iloc[0]),
+        table=table,
+        means=objective_means(table),
         mean_floors=objective_floors(est, objectives, p.n_bootstrap, p.seed),
-        h_differences=objective_differences(est, objectives, [("sum", r) for r in others],
-                                            "H", p.n_bootstrap, p.seed),
+        h_differences=objective_differences(
+            est, objectives, [("sum", r) for r in others], "H", p.n_bootstrap, p.seed
+        ),
         mean_vs_sum=mean_vs_sum,
         histograms=confidence_histograms(scores, objectives, bins=p.histogram_bins),
-        shape=confidence_shape(est, p.n_bootstrap, p.seed), authors_means=authors_means())
+        shape=confidence_shape(est, p.n_bootstrap, p.seed),
+        authors_means=authors_means(),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
 # the claims of Appendix C: evidence from the authors' numbers and from this build, and rules
 
 #: where the paper's evidence for Figure 7 comes from
-AUTHORS_NOTE = ("Figure 7 prints no numbers: the paper's side is computed from the per-model "
-                "values the authors' repository stores for the paper's earlier version (16 "
-                "models, kissling2026_repo_reduction_strategies), averaged as Figure 7 does")
+AUTHORS_NOTE = (
+    "Figure 7 prints no numbers: the paper's side is computed from the per-model "
+    "values the authors' repository stores for the paper's earlier version (16 "
+    "models, kissling2026_repo_reduction_strategies), averaged as Figure 7 does"
+)
 BUILD_SOURCE = "this build, mean over the objective's models, 95% paired bootstrap over facts"
 
 
@@ -459,13 +629,14 @@ def _label(r: str) -> str:
 def _pair_units(frame: pd.DataFrame) -> pd.DataFrame:
     """Evidence rows of :func:`objective_differences`-shaped frames: ``unit`` = "CLMs: Sum
     vs Mean (H)"."""
-    units = [f"{o.upper()}s: {_label(a)} vs {_label(b)}" + (f" ({m})" if m != "H" else "")
-             for o, a, b, m in zip(frame["objective"], frame["a"], frame["b"], frame["metric"])]
+    units = [
+        f"{o.upper()}s: {_label(a)} vs {_label(b)}" + (f" ({m})" if m != "H" else "")
+        for o, a, b, m in zip(frame["objective"], frame["a"], frame["b"], frame["metric"])
+    ]
     return frame.assign(unit=units)[["unit", *[c for c in frame.columns if c != "unit"]]]
 
 
-def _authors_differences(pairs: Sequence[tuple[str, str]], metrics: Sequence[str]
-                         ) -> pd.DataFrame:
+def _authors_differences(pairs: Sequence[tuple[str, str]], metrics: Sequence[str]) -> pd.DataFrame:
     """:func:`objective_differences`-shaped rows from :func:`authors_means` (printed values:
     ``low == high == difference``)."""
     means = authors_means().set_index(["objective", "reduction", "metric"])["value"]
@@ -474,8 +645,17 @@ def _authors_differences(pairs: Sequence[tuple[str, str]], metrics: Sequence[str
         for obj in OBJECTIVES:
             for a, b in pairs:
                 d = float(means[(obj, a, metric)] - means[(obj, b, metric)])
-                rows.append({"objective": obj, "a": a, "b": b, "metric": metric,
-                             "difference": d, "low": d, "high": d})
+                rows.append(
+                    {
+                        "objective": obj,
+                        "a": a,
+                        "b": b,
+                        "metric": metric,
+                        "difference": d,
+                        "low": d,
+                        "high": d,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -488,20 +668,31 @@ def sum_highest_h(evidence: Evidence) -> Judgement:
     """Sum's mean H is higher than every other reduction's, for CLMs and for MLMs: every
     (objective, other reduction) difference ``H(Sum) - H(other)`` above 0; both objectives
     required."""
-    return quantifiers.every(evidence, ">", 0.0, what="mean H(Sum) - mean H(other reduction)",
-                             unit="objective-reduction pair", required=OBJECTIVES,
-                             required_in="objective")
+    return quantifiers.every(
+        evidence,
+        ">",
+        0.0,
+        what="mean H(Sum) - mean H(other reduction)",
+        unit="objective-reduction pair",
+        required=OBJECTIVES,
+        required_in="objective",
+    )
 
 
 def sum_highest_h_paper() -> Evidence:
-    return Evidence(_pair_units(_authors_differences(SUM_PAIRS, ["H"])),
-                    "authors' repository values, no interval")
+    return Evidence(
+        _pair_units(_authors_differences(SUM_PAIRS, ["H"])),
+        "authors' repository values, no interval",
+    )
 
 
 def sum_highest_h_build(result: ReductionsResult) -> Evidence:
     missing = [o.upper() for o in OBJECTIVES if o not in set(result.objectives.values())]
-    return Evidence(_pair_units(result.h_differences), BUILD_SOURCE,
-                    missing=f"this build has no {' or '.join(missing)}" if missing else "")
+    return Evidence(
+        _pair_units(result.h_differences),
+        BUILD_SOURCE,
+        missing=f"this build has no {' or '.join(missing)}" if missing else "",
+    )
 
 
 # mean_trades_accuracy: Mean and Mean (A) lower ACE than the sums, with lower accuracy
@@ -513,20 +704,31 @@ def mean_trades_accuracy(evidence: Evidence) -> Judgement:
     """Mean and Mean (A) have a lower mean ACE than Sum and Sum (A), and a lower mean accuracy,
     for CLMs and for MLMs: every (objective, mean variant, sum variant, metric) difference
     below 0; both objectives required."""
-    return quantifiers.every(evidence, "<", 0.0,
-                             what="mean metric(Mean variant) - mean metric(summation variant)",
-                             unit="comparison", required=OBJECTIVES, required_in="objective")
+    return quantifiers.every(
+        evidence,
+        "<",
+        0.0,
+        what="mean metric(Mean variant) - mean metric(summation variant)",
+        unit="comparison",
+        required=OBJECTIVES,
+        required_in="objective",
+    )
 
 
 def mean_trades_accuracy_paper() -> Evidence:
-    return Evidence(_pair_units(_authors_differences(MEAN_PAIRS, ["ace", "accuracy"])),
-                    "authors' repository values, no interval")
+    return Evidence(
+        _pair_units(_authors_differences(MEAN_PAIRS, ["ace", "accuracy"])),
+        "authors' repository values, no interval",
+    )
 
 
 def mean_trades_accuracy_build(result: ReductionsResult) -> Evidence:
     missing = [o.upper() for o in OBJECTIVES if o not in set(result.objectives.values())]
-    return Evidence(_pair_units(result.mean_vs_sum), BUILD_SOURCE,
-                    missing=(f"this build has no {' or '.join(missing)}" if missing else ""))
+    return Evidence(
+        _pair_units(result.mean_vs_sum),
+        BUILD_SOURCE,
+        missing=(f"this build has no {' or '.join(missing)}" if missing else ""),
+    )
 
 
 # mean_right_skewed: "mean reduction yields strongly right-skewed confidence distributions"
@@ -535,17 +737,26 @@ def mean_trades_accuracy_build(result: ReductionsResult) -> Evidence:
 def mean_right_skewed(evidence: Evidence) -> Judgement:
     """Under the Mean reduction, every model's Base-Confidence distribution has a sample
     skewness above :data:`STRONG_SKEW` (strongly right-skewed)."""
-    return quantifiers.every(evidence, ">", STRONG_SKEW,
-                             what="skewness of C_Base under Mean", unit="model")
+    return quantifiers.every(
+        evidence, ">", STRONG_SKEW, what="skewness of C_Base under Mean", unit="model"
+    )
 
 
 def mean_right_skewed_build(result: ReductionsResult) -> Evidence:
     shape = result.shape[result.shape["reduction"] == "mean"]
-    frame = shape.rename(columns={"model": "unit", "skewness": "difference",
-                                  "skewness_low": "low", "skewness_high": "high"})
-    return Evidence(frame[["unit", "difference", "low", "high", "n"]].reset_index(drop=True),
-                    f"this build, 95% BCa bootstrap interval over facts "
-                    f"({result.params.n_bootstrap} resamples)")
+    frame = shape.rename(
+        columns={
+            "model": "unit",
+            "skewness": "difference",
+            "skewness_low": "low",
+            "skewness_high": "high",
+        }
+    )
+    return Evidence(
+        frame[["unit", "difference", "low", "high", "n"]].reset_index(drop=True),
+        f"this build, 95% BCa bootstrap interval over facts "
+        f"({result.params.n_bootstrap} resamples)",
+    )
 
 
 # mean_max_half: "Under full-sequence mean reduction, the confidences of opt-1.3b do not exceed
@@ -555,70 +766,113 @@ def mean_right_skewed_build(result: ReductionsResult) -> Evidence:
 def mean_max_half(evidence: Evidence) -> Judgement:
     """The largest C_Base of opt-1.3b under the Mean reduction is at most 0.5
     (``mean_reduction_opt13b_max`` of the paper's text numbers)."""
-    return quantifiers.every(evidence, "<=", text_value("mean_reduction_opt13b_max"),
-                             what="largest C_Base under Mean", unit="model",
-                             required=(FIGURE8_MODEL,))
+    return quantifiers.every(
+        evidence,
+        "<=",
+        text_value("mean_reduction_opt13b_max"),
+        what="largest C_Base under Mean",
+        unit="model",
+        required=(FIGURE8_MODEL,),
+    )
 
 
 def mean_max_half_build(result: ReductionsResult) -> Evidence:
     """The largest confidence of opt-1.3b under Mean. On all of BEAR it is the value itself
     (``low == high``); on a sample the population's maximum is at least the sample's, so the
     interval is ``[sample max, 1]``: a sample can show the claim false, never true."""
-    shape = result.shape[(result.shape["reduction"] == "mean")
-                         & (result.shape["model"] == FIGURE8_MODEL)]
+    shape = result.shape[
+        (result.shape["reduction"] == "mean") & (result.shape["model"] == FIGURE8_MODEL)
+    ]
     if shape.empty:
-        return Evidence.empty(f"{FIGURE8_MODEL} is not among this build's models "
-                              f"({', '.join(result.params.models)})")
+        return Evidence.empty(
+            f"{FIGURE8_MODEL} is not among this build's models ({', '.join(result.params.models)})"
+        )
     top = float(shape["max"].iloc[0])
     high = top if result.params.all_of_bear else 1.0
-    frame = pd.DataFrame({"unit": [FIGURE8_MODEL], "difference": [top], "low": [top],
-                          "high": [high]})
-    where = "all of BEAR" if result.params.all_of_bear else \
-        "a sample of BEAR: the largest confidence of all of BEAR is at least this"
+    frame = pd.DataFrame(
+        {"unit": [FIGURE8_MODEL], "difference": [top], "low": [top], "high": [high]}
+    )
+    where = (
+        "all of BEAR"
+        if result.params.all_of_bear
+        else "a sample of BEAR: the largest confidence of all of BEAR is at least this"
+    )
     return Evidence(frame, f"this build, {where}")
 
 
 CLAIMS: tuple[Claim, ...] = (
-    Claim(key="sum_reduction", paper="kissling2026", section="Appendix C",
-          quote="as it resulted in highest $H$ scores for both CLMs and MLMs",
-          statement="Sum has the highest mean H of the four reductions, for the CLMs and for "
-                    "the MLMs (Figure 7's means per objective)",
-          quantifier="every", metrics=("H",), about="CLMs and MLMs (each objective's mean)",
-          chapter="reductions", rule=sum_highest_h, paper_evidence=sum_highest_h_paper,
-          build_evidence=sum_highest_h_build, paper_note=AUTHORS_NOTE,
-          needs="causal and masked models in one build (the quick profile's tiny models, or "
-                "`calib book --profile paper`)"),
-    Claim(key="mean_trades_accuracy", paper="kissling2026", section="Appendix C",
-          quote="$Mean$ and Mean (A) do result in better calibration scores than the summation "
-                "variants, however this comes with a significant decrease in accuracy",
-          statement="Mean and Mean (A) have a lower mean ACE than Sum and Sum (A), and a lower "
-                    "mean accuracy, for the CLMs and for the MLMs",
-          quantifier="every", metrics=("ace", "accuracy"),
-          about="CLMs and MLMs (each objective's mean)", chapter="reductions",
-          rule=mean_trades_accuracy, paper_evidence=mean_trades_accuracy_paper,
-          build_evidence=mean_trades_accuracy_build, paper_note=AUTHORS_NOTE,
-          needs="causal and masked models in one build (the quick profile's tiny models, or "
-                "`calib book --profile paper`)"),
-    Claim(key="mean_right_skewed", paper="kissling2026", section="Appendix C",
-          quote="mean reduction yields strongly right-skewed confidence distributions",
-          statement=f"Under the Mean reduction the distribution of C_Base is strongly "
-                    f"right-skewed (sample skewness above {STRONG_SKEW:g}) for every model",
-          quantifier="every", metrics=("confidence",),
-          about="every model (Figure 8 shows opt-1.3b)", chapter="reductions",
-          rule=mean_right_skewed, paper_evidence=None, build_evidence=mean_right_skewed_build,
-          paper_note="Figure 8 prints no numbers (histograms of opt-1.3b), and the authors' "
-                     "repository stores no confidence distribution",
-          needs="any model on BEAR"),
-    Claim(key="mean_max_half", paper="kissling2026", section="Appendix C",
-          quote="Under full-sequence mean reduction, the confidences of opt-1.3b do not exceed "
-                "0.5.",
-          statement="Under the Mean reduction no C_Base of opt-1.3b on BEAR exceeds 0.5",
-          quantifier="one model", metrics=("confidence",), about="opt-1.3b",
-          chapter="reductions", rule=mean_max_half, paper_evidence=None,
-          build_evidence=mean_max_half_build,
-          paper_note="Figure 8 prints no numbers (a histogram), and the authors' repository "
-                     "stores no confidences of opt-1.3b",
-          needs="opt-1.3b on all of BEAR: `calib run reductions -p models '[\"opt-1.3b\"]' -p "
-                "per_relation null` where the hub is reachable, or `calib book --profile "
-                "paper`"),
+    Claim(
+        key="sum_reduction",
+        paper="kissling2026",
+        section="Appendix C",
+        quote="as it resulted in highest $H$ scores for both CLMs and MLMs",
+        statement="Sum has the highest mean H of the four reductions, for the CLMs and for "
+        "the MLMs (Figure 7's means per objective)",
+        quantifier="every",
+        metrics=("H",),
+        about="CLMs and MLMs (each objective's mean)",
+        chapter="reductions",
+        rule=sum_highest_h,
+        paper_evidence=sum_highest_h_paper,
+        build_evidence=sum_highest_h_build,
+        paper_note=AUTHORS_NOTE,
+        needs="causal and masked models in one build (the quick profile's tiny models, or "
+        "`calib book --profile paper`)",
+    ),
+    Claim(
+        key="mean_trades_accuracy",
+        paper="kissling2026",
+        section="Appendix C",
+        quote="$Mean$ and Mean (A) do result in better calibration scores than the summation "
+        "variants, however this comes with a significant decrease in accuracy",
+        statement="Mean and Mean (A) have a lower mean ACE than Sum and Sum (A), and a lower "
+        "mean accuracy, for the CLMs and for the MLMs",
+        quantifier="every",
+        metrics=("ace", "accuracy"),
+        about="CLMs and MLMs (each objective's mean)",
+        chapter="reductions",
+        rule=mean_trades_accuracy,
+        paper_evidence=mean_trades_accuracy_paper,
+        build_evidence=mean_trades_accuracy_build,
+        paper_note=AUTHORS_NOTE,
+        needs="causal and masked models in one build (the quick profile's tiny models, or "
+        "`calib book --profile paper`)",
+    ),
+    Claim(
+        key="mean_right_skewed",
+        paper="kissling2026",
+        section="Appendix C",
+        quote="mean reduction yields strongly right-skewed confidence distributions",
+        statement=f"Under the Mean reduction the distribution of C_Base is strongly "
+        f"right-skewed (sample skewness above {STRONG_SKEW:g}) for every model",
+        quantifier="every",
+        metrics=("confidence",),
+        about="every model (Figure 8 shows opt-1.3b)",
+        chapter="reductions",
+        rule=mean_right_skewed,
+        paper_evidence=None,
+        build_evidence=mean_right_skewed_build,
+        paper_note="Figure 8 prints no numbers (histograms of opt-1.3b), and the authors' "
+        "repository stores no confidence distribution",
+        needs="any model on BEAR",
+    ),
+    Claim(
+        key="mean_max_half",
+        paper="kissling2026",
+        section="Appendix C",
+        quote="Under full-sequence mean reduction, the confidences of opt-1.3b do not exceed 0.5.",
+        statement="Under the Mean reduction no C_Base of opt-1.3b on BEAR exceeds 0.5",
+        quantifier="one model",
+        metrics=("confidence",),
+        about="opt-1.3b",
+        chapter="reductions",
+        rule=mean_max_half,
+        paper_evidence=None,
+        build_evidence=mean_max_half_build,
+        paper_note="Figure 8 prints no numbers (a histogram), and the authors' repository "
+        "stores no confidences of opt-1.3b",
+        needs="opt-1.3b on all of BEAR: `calib run reductions -p models '[\"opt-1.3b\"]' -p "
+        "per_relation null` where the hub is reachable, or `calib book --profile "
+        "paper`",
+    ),
 )

@@ -30,8 +30,7 @@ def facts_per_model(scores: pd.DataFrame) -> int:
     scored on: the largest count over its models (they share one sample)."""
     if scores.empty:
         return 0
-    return int(scores.groupby("model")[list(FACT)]
-               .apply(lambda f: len(f.drop_duplicates())).max())
+    return int(scores.groupby("model")[list(FACT)].apply(lambda f: len(f.drop_duplicates())).max())
 
 
 def causal_models(models: Sequence[str]) -> list[str]:

@@ -40,13 +40,22 @@ from calib.scoring.run import score_queries
 from calib.scoring.statements import Query, bear_queries
 
 #: the rules compared, as the tables name them
-RULES: dict[str, str] = {"single": "one start token (calib)",
-                         "lm-pub-quiz-0.3.3": "lm-pub-quiz 0.3.3"}
+RULES: dict[str, str] = {
+    "single": "one start token (calib)",
+    "lm-pub-quiz-0.3.3": "lm-pub-quiz 0.3.3",
+}
 #: the metrics compared
 METRICS: tuple[str, ...] = ("accuracy", "ace", "brier")
 #: the columns of :func:`encoding_summary` rows
-SUMMARY_COLUMNS: tuple[str, ...] = ("model", "padding_side", "statements", "two_bos", "differ",
-                                    "start", "bos")
+SUMMARY_COLUMNS: tuple[str, ...] = (
+    "model",
+    "padding_side",
+    "statements",
+    "two_bos",
+    "differ",
+    "start",
+    "bos",
+)
 
 
 @dataclass(frozen=True)
@@ -55,16 +64,19 @@ class Params(ChapterParams):
 
     chapter: ClassVar[str] = "start_tokens"
 
-    models: tuple[str, ...] = parameter(("smollm2-135m-instruct", "gemma-3-270m"),
-                                        "models (causal ones are used)")
+    models: tuple[str, ...] = parameter(
+        ("smollm2-135m-instruct", "gemma-3-270m"), "models (causal ones are used)"
+    )
     relations: tuple[str, ...] | None = parameter(None, "BEAR relations (None: all 60)")
     per_relation: int | None = parameter(
-        2, "instances per relation, seeded sample (None: all of BEAR)")
+        2, "instances per relation, seeded sample (None: all of BEAR)"
+    )
     seed: int = parameter(0, "seed of the BEAR sample and of every bootstrap")
     n_bootstrap: int = parameter(1000, "bootstrap resamples behind the intervals")
     template: str = parameter("paraphrase-0", "the template scored both ways")
     only_doubled: bool = parameter(
-        True, "rescore only models that get two BOS (not those with another BOS)")
+        True, "rescore only models that get two BOS (not those with another BOS)"
+    )
 
 
 @dataclass(frozen=True)
@@ -103,13 +115,18 @@ def encoding_summary(model: str, queries: Sequence[Query], *, cache_dir=None) ->
             n += 1
             two += tok.bos_token_id is not None and start_token_count(b, tok.bos_token_id) > 1
             differ += a.ids.tolist() != b.ids.tolist()
-    return {"model": model, "padding_side": tok.padding_side, "statements": n,
-            "two_bos": int(two), "differ": int(differ),
-            "start": tok.convert_ids_to_tokens(start), "bos": tok.bos_token}
+    return {
+        "model": model,
+        "padding_side": tok.padding_side,
+        "statements": n,
+        "two_bos": int(two),
+        "differ": int(differ),
+        "start": tok.convert_ids_to_tokens(start),
+        "bos": tok.bos_token,
+    }
 
 
-def models_to_measure(summaries: pd.DataFrame, only_doubled: bool = True
-                      ) -> tuple[list[str], str]:
+def models_to_measure(summaries: pd.DataFrame, only_doubled: bool = True) -> tuple[list[str], str]:
     """The models to score both ways, from :func:`encoding_summary` rows: those whose tokens
     lm-pub-quiz's rule leaves as they are (nothing to rescore), those it gives two BOS tokens,
     and, unless ``only_doubled``, those whose tokens differ otherwise (another start token:
@@ -120,42 +137,68 @@ def models_to_measure(summaries: pd.DataFrame, only_doubled: bool = True
     same = summaries["differ"] == 0
     keep = same | doubled | (not only_doubled)
     left = summaries[~keep]
-    note = "" if left.empty else (
-        "Left out to keep this page cheap (`only_doubled`): "
-        + "; ".join(f"{r.model}, whose statements lm-pub-quiz would start with {r.bos} instead "
-                    f"of {r.start} ({r.differ} of {r.statements} statements tokenised "
-                    f"differently, none with two BOS tokens)" for r in left.itertuples())
-        + ".")
+    note = (
+        ""
+        if left.empty
+        else (
+            "Left out to keep this page cheap (`only_doubled`): "
+            + "; ".join(
+                f"{r.model}, whose statements lm-pub-quiz would start with {r.bos} instead "
+                f"of {r.start} ({r.differ} of {r.statements} statements tokenised "
+                f"differently, none with two BOS tokens)"
+                for r in left.itertuples()
+            )
+            + "."
+        )
+    )
     return summaries.loc[keep, "model"].tolist(), note
 
 
-def rule_scores(models: Sequence[str], queries: Sequence[Query], summaries: pd.DataFrame, *,
-                cache_dir=None, device: str | None = "auto", progress: bool = True
-                ) -> pd.DataFrame:
+def rule_scores(
+    models: Sequence[str],
+    queries: Sequence[Query],
+    summaries: pd.DataFrame,
+    *,
+    cache_dir=None,
+    device: str | None = "auto",
+    progress: bool = True,
+) -> pd.DataFrame:
     """The score tables of ``models`` under both rules, with a ``rule`` column. Under
     lm-pub-quiz's rule a model is scored (and stored apart) only when ``summaries``
     (:func:`encoding_summary` rows) says some statement is tokenised differently; otherwise its
     scores are calib's, unchanged."""
     if not models:
-        raise ValueError("no causal model to score both ways (masked models have no start "
-                         "token; see models_to_measure for the ones left out)")
+        raise ValueError(
+            "no causal model to score both ways (masked models have no start "
+            "token; see models_to_measure for the ones left out)"
+        )
     differ = summaries.set_index("model")["differ"]
     frames = []
     for m in models:
-        single = score_queries(m, queries, cache_dir=cache_dir, device=device,
-                               progress=progress)
+        single = score_queries(m, queries, cache_dir=cache_dir, device=device, progress=progress)
         frames.append(single.assign(rule="single"))
-        other = single if differ.get(m, 0) == 0 else score_queries(
-            m, queries, cache_dir=cache_dir, device=device, progress=progress,
-            start_token="lm-pub-quiz-0.3.3")
+        other = (
+            single
+            if differ.get(m, 0) == 0
+            else score_queries(
+                m,
+                queries,
+                cache_dir=cache_dir,
+                device=device,
+                progress=progress,
+                start_token="lm-pub-quiz-0.3.3",
+            )
+        )
         frames.append(other.assign(rule="lm-pub-quiz-0.3.3"))
     return pd.concat(frames, ignore_index=True)
 
 
 def rule_estimates(scores: pd.DataFrame, template: str) -> pd.DataFrame:
     """Base-Confidence (Eq. 1) on ``template`` per model, rule and instance (sum reduction)."""
-    parts = [base(sentence_scores(part.drop(columns="rule")), template).assign(rule=rule)
-             for rule, part in scores.groupby("rule", sort=False)]
+    parts = [
+        base(sentence_scores(part.drop(columns="rule")), template).assign(rule=rule)
+        for rule, part in scores.groupby("rule", sort=False)
+    ]
     return pd.concat(parts, ignore_index=True)
 
 
@@ -164,16 +207,16 @@ def rule_table(estimates: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> pd
     model share their resamples), and beside ACE its noise floor (beyond the paper, issue 18):
     the columns of :func:`calib.confidence.noise_floor.floor_record` (``ace_floor``,
     ``ace_within_floor``, ``ace_debiased`` with ``_low``/``_high``, ...)."""
-    out = summary(estimates, by=["model", "rule"], n_boot=n_boot, seed=seed, metrics=METRICS,
-                  floor=("ace",))
+    out = summary(
+        estimates, by=["model", "rule"], n_boot=n_boot, seed=seed, metrics=METRICS, floor=("ace",)
+    )
     out["rule"] = pd.Categorical(out["rule"], categories=list(RULES), ordered=True)
     out = out.sort_values(["model", "rule"], kind="stable").reset_index(drop=True)
     out["rule"] = out["rule"].astype(str).map(RULES)
     return out
 
 
-def rule_differences(estimates: pd.DataFrame, n_boot: int = 1000, seed: int = 0
-                     ) -> pd.DataFrame:
+def rule_differences(estimates: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
     """Paired bootstrap of ``metric(lm-pub-quiz) - metric(calib)`` per model for accuracy and
     ACE, on the same instances (sentences: :func:`calib.report.findings.rule_sentences`)."""
     rows = []
@@ -198,15 +241,22 @@ def run(params: Params) -> StartTokensResult:
     causal = [m for m, o in kinds.items() if o == "clm"]
     bear = load_bear(relations=list(p.relations) if p.relations else None)
     queries = bear_queries(bear.sample(p.per_relation, p.seed), [p.template])
-    tokens = pd.DataFrame([encoding_summary(m, queries) for m in causal],
-                          columns=list(SUMMARY_COLUMNS))
+    tokens = pd.DataFrame(
+        [encoding_summary(m, queries) for m in causal], columns=list(SUMMARY_COLUMNS)
+    )
     measured, left_out = models_to_measure(tokens, p.only_doubled)
     est = rule_estimates(rule_scores(measured, queries, tokens), p.template)
     return StartTokensResult(
-        params=p, causal=causal, masked=[m for m in kinds if m not in causal],
-        n_queries=len(queries), tokens=tokens, measured=measured, left_out=left_out,
+        params=p,
+        causal=causal,
+        masked=[m for m in kinds if m not in causal],
+        n_queries=len(queries),
+        tokens=tokens,
+        measured=measured,
+        left_out=left_out,
         table=rule_table(est, p.n_bootstrap, p.seed),
-        differences=rule_differences(est, p.n_bootstrap, p.seed))
+        differences=rule_differences(est, p.n_bootstrap, p.seed),
+    )
 
 
 #: the paper makes no claim about start tokens (this is a methods chapter)

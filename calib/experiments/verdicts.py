@@ -40,8 +40,13 @@ class Verdict(str, enum.Enum):
 
 #: the verdicts in :class:`Verdict` order (their texts)
 VERDICTS: tuple[str, ...] = tuple(v.value for v in Verdict)
-HOLDS, FAILS, UNDECIDED, UNTESTABLE, NOT_RUN = (Verdict.HOLDS, Verdict.FAILS, Verdict.UNDECIDED,
-                                                Verdict.UNTESTABLE, Verdict.NOT_RUN)
+HOLDS, FAILS, UNDECIDED, UNTESTABLE, NOT_RUN = (
+    Verdict.HOLDS,
+    Verdict.FAILS,
+    Verdict.UNDECIDED,
+    Verdict.UNTESTABLE,
+    Verdict.NOT_RUN,
+)
 
 
 @dataclass(frozen=True)
@@ -75,8 +80,10 @@ def unit_tally(supports: int, contradicts: int, n: int, unit: str = "model") -> 
     claim for 3, against it for 1 and undecided for 2 of 6 models". ``unit`` is singular; it
     gets an ``s`` when ``n`` is not 1."""
     units = unit if n == 1 else f"{unit}s"
-    return (f"in line with the claim for {supports}, against it for {contradicts} and "
-            f"undecided for {n - supports - contradicts} of {n} {units}")
+    return (
+        f"in line with the claim for {supports}, against it for {contradicts} and "
+        f"undecided for {n - supports - contradicts} of {n} {units}"
+    )
 
 
 def verdict_counts(verdicts: Iterable[Verdict | str]) -> dict[Verdict, int]:

@@ -12,8 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from calib.models.loading import (ModelLoadError, dtype_name, file_sha256, folder_hash,
-                                  model_key)
+from calib.models.loading import ModelLoadError, dtype_name, file_sha256, folder_hash, model_key
 from calib.models.locate import gguf_path, model_ref, resolved_revision
 from calib.models.registry import get_spec
 from calib.models.tiny import TINY_VERSION, tiny_folder
@@ -33,10 +32,18 @@ def model_fingerprint(name: str, cache_dir: str | os.PathLike | None = None) -> 
     model the CPU default), and ``key``,
     the score store's key of the weights."""
     spec = get_spec(name)
-    out = {"model": name, "kind": spec.kind if spec else None, "source": None, "hash": None,
-           "revision": None, "resolved_revision": None,
-           "objective": spec.objective if spec else None,
-           "dtype": dtype_name(None, spec, "cpu"), "key": None, "note": ""}
+    out = {
+        "model": name,
+        "kind": spec.kind if spec else None,
+        "source": None,
+        "hash": None,
+        "revision": None,
+        "resolved_revision": None,
+        "objective": spec.objective if spec else None,
+        "dtype": dtype_name(None, spec, "cpu"),
+        "key": None,
+        "note": "",
+    }
     try:
         ref = model_ref(name)
         out["key"] = model_key(name, cache_dir)
@@ -48,22 +55,25 @@ def model_fingerprint(name: str, cache_dir: str | os.PathLike | None = None) -> 
         out.update(source=str(path), hash=f"sha256:{file_sha256(path, cache_dir)}")
     elif ref.kind == "tiny":
         folder = tiny_folder(spec.name, cache_root(cache_dir))
-        out.update(source="built locally (calib.models.tiny)",
-                   hash=f"tiny:{TINY_VERSION}-{folder_hash(folder, cache_dir)}")
+        out.update(
+            source="built locally (calib.models.tiny)",
+            hash=f"tiny:{TINY_VERSION}-{folder_hash(folder, cache_dir)}",
+        )
     elif ref.kind == "folder":
         folder = Path(ref.source).resolve()
-        out.update(kind="folder", source=str(folder),
-                   hash=f"folder:{folder_hash(folder, cache_dir)}")
+        out.update(
+            kind="folder", source=str(folder), hash=f"folder:{folder_hash(folder, cache_dir)}"
+        )
     else:
         commit = resolved_revision(ref.source, ref.revision)
-        out.update(kind="hub", source=ref.source, revision=ref.revision,
-                   resolved_revision=commit)
+        out.update(kind="hub", source=ref.source, revision=ref.revision, resolved_revision=commit)
         if commit is not None:
             out["hash"] = f"revision:{commit}"
         else:
             asked = f"revision {ref.revision!r}" if ref.revision else "the default branch"
-            out["note"] = (f"{asked} is not in the local Hugging Face cache: the commit is "
-                           f"resolved at load")
+            out["note"] = (
+                f"{asked} is not in the local Hugging Face cache: the commit is resolved at load"
+            )
     return out
 
 

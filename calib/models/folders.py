@@ -11,8 +11,14 @@ from pathlib import Path
 from calib.settings import cache_writes
 
 
-def save_model_folder(model, tokenizer, folder: Path, what: str,
-                      extra: dict[str, str] | None = None, slack: int = 1_000_000) -> Path:
+def save_model_folder(
+    model,
+    tokenizer,
+    folder: Path,
+    what: str,
+    extra: dict[str, str] | None = None,
+    slack: int = 1_000_000,
+) -> Path:
     """``save_pretrained`` ``model`` and ``tokenizer`` (plus the text files ``extra``) into a
     temporary folder beside ``folder``, then rename it into place, replacing an older one.
 

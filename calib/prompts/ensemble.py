@@ -75,13 +75,17 @@ def _cubes(scores: pd.DataFrame, name: str = "sentence-score table") -> dict[tup
         values[inst_code, tmpl_code, opt] = g["score"].to_numpy(dtype=float)
         if np.isnan(values).any():
             i, j, k = np.argwhere(np.isnan(values))[0]
-            raise ValueError(f"{where}: no score for instance {instances[i]!r}, template "
-                             f"{templates[j]!r}, option {k} (expected one score per instance, "
-                             f"template and option: {n} x {t} x {o}; a NaN score counts as none)")
+            raise ValueError(
+                f"{where}: no score for instance {instances[i]!r}, template "
+                f"{templates[j]!r}, option {k} (expected one score per instance, "
+                f"template and option: {n} x {t} x {o}; a NaN score counts as none)"
+            )
         if len(g) != n * t * o:
             dup = g[g.duplicated(["instance", "template", "option"])].iloc[0]
-            raise ValueError(f"{where}: instance {dup['instance']!r}, template "
-                             f"{dup['template']!r}, option {dup['option']} is scored twice")
+            raise ValueError(
+                f"{where}: instance {dup['instance']!r}, template "
+                f"{dup['template']!r}, option {dup['option']} is scored twice"
+            )
         per_inst = g.groupby(inst_code)["answer_idx"].agg(["min", "max"])
         if (per_inst["min"] != per_inst["max"]).any():
             bad = instances[per_inst.index[per_inst["min"] != per_inst["max"]][0]]
@@ -95,15 +99,17 @@ def _cubes(scores: pd.DataFrame, name: str = "sentence-score table") -> dict[tup
 
 def _table(key: tuple, cube: _Cube, name: str, score: np.ndarray) -> pd.DataFrame:
     n, o = score.shape
-    return pd.DataFrame({
-        **{k: v for k, v in zip(KEYS, key)},
-        "instance": np.repeat(cube.instances, o),
-        "template": name,
-        "option": np.tile(np.arange(o), n),
-        "answer_idx": np.repeat(cube.answer_idx, o),
-        "score": score.ravel(),
-        "prob": np.exp(log_softmax(score)).ravel(),
-    })
+    return pd.DataFrame(
+        {
+            **{k: v for k, v in zip(KEYS, key)},
+            "instance": np.repeat(cube.instances, o),
+            "template": name,
+            "option": np.tile(np.arange(o), n),
+            "answer_idx": np.repeat(cube.answer_idx, o),
+            "score": score.ravel(),
+            "prob": np.exp(log_softmax(score)).ravel(),
+        }
+    )
 
 
 def _concat(parts: list[pd.DataFrame], columns) -> pd.DataFrame:
@@ -122,8 +128,9 @@ def prompt_accuracy(scores: pd.DataFrame) -> pd.DataFrame:
         hits = cube.logp.argmax(axis=2) == cube.answer_idx[:, None]
         gold = np.take_along_axis(cube.logp, cube.answer_idx[:, None, None], axis=2)[..., 0]
         for j, t in enumerate(cube.templates):
-            rows.append((*key, t, len(cube.instances), float(hits[:, j].mean()),
-                         float(gold[:, j].mean())))
+            rows.append(
+                (*key, t, len(cube.instances), float(hits[:, j].mean()), float(gold[:, j].mean()))
+            )
     return pd.DataFrame(rows, columns=[*KEYS, "template", "n", "accuracy", "gold_logprob"])
 
 
@@ -134,8 +141,10 @@ def rank_prompts(train_scores: pd.DataFrame) -> pd.DataFrame:
     higher mean log-probability of the correct answer, then to the template name.
     """
     acc = prompt_accuracy(train_scores)
-    acc = acc.sort_values(["model", "dataset", "relation", "accuracy", "gold_logprob",
-                           "template"], ascending=[True, True, True, False, False, True])
+    acc = acc.sort_values(
+        ["model", "dataset", "relation", "accuracy", "gold_logprob", "template"],
+        ascending=[True, True, True, False, False, True],
+    )
     acc["rank"] = acc.groupby(["model", "dataset", "relation"]).cumcount()
     return acc.reset_index(drop=True)
 
@@ -145,8 +154,10 @@ def _members(ranking: pd.DataFrame, model: str, relation: str, k: int) -> list[s
     if mine.empty:
         raise ValueError(f"the ranking has no prompts for model {model!r}, relation {relation!r}")
     if mine["dataset"].nunique() > 1:
-        raise ValueError(f"the ranking for {model!r}/{relation!r} mixes datasets "
-                         f"{sorted(mine['dataset'].unique())}; pass one ranking")
+        raise ValueError(
+            f"the ranking for {model!r}/{relation!r} mixes datasets "
+            f"{sorted(mine['dataset'].unique())}; pass one ranking"
+        )
     return list(mine.sort_values("rank")["template"][:k])
 
 
@@ -154,8 +165,13 @@ def _members(ranking: pd.DataFrame, model: str, relation: str, k: int) -> list[s
 COMBINATIONS: tuple[str, ...] = ("log-linear", "linear")
 
 
-def top_k_ensemble(scores: pd.DataFrame, ranking: pd.DataFrame, k: int,
-                   name: str | None = None, combination: str = "log-linear") -> pd.DataFrame:
+def top_k_ensemble(
+    scores: pd.DataFrame,
+    ranking: pd.DataFrame,
+    k: int,
+    name: str | None = None,
+    combination: str = "log-linear",
+) -> pd.DataFrame:
     """Rank-based ensemble of the ``k`` best prompts (§4.2; ``k = 1`` is top-1 selection).
 
     ``s(y|x,r) = 1/K sum_{i<K} log P(y | x, t_i)`` over the ``k`` highest-ranked prompts of
@@ -181,8 +197,12 @@ def top_k_ensemble(scores: pd.DataFrame, ranking: pd.DataFrame, k: int,
     return _concat(parts, [*COLUMNS, "prob"])
 
 
-def fit_ensemble_weights(train_scores: pd.DataFrame, steps: int = 200, lr: float = 0.1,
-                         templates: list[str] | None = None) -> pd.DataFrame:
+def fit_ensemble_weights(
+    train_scores: pd.DataFrame,
+    steps: int = 200,
+    lr: float = 0.1,
+    templates: list[str] | None = None,
+) -> pd.DataFrame:
     """Learn the optimised ensemble's prompt weights per relation (§4.2) with Adam.
 
     Per (model, relation): ``P(t | r) = softmax(theta_r)``, ``s(y|x,r) = sum_t P(t|r) log P(y |
@@ -225,8 +245,9 @@ def _fit_weights(train_scores, steps, lr, templates) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=[*KEYS, "template", "weight"])
 
 
-def weighted_ensemble(scores: pd.DataFrame, weights: pd.DataFrame,
-                      name: str = "optimized") -> pd.DataFrame:
+def weighted_ensemble(
+    scores: pd.DataFrame, weights: pd.DataFrame, name: str = "optimized"
+) -> pd.DataFrame:
     """Ensemble with per-relation prompt weights (§4.2): ``s(y|x,r) = sum_t w_t log P(y|x,t)``.
 
     ``weights``: ``model, relation, template, weight`` (e.g. :func:`fit_ensemble_weights` on
@@ -238,8 +259,10 @@ def weighted_ensemble(scores: pd.DataFrame, weights: pd.DataFrame,
         if mine.empty:
             raise ValueError(f"no weights for model {key[0]!r}, relation {key[2]!r}")
         if mine["template"].duplicated().any():
-            raise ValueError(f"weights for {key[0]!r}/{key[2]!r} repeat a template "
-                             "(mixed datasets?); pass one set of weights")
+            raise ValueError(
+                f"weights for {key[0]!r}/{key[2]!r} repeat a template "
+                "(mixed datasets?); pass one set of weights"
+            )
         cols = cube.columns(list(mine["template"]))
         w = mine["weight"].to_numpy(dtype=float)
         parts.append(_table(key, cube, name, np.einsum("t,nto->no", w, cube.logp[:, cols, :])))
@@ -256,6 +279,15 @@ def oracle(scores: pd.DataFrame, templates: list[str] | None = None) -> pd.DataF
     for key, cube in _cubes(scores).items():
         cols = cube.columns(templates) if templates is not None else slice(None)
         hits = (cube.logp[:, cols, :].argmax(axis=2) == cube.answer_idx[:, None]).any(axis=1)
-        parts.append(pd.DataFrame({**dict(zip(KEYS, key)), "instance": cube.instances,
-                                   "template": "oracle", "answer_idx": cube.answer_idx, "hit": hits}))
+        parts.append(
+            pd.DataFrame(
+                {
+                    **dict(zip(KEYS, key)),
+                    "instance": cube.instances,
+                    "template": "oracle",
+                    "answer_idx": cube.answer_idx,
+                    "hit": hits,
+                }
+            )
+        )
     return _concat(parts, [*KEYS, "instance", "template", "answer_idx", "hit"])

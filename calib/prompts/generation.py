@@ -39,6 +39,7 @@ def prompt_key(text: str) -> str:
     text = re.sub(r"\s+([.,;:!?)])", r"\1", text)
     return text.rstrip(" .")
 
+
 def _dedup(frame: pd.DataFrame, seen: dict[str, set], top: int) -> pd.DataFrame:
     """Rows whose prompt is not yet in ``seen[relation]``, at most ``top`` per relation (in
     the frame's order); ``seen`` is updated."""
@@ -52,10 +53,18 @@ def _dedup(frame: pd.DataFrame, seen: dict[str, set], top: int) -> pd.DataFrame:
         keep.append(i)
     return frame.iloc[keep]
 
-def generate_prompts(lama: Lama, corpus: pd.DataFrame, top: int, translator=None,
-                     pivots: Sequence[str] = (), rounds: int = 1,
-                     methods: Sequence[str] = METHODS, exclude: pd.DataFrame | None = None,
-                     nlp=None) -> pd.DataFrame:
+
+def generate_prompts(
+    lama: Lama,
+    corpus: pd.DataFrame,
+    top: int,
+    translator=None,
+    pivots: Sequence[str] = (),
+    rounds: int = 1,
+    methods: Sequence[str] = METHODS,
+    exclude: pd.DataFrame | None = None,
+    nlp=None,
+) -> pd.DataFrame:
     """Every relation's prompts (LPAQA §3): ``manual``; the ``top`` most frequent ``mined``
     prompts of ``corpus`` (§3.1, middle-word and dependency); the ``top`` best ``paraphrase``
     candidates of the manual prompt by back-translation through ``pivots`` (§3.2, ranked by the
@@ -68,10 +77,15 @@ def generate_prompts(lama: Lama, corpus: pd.DataFrame, top: int, translator=None
     """
     if top < 1:
         raise ValueError(f"top must be at least 1, got {top}")
-    manual = pd.DataFrame({"relation": list(lama.relations),
-                           "template": MANUAL,
-                           "text": [r.templates[MANUAL] for r in lama.relations.values()],
-                           "source": "manual", "rank": 0})
+    manual = pd.DataFrame(
+        {
+            "relation": list(lama.relations),
+            "template": MANUAL,
+            "text": [r.templates[MANUAL] for r in lama.relations.values()],
+            "source": "manual",
+            "rank": 0,
+        }
+    )
     seen: dict[str, set] = {}
     parts = [_dedup(manual, seen, 1)]
     rels = set(lama.relations)
@@ -80,16 +94,21 @@ def generate_prompts(lama: Lama, corpus: pd.DataFrame, top: int, translator=None
         mined = mine_prompts(corpus, methods=methods, top=top + 1, exclude=exclude, nlp=nlp)
         parts.append(_dedup(mined.assign(source="mined"), seen, top))
     if translator is not None:
-        para = paraphrase_prompts(manual, translator, pivots, top=3 * top + 1, rounds=rounds,
-                                  keep_source=False)
+        para = paraphrase_prompts(
+            manual, translator, pivots, top=3 * top + 1, rounds=rounds, keep_source=False
+        )
         parts.append(_dedup(para.assign(source="paraphrase"), seen, top))
     cols = ["relation", "template", "text", "source", "rank", "count", "score"]
     out = pd.concat(parts, ignore_index=True).reindex(columns=cols)
     order = {r: i for i, r in enumerate(lama.relations)}
     out["_r"] = out["relation"].map(order)
     out["_s"] = out["source"].map({s: i for i, s in enumerate(SOURCES)})
-    return (out.sort_values(["_r", "_s", "rank"], kind="stable").drop(columns=["_r", "_s"])
-            .reset_index(drop=True))
+    return (
+        out.sort_values(["_r", "_s", "rank"], kind="stable")
+        .drop(columns=["_r", "_s"])
+        .reset_index(drop=True)
+    )
+
 
 def reference_prompts(prompts: pd.DataFrame, n: int, root=None) -> pd.DataFrame:
     """LPAQA's released prompts as a reference: per relation of ``prompts`` the ``n`` prompts
@@ -104,8 +123,9 @@ def reference_prompts(prompts: pd.DataFrame, n: int, root=None) -> pd.DataFrame:
     parts = []
     for kind in ("mine", "paraphrase"):
         p = load_lpaqa_prompts(kind, root, relations=sorted(seen))
-        p = p.sort_values(["relation", "weight", "rank"], ascending=[True, False, True],
-                          kind="stable")
+        p = p.sort_values(
+            ["relation", "weight", "rank"], ascending=[True, False, True], kind="stable"
+        )
         parts.append(_dedup(p, seen, n))
     return pd.concat(parts, ignore_index=True)[cols]
 
@@ -116,19 +136,26 @@ def lpaqa_overlap(prompts: pd.DataFrame, root=None) -> pd.DataFrame:
     for mined; ``paraphrase`` + ``manual_paraphrase`` for paraphrases, of the manual prompt or
     of a mined one) and ``shared``. Sources ``prompts`` does not have are left out."""
     rels = sorted(set(prompts["relation"]))
-    theirs = {"mined": ("mine",), "paraphrase": ("paraphrase", "manual_paraphrase"),
-              "mined-paraphrase": ("paraphrase", "manual_paraphrase")}
+    theirs = {
+        "mined": ("mine",),
+        "paraphrase": ("paraphrase", "manual_paraphrase"),
+        "mined-paraphrase": ("paraphrase", "manual_paraphrase"),
+    }
     rows = []
     for source, kinds in theirs.items():
-        if source != "mined" and source != "paraphrase" and \
-                not (prompts["source"] == source).any():
+        if source != "mined" and source != "paraphrase" and not (prompts["source"] == source).any():
             continue
         lp = pd.concat([load_lpaqa_prompts(k, root, relations=rels) for k in kinds])
         for rel in rels:
-            ours = {prompt_key(t) for t in prompts.loc[(prompts["relation"] == rel)
-                                                       & (prompts["source"] == source), "text"]}
+            ours = {
+                prompt_key(t)
+                for t in prompts.loc[
+                    (prompts["relation"] == rel) & (prompts["source"] == source), "text"
+                ]
+            }
             their = {prompt_key(t) for t in lp.loc[lp["relation"] == rel, "text"]}
             shared = sorted(ours & their)
             rows.append((rel, source, len(ours), len(their), len(shared), "; ".join(shared)))
-    return pd.DataFrame(rows, columns=["relation", "source", "ours", "lpaqa", "shared",
-                                       "shared prompts"])
+    return pd.DataFrame(
+        rows, columns=["relation", "source", "ours", "lpaqa", "shared", "shared prompts"]
+    )

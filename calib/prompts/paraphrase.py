@@ -62,8 +62,7 @@ class Translator(Protocol):
 
     name: str
 
-    def translate(self, texts: Sequence[str], src: str, tgt: str) -> list[list[Candidate]]:
-        ...
+    def translate(self, texts: Sequence[str], src: str, tgt: str) -> list[list[Candidate]]: ...
 
 
 def protect(template: str) -> str:
@@ -87,16 +86,23 @@ def restore(text: str, source: str | None = None) -> str | None:
         return None
     if source is not None:
         src_words, words = source.split(), text.split()
-        if (len(src_words) > 1 and src_words[0] in SLOTS and src_words[1][:1].islower()
-                and len(words) > 1 and words[0] in SLOTS and words[1][:1].isupper()
-                and words[1][1:].islower()):
+        if (
+            len(src_words) > 1
+            and src_words[0] in SLOTS
+            and src_words[1][:1].islower()
+            and len(words) > 1
+            and words[0] in SLOTS
+            and words[1][:1].isupper()
+            and words[1][1:].islower()
+        ):
             words[1] = words[1][:1].lower() + words[1][1:]
             text = " ".join(words)
     return text
 
 
-def round_trips(translator: Translator, templates: Sequence[str], pivots: Sequence[str],
-                lang: str = "en") -> list[dict[str, float]]:
+def round_trips(
+    translator: Translator, templates: Sequence[str], pivots: Sequence[str], lang: str = "en"
+) -> list[dict[str, float]]:
     """For each template, its paraphrases with their one-round round-trip probability.
 
     ``P(t | t0) = 1/|pivots| * sum_p sum_u P_p(u | t0) P_p(t | u)`` (module docstring): the
@@ -110,13 +116,17 @@ def round_trips(translator: Translator, templates: Sequence[str], pivots: Sequen
     for pivot in pivots:
         forward = translator.translate(protected, lang, pivot)
         if len(forward) != len(protected):
-            raise ValueError(f"{translator.name} returned {len(forward)} results for "
-                             f"{len(protected)} texts ({lang}->{pivot})")
+            raise ValueError(
+                f"{translator.name} returned {len(forward)} results for "
+                f"{len(protected)} texts ({lang}->{pivot})"
+            )
         flat = [(i, c) for i, cands in enumerate(forward) for c in cands]
         back = translator.translate([c.text for _, c in flat], pivot, lang)
         if len(back) != len(flat):
-            raise ValueError(f"{translator.name} returned {len(back)} results for "
-                             f"{len(flat)} texts ({pivot}->{lang})")
+            raise ValueError(
+                f"{translator.name} returned {len(back)} results for "
+                f"{len(flat)} texts ({pivot}->{lang})"
+            )
         for (i, mid), cands in zip(flat, back):
             for cand in cands:
                 text = restore(cand.text, templates[i])
@@ -125,9 +135,13 @@ def round_trips(translator: Translator, templates: Sequence[str], pivots: Sequen
     return [dict(s) for s in scores]
 
 
-def backtranslation_scores(translator: Translator, templates: Sequence[str],
-                           pivots: Sequence[str], rounds: int = 1, lang: str = "en"
-                           ) -> list[dict[str, float]]:
+def backtranslation_scores(
+    translator: Translator,
+    templates: Sequence[str],
+    pivots: Sequence[str],
+    rounds: int = 1,
+    lang: str = "en",
+) -> list[dict[str, float]]:
     """For each template ``t0``, every paraphrase ``t`` reached in up to ``rounds`` round trips
     with its score ``sum_{r=1..rounds} P_r(t | t0)``, where ``P_1`` is :func:`round_trips` and
     ``P_r(t | t0) = sum_s P_{r-1}(s | t0) P_1(t | s)`` (a chain of round trips; with ``rounds=1``
@@ -154,9 +168,15 @@ def backtranslation_scores(translator: Translator, templates: Sequence[str],
     return [dict(t) for t in totals]
 
 
-def paraphrase_prompts(prompts: pd.DataFrame, translator: Translator, pivots: Sequence[str],
-                       top: int = TOP_T, rounds: int = 1, lang: str = "en",
-                       keep_source: bool = True) -> pd.DataFrame:
+def paraphrase_prompts(
+    prompts: pd.DataFrame,
+    translator: Translator,
+    pivots: Sequence[str],
+    top: int = TOP_T,
+    rounds: int = 1,
+    lang: str = "en",
+    keep_source: bool = True,
+) -> pd.DataFrame:
     """Paraphrase each relation's prompts by back-translation and keep the ``top`` best (§3.2).
 
     ``prompts``: columns ``relation, text`` (e.g. the manual template of each relation; several
@@ -184,9 +204,10 @@ def paraphrase_prompts(prompts: pd.DataFrame, translator: Translator, pivots: Se
     rows = []
     for rel in dict.fromkeys(prompts["relation"]):
         head = [(t, float("nan")) for t in sources[rel]] if keep_source else []
-        ranked = sorted(((t, s) for t, s in pooled[rel].items()
-                         if not (keep_source and t in sources[rel])),
-                        key=lambda ts: (-ts[1], ts[0]))
+        ranked = sorted(
+            ((t, s) for t, s in pooled[rel].items() if not (keep_source and t in sources[rel])),
+            key=lambda ts: (-ts[1], ts[0]),
+        )
         for rank, (text, score) in enumerate((head + ranked)[:top]):
             rows.append((rel, f"bt-{rank:02d}", text, rank, score, "backtranslation"))
     return pd.DataFrame(rows, columns=["relation", "template", "text", "rank", "score", "source"])

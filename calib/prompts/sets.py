@@ -46,8 +46,17 @@ MODEL_FREE_SETS: tuple[str, ...] = ("Mine", "Mine+Man", "Man+Para", "Mid", "Dep"
 #: the mined sets and the mining statistic that orders them
 MINED_ORDER: dict[str, str] = {"Mine": "count", "Mid": "n_middle", "Dep": "n_dependency"}
 MEMBER_COLUMNS: tuple[str, ...] = ("relation", "prompt_set", "template", "position")
-PROMPT_COLUMNS: tuple[str, ...] = ("relation", "template", "text", "source", "rank", "count",
-                                   "n_middle", "n_dependency", "score")
+PROMPT_COLUMNS: tuple[str, ...] = (
+    "relation",
+    "template",
+    "text",
+    "source",
+    "rank",
+    "count",
+    "n_middle",
+    "n_dependency",
+    "score",
+)
 
 
 class PromptPool:
@@ -67,8 +76,9 @@ class PromptPool:
         if any(r["relation"] == relation and r["template"] == template for r in self._rows):
             raise ValueError(f"relation {relation!r} already has a prompt named {template!r}")
         self._names[key] = template
-        self._rows.append({"relation": relation, "template": template, "text": text,
-                           "source": source, **extra})
+        self._rows.append(
+            {"relation": relation, "template": template, "text": text, "source": source, **extra}
+        )
         return template
 
     def name_of(self, relation: str, text: str) -> str | None:
@@ -80,15 +90,15 @@ class PromptPool:
         return pd.DataFrame(self._rows).reindex(columns=list(PROMPT_COLUMNS))
 
 
-def paraphrase_candidates(translator: Translator, texts: Sequence[str], pivots: Sequence[str],
-                          rounds: int, top: int) -> list[list[tuple[str, float]]]:
+def paraphrase_candidates(
+    translator: Translator, texts: Sequence[str], pivots: Sequence[str], rounds: int, top: int
+) -> list[list[tuple[str, float]]]:
     """For each text, its ``top`` best back-translations (§3.2, ranked by
     :func:`~calib.prompts.paraphrase.backtranslation_scores`, ties by the text), each a
     ``(text, score)``: none equal (:func:`~calib.prompts.generation.prompt_key`) to the text
     itself or to a better-ranked candidate."""
     out = []
-    for text, scores in zip(texts, backtranslation_scores(translator, list(texts), pivots,
-                                                          rounds)):
+    for text, scores in zip(texts, backtranslation_scores(translator, list(texts), pivots, rounds)):
         seen, kept = {prompt_key(text)}, []
         for cand, score in sorted(scores.items(), key=lambda ts: (-ts[1], ts[0])):
             key = prompt_key(cand)
@@ -107,12 +117,21 @@ def mined_order(mined: pd.DataFrame, statistic: str) -> pd.DataFrame:
     (``count``, ``n_middle`` or ``n_dependency``) finds at least once, most frequent first per
     relation (ties: the larger ``count``, then the text)."""
     found = mined[mined[statistic] > 0]
-    return found.sort_values(["relation", statistic, "count", "text"],
-                             ascending=[True, False, False, True], kind="stable")
+    return found.sort_values(
+        ["relation", statistic, "count", "text"],
+        ascending=[True, False, False, True],
+        kind="stable",
+    )
 
 
-def model_free_sets(lama: Lama, mined: pd.DataFrame, top: int, translator: Translator | None,
-                    pivots: Sequence[str], rounds: int) -> tuple[PromptPool, pd.DataFrame]:
+def model_free_sets(
+    lama: Lama,
+    mined: pd.DataFrame,
+    top: int,
+    translator: Translator | None,
+    pivots: Sequence[str],
+    rounds: int,
+) -> tuple[PromptPool, pd.DataFrame]:
     """The pool and members of every set but Mine+Para (:data:`MODEL_FREE_SETS`), per relation
     of ``lama``: the manual prompt, the mined sets from ``mined`` (:func:`~calib.prompts.
     mining.mine_prompts` with every prompt kept, ``top=None``) and the manual prompt's ``top``
@@ -132,13 +151,24 @@ def model_free_sets(lama: Lama, mined: pd.DataFrame, top: int, translator: Trans
     for name, statistic in MINED_ORDER.items():
         for rel, grp in mined_order(mined, statistic).groupby("relation", sort=False):
             for pos, row in enumerate(grp.head(top).to_dict("records")):
-                t = pool.add(rel, row["template"], row["text"], "mined", rank=row["rank"],
-                             count=row["count"], n_middle=row["n_middle"],
-                             n_dependency=row["n_dependency"])
+                t = pool.add(
+                    rel,
+                    row["template"],
+                    row["text"],
+                    "mined",
+                    rank=row["rank"],
+                    count=row["count"],
+                    n_middle=row["n_middle"],
+                    n_dependency=row["n_dependency"],
+                )
                 member(rel, name, t, pos)
-    para = ([[] for _ in rels] if translator is None or not pivots else
-            paraphrase_candidates(translator, [lama.relations[r].templates[MANUAL]
-                                               for r in rels], pivots, rounds, top))
+    para = (
+        [[] for _ in rels]
+        if translator is None or not pivots
+        else paraphrase_candidates(
+            translator, [lama.relations[r].templates[MANUAL] for r in rels], pivots, rounds, top
+        )
+    )
     for rel, cands in zip(rels, para):
         member(rel, "Man+Para", MANUAL, 0)
         for pos, (text, score) in enumerate(cands):
@@ -146,20 +176,28 @@ def model_free_sets(lama: Lama, mined: pd.DataFrame, top: int, translator: Trans
             member(rel, "Man+Para", t, pos + 1)
     frame = pd.DataFrame(members, columns=list(MEMBER_COLUMNS))
     mine = frame[frame["prompt_set"] == "Mine"]
-    with_manual = pd.concat([
-        pd.DataFrame({"relation": rels, "prompt_set": "Mine+Man", "template": MANUAL,
-                      "position": 0}),
-        mine.assign(prompt_set="Mine+Man", position=mine["position"] + 1)])
-    frame = pd.concat([frame, with_manual, mine.assign(prompt_set="Mid+Dep")],
-                      ignore_index=True)
+    with_manual = pd.concat(
+        [
+            pd.DataFrame(
+                {"relation": rels, "prompt_set": "Mine+Man", "template": MANUAL, "position": 0}
+            ),
+            mine.assign(prompt_set="Mine+Man", position=mine["position"] + 1),
+        ]
+    )
+    frame = pd.concat([frame, with_manual, mine.assign(prompt_set="Mid+Dep")], ignore_index=True)
     # a prompt found twice within one set (a paraphrase equal to the manual prompt's name) once
     frame = frame.drop_duplicates(["relation", "prompt_set", "template"])
     return pool, _ordered(frame)
 
 
-def mine_paraphrase_sets(pool: PromptPool, best: pd.DataFrame, top: int,
-                         translator: Translator | None, pivots: Sequence[str], rounds: int
-                         ) -> pd.DataFrame:
+def mine_paraphrase_sets(
+    pool: PromptPool,
+    best: pd.DataFrame,
+    top: int,
+    translator: Translator | None,
+    pivots: Sequence[str],
+    rounds: int,
+) -> pd.DataFrame:
     """Mine+Para (§5.1: "paraphrases the highest-ranked mined prompt for each relation") for
     each ``model, relation, template`` of ``best`` (the model's top-ranked prompt of the Mine
     set, a name in ``pool``): that prompt and its ``top`` best paraphrases, added to ``pool``
@@ -168,8 +206,11 @@ def mine_paraphrase_sets(pool: PromptPool, best: pd.DataFrame, top: int,
     frame = pool.frame().set_index(["relation", "template"])
     seeds = list(dict.fromkeys(zip(best["relation"], best["template"])))
     texts = [frame.loc[s, "text"] for s in seeds]
-    para = ([[] for _ in seeds] if translator is None or not pivots else
-            paraphrase_candidates(translator, texts, pivots, rounds, top))
+    para = (
+        [[] for _ in seeds]
+        if translator is None or not pivots
+        else paraphrase_candidates(translator, texts, pivots, rounds, top)
+    )
     cands = dict(zip(seeds, para))
     counter: dict[str, int] = {}
     rows = []
@@ -178,8 +219,14 @@ def mine_paraphrase_sets(pool: PromptPool, best: pd.DataFrame, top: int,
         for pos, (text, score) in enumerate(cands[(rel, seed)]):
             name = pool.name_of(rel, text)
             if name is None:
-                name = pool.add(rel, f"mp-{counter.setdefault(rel, 0):02d}", text,
-                                "mined-paraphrase", rank=pos, score=score)
+                name = pool.add(
+                    rel,
+                    f"mp-{counter.setdefault(rel, 0):02d}",
+                    text,
+                    "mined-paraphrase",
+                    rank=pos,
+                    score=score,
+                )
                 counter[rel] += 1
             rows.append((model, rel, "Mine+Para", name, pos + 1))
     out = pd.DataFrame(rows, columns=["model", *MEMBER_COLUMNS])
@@ -189,23 +236,40 @@ def mine_paraphrase_sets(pool: PromptPool, best: pd.DataFrame, top: int,
 def for_models(members: pd.DataFrame, models: Sequence[str]) -> pd.DataFrame:
     """A model-free members frame repeated for every model (a ``model`` column first)."""
     return pd.concat([members.assign(model=m) for m in models], ignore_index=True)[
-        ["model", *MEMBER_COLUMNS]]
+        ["model", *MEMBER_COLUMNS]
+    ]
 
 
 def _ordered(frame: pd.DataFrame) -> pd.DataFrame:
     order = {s: i for i, s in enumerate((*PAPER_SETS, *ABLATION_SETS))}
-    return (frame.assign(_s=frame["prompt_set"].map(order))
-            .sort_values(["relation", "_s", "position"], kind="stable").drop(columns="_s")
-            .reset_index(drop=True))
+    return (
+        frame.assign(_s=frame["prompt_set"].map(order))
+        .sort_values(["relation", "_s", "position"], kind="stable")
+        .drop(columns="_s")
+        .reset_index(drop=True)
+    )
 
 
 def set_sizes(members: pd.DataFrame) -> pd.DataFrame:
     """Prompts per model, relation and set (the members frame counted), sets in the paper's
     order."""
-    sizes = members.groupby(["model", "relation", "prompt_set"], sort=False).size() \
-        .rename("prompts").reset_index()
-    return sizes.pivot_table(index=["model", "relation"], columns="prompt_set",
-                             values="prompts", fill_value=0, sort=False) \
-        .reindex(columns=[s for s in (*PAPER_SETS, *ABLATION_SETS)
-                          if s in set(members["prompt_set"])]).reset_index() \
+    sizes = (
+        members.groupby(["model", "relation", "prompt_set"], sort=False)
+        .size()
+        .rename("prompts")
+        .reset_index()
+    )
+    return (
+        sizes.pivot_table(
+            index=["model", "relation"],
+            columns="prompt_set",
+            values="prompts",
+            fill_value=0,
+            sort=False,
+        )
+        .reindex(
+            columns=[s for s in (*PAPER_SETS, *ABLATION_SETS) if s in set(members["prompt_set"])]
+        )
+        .reset_index()
         .rename_axis(columns=None)
+    )

@@ -21,12 +21,23 @@ from calib.prompts.paraphrase import Candidate
 #: pivot languages for Apertium round trips (ISO 639-1 codes)
 APERTIUM_PIVOTS: tuple[str, ...] = ("es", "ca", "gl", "eo")
 #: Debian packages that provide them (plus ``apertium`` itself)
-APERTIUM_PACKAGES: tuple[str, ...] = ("apertium", "apertium-eng-spa", "apertium-eng-cat",
-                                      "apertium-en-gl", "apertium-eo-en")
+APERTIUM_PACKAGES: tuple[str, ...] = (
+    "apertium",
+    "apertium-eng-spa",
+    "apertium-eng-cat",
+    "apertium-en-gl",
+    "apertium-eo-en",
+)
 #: the codes Apertium's mode names use for a language
 _CODES: dict[str, tuple[str, ...]] = {
-    "en": ("eng", "en"), "es": ("spa", "es"), "ca": ("cat", "ca"), "gl": ("glg", "gl"),
-    "eo": ("epo", "eo"), "hbs": ("hbs", "sh"), "pt": ("por", "pt"), "fr": ("fra", "fr"),
+    "en": ("eng", "en"),
+    "es": ("spa", "es"),
+    "ca": ("cat", "ca"),
+    "gl": ("glg", "gl"),
+    "eo": ("epo", "eo"),
+    "hbs": ("hbs", "sh"),
+    "pt": ("por", "pt"),
+    "fr": ("fra", "fr"),
 }
 #: the pivot languages calib knows Apertium's codes for (English is the source)
 PIVOT_CODES: tuple[str, ...] = tuple(c for c in _CODES if c != "en")
@@ -51,9 +62,11 @@ class ApertiumTranslator:
         if exe is None:
             raise TranslatorUnavailable(
                 f"the {self.executable!r} program is not installed; on Debian/Ubuntu: apt-get "
-                f"install {' '.join(APERTIUM_PACKAGES)}")
-        proc = subprocess.run([exe, *args], input=text, capture_output=True, text=True,
-                              timeout=self.timeout)
+                f"install {' '.join(APERTIUM_PACKAGES)}"
+            )
+        proc = subprocess.run(
+            [exe, *args], input=text, capture_output=True, text=True, timeout=self.timeout
+        )
         if proc.returncode != 0:
             raise RuntimeError(f"apertium {' '.join(args)} failed: {proc.stderr.strip()[:300]}")
         return proc.stdout
@@ -79,7 +92,8 @@ class ApertiumTranslator:
                     return name
         raise TranslatorUnavailable(
             f"no Apertium mode translates {src!r} into {tgt!r}; installed: {sorted(installed)}. "
-            f"Install the pair's Debian package (apt-cache search apertium)")
+            f"Install the pair's Debian package (apt-cache search apertium)"
+        )
 
     def translate(self, texts: Sequence[str], src: str, tgt: str) -> list[list[Candidate]]:
         """One candidate (log-probability 0) per text; one process per call, a line per text."""
@@ -98,7 +112,8 @@ def _modes(executable: str, path: str) -> list[str]:
     if not path:
         raise TranslatorUnavailable(
             f"the {executable!r} program is not installed; on Debian/Ubuntu: apt-get install "
-            f"{' '.join(APERTIUM_PACKAGES)}")
+            f"{' '.join(APERTIUM_PACKAGES)}"
+        )
     proc = subprocess.run([path, "-l"], capture_output=True, text=True, timeout=60)
     return [m.strip() for m in proc.stdout.splitlines() if m.strip()]
 
@@ -114,12 +129,20 @@ class MarianTranslator:
     """
 
     name = "marian"
-    MODELS = {("en", "de"): "Helsinki-NLP/opus-mt-en-de",
-              ("de", "en"): "Helsinki-NLP/opus-mt-de-en"}
+    MODELS = {
+        ("en", "de"): "Helsinki-NLP/opus-mt-en-de",
+        ("de", "en"): "Helsinki-NLP/opus-mt-de-en",
+    }
 
-    def __init__(self, models: dict[tuple[str, str], str] | None = None, beams: int = 7,
-                 batch_size: int = 16, device: str = "cpu", local_files_only: bool = False,
-                 max_new_tokens: int = 64):
+    def __init__(
+        self,
+        models: dict[tuple[str, str], str] | None = None,
+        beams: int = 7,
+        batch_size: int = 16,
+        device: str = "cpu",
+        local_files_only: bool = False,
+        max_new_tokens: int = 64,
+    ):
         self.models = dict(models or self.MODELS)
         self.beams, self.batch_size, self.device = beams, batch_size, device
         self.local_files_only, self.max_new_tokens = local_files_only, max_new_tokens
@@ -130,8 +153,9 @@ class MarianTranslator:
         if key in self._loaded:
             return self._loaded[key]
         if key not in self.models:
-            raise TranslatorUnavailable(f"no MarianMT model configured for {src}->{tgt}; "
-                                        f"configured: {sorted(self.models)}")
+            raise TranslatorUnavailable(
+                f"no MarianMT model configured for {src}->{tgt}; configured: {sorted(self.models)}"
+            )
         ident = self.models[key]
         try:
             from transformers import MarianMTModel, MarianTokenizer
@@ -147,7 +171,8 @@ class MarianTranslator:
                 f"the MarianMT model {ident!r} ({src}->{tgt}) could not be loaded: it is not in "
                 f"the local Hugging Face cache and the hub is not reachable (or downloads are "
                 f"off). Pass a folder holding it in `models`, or use ApertiumTranslator offline. "
-                f"Cause: {str(exc).splitlines()[0][:200]}") from exc
+                f"Cause: {str(exc).splitlines()[0][:200]}"
+            ) from exc
         model.to(self.device).eval()
         self._loaded[key] = (tok, model)
         return tok, model
@@ -161,13 +186,18 @@ class MarianTranslator:
         tok, model = self._load(src, tgt)
         out: list[list[Candidate]] = []
         for start in range(0, len(texts), self.batch_size):
-            batch = list(texts[start:start + self.batch_size])
+            batch = list(texts[start : start + self.batch_size])
             enc = tok(batch, return_tensors="pt", padding=True).to(self.device)
             with torch.no_grad():
-                gen = model.generate(**enc, num_beams=self.beams,
-                                     num_return_sequences=self.beams, length_penalty=0.0,
-                                     max_new_tokens=self.max_new_tokens, output_scores=True,
-                                     return_dict_in_generate=True)
+                gen = model.generate(
+                    **enc,
+                    num_beams=self.beams,
+                    num_return_sequences=self.beams,
+                    length_penalty=0.0,
+                    max_new_tokens=self.max_new_tokens,
+                    output_scores=True,
+                    return_dict_in_generate=True,
+                )
             decoded = tok.batch_decode(gen.sequences, skip_special_tokens=True)
             scores = gen.sequences_scores.tolist()
             for i in range(len(batch)):

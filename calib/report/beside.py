@@ -35,24 +35,34 @@ def model_notes(models: Sequence[str]) -> str:
     paper = list(paper_models()["registry_name"])
     shared = [m for m in models if m in paper]
     others = [m for m in models if m not in paper]
-    text = (f"Models of this build that are also the paper's (Table 3): {', '.join(shared)}."
-            if shared else "No model of this build is one of the paper's 29 (Table 3).")
+    text = (
+        f"Models of this build that are also the paper's (Table 3): {', '.join(shared)}."
+        if shared
+        else "No model of this build is one of the paper's 29 (Table 3)."
+    )
     if others and shared:
         text += f" Not the paper's: {', '.join(others)}."
     for m in others:
         spec = get_spec(m)
         twins = [p for p in paper if p.startswith(m)]
         if twins:
-            what = (f"{spec.family} {spec.size}, {spec.note.split(',')[0]}" if spec
-                    else "a model of this build")
-            text += (f" This build's `{m}` ({what}) is not the paper's `{twins[0]}`: a "
-                     f"different model, never paired with it.")
+            what = (
+                f"{spec.family} {spec.size}, {spec.note.split(',')[0]}"
+                if spec
+                else "a model of this build"
+            )
+            text += (
+                f" This build's `{m}` ({what}) is not the paper's `{twins[0]}`: a "
+                f"different model, never paired with it."
+            )
     return text
 
 
-def calibration_beside(table: pd.DataFrame, estimators: Sequence[str] = ("Base", "Margin",
-                                                                       "Average/min"),
-                       accuracy: Mapping[str, float] | None = None) -> pd.DataFrame:
+def calibration_beside(
+    table: pd.DataFrame,
+    estimators: Sequence[str] = ("Base", "Margin", "Average/min"),
+    accuracy: Mapping[str, float] | None = None,
+) -> pd.DataFrame:
     """This build's calibration table (:func:`calib.experiments.calibration.calibration_table`)
     and the paper's Table 1 (with Table 3's accuracy) for ``estimators``: ``source``,
     ``model`` (registry name), ``objective``, ``estimator``, ``accuracy``, ``ace``, ``brier``,
@@ -65,22 +75,36 @@ def calibration_beside(table: pd.DataFrame, estimators: Sequence[str] = ("Base",
     names = set(paper_models()["registry_name"])
     kinds = {m: getattr(get_spec(m), "objective", "") for m in ours["model"].unique()}
     acc = ours["model"].map(dict(accuracy)) if accuracy is not None else ours["accuracy"]
-    ours = pd.DataFrame({"source": THIS_BUILD, "model": ours["model"],
-                         "objective": ours["model"].map(kinds), "estimator": ours["estimator"],
-                         "accuracy": acc, "ace": ours["ace"], "brier": ours["brier"]})
+    ours = pd.DataFrame(
+        {
+            "source": THIS_BUILD,
+            "model": ours["model"],
+            "objective": ours["model"].map(kinds),
+            "estimator": ours["estimator"],
+            "accuracy": acc,
+            "ace": ours["ace"],
+            "brier": ours["brier"],
+        }
+    )
     paper = table1_long()
     paper = paper[paper["estimator"].isin(list(estimators))]
-    paper = pd.DataFrame({"source": _label("kissling2026_table1", "; accuracy: Table 3"),
-                          "model": paper["registry_name"], "objective": paper["objective"],
-                          "estimator": paper["estimator"], "accuracy": paper["accuracy"],
-                          "ace": paper["ace"], "brier": paper["brier"]})
+    paper = pd.DataFrame(
+        {
+            "source": _label("kissling2026_table1", "; accuracy: Table 3"),
+            "model": paper["registry_name"],
+            "objective": paper["objective"],
+            "estimator": paper["estimator"],
+            "accuracy": paper["accuracy"],
+            "ace": paper["ace"],
+            "brier": paper["brier"],
+        }
+    )
     out = pd.concat([ours, paper], ignore_index=True)
     out["in_paper"] = out["model"].isin(names)
     return out
 
 
-def selective_beside(curves: pd.DataFrame, table: pd.DataFrame, estimator: str
-                     ) -> pd.DataFrame:
+def selective_beside(curves: pd.DataFrame, table: pd.DataFrame, estimator: str) -> pd.DataFrame:
     """Appendix E's selective-prediction example beside this build: the paper states that for
     gemma-7b a threshold of 0.1 on C_Average raises accuracy by about 15 percentage points while
     rejecting less than 30% of the instances; this build's rows give, per model, the share
@@ -91,29 +115,43 @@ def selective_beside(curves: pd.DataFrame, table: pd.DataFrame, estimator: str
     nums = reported("kissling2026_text_numbers").set_index("key")
     threshold = float(nums.at["selective_gemma7b_threshold", "value"])
     gain, rejected = nums.loc["selective_gemma7b_gain"], nums.loc["selective_gemma7b_rejected"]
-    rows = [{"source": "reported in the paper (Appendix E)", "model": "gemma-7b",
-             "estimator": calib_estimator("Average"), "threshold": threshold,
-             "rejected": f"{rejected['relation']} {rejected['value']:g}%",
-             "accuracy gain": f"{gain['relation']} +{gain['value']:g} pp"}]
+    rows = [
+        {
+            "source": "reported in the paper (Appendix E)",
+            "model": "gemma-7b",
+            "estimator": calib_estimator("Average"),
+            "threshold": threshold,
+            "rejected": f"{rejected['relation']} {rejected['value']:g}%",
+            "accuracy gain": f"{gain['relation']} +{gain['value']:g} pp",
+        }
+    ]
     at = curves[(curves["estimator"] == estimator) & np.isclose(curves["threshold"], threshold)]
     overall = table[table["estimator"] == estimator].set_index("model")["accuracy"]
     for r in at.to_dict("records"):
-        rows.append({"source": THIS_BUILD, "model": r["model"], "estimator": estimator,
-                     "threshold": threshold, "rejected": f"{100 * r['rejected']:.0f}%",
-                     "accuracy gain": f"{100 * (r['accuracy'] - overall[r['model']]):+.1f} pp"})
+        rows.append(
+            {
+                "source": THIS_BUILD,
+                "model": r["model"],
+                "estimator": estimator,
+                "threshold": threshold,
+                "rejected": f"{100 * r['rejected']:.0f}%",
+                "accuracy gain": f"{100 * (r['accuracy'] - overall[r['model']]):+.1f} pp",
+            }
+        )
     return pd.DataFrame(rows)
 
 
-def side_by_side(combined: pd.DataFrame, keys: Sequence[str], values: Sequence[str]
-                 ) -> pd.DataFrame:
+def side_by_side(
+    combined: pd.DataFrame, keys: Sequence[str], values: Sequence[str]
+) -> pd.DataFrame:
     """The rows of ``combined`` (a frame of this module) whose ``keys`` appear in both
     sources, one row per key with ``<value> (this build)`` and ``<value> (paper)`` columns.
     Empty (with those columns) when this build shares nothing with the paper."""
     ours = combined[combined["source"] == THIS_BUILD]
     paper = combined[combined["source"] != THIS_BUILD]
-    both = ours[list(keys) + list(values)].merge(paper[list(keys) + list(values)],
-                                                 on=list(keys), suffixes=(" (this build)",
-                                                                          " (paper)"))
+    both = ours[list(keys) + list(values)].merge(
+        paper[list(keys) + list(values)], on=list(keys), suffixes=(" (this build)", " (paper)")
+    )
     cols = list(keys) + [f"{v} ({s})" for v in values for s in ("this build", "paper")]
     return both[cols] if len(both) else pd.DataFrame(columns=cols)
 
@@ -125,16 +163,22 @@ def table2_beside(rows: pd.DataFrame, accuracy: str = "accuracy") -> pd.DataFram
     100), ``brier_margin``, ``brier_average``. ``accuracy``: the column of ``rows`` set beside
     Table 2's accuracy (``"accuracy_templates"``: the average over all templates, as Table 2's
     caption defines it)."""
-    cols = ["source", "pair", "model", "objective", "accuracy", "brier_margin",
-            "brier_average"]
+    cols = ["source", "pair", "model", "objective", "accuracy", "brier_margin", "brier_average"]
     ours = rows.assign(source=THIS_BUILD, accuracy=rows[accuracy])
     if "pair" not in ours:
         ours["pair"] = pd.NA
     t2 = reported("kissling2026_table2")
-    paper = pd.DataFrame({"source": _label("kissling2026_table2"), "pair": t2["pair"],
-                          "model": t2["registry_name"], "objective": t2["objective"].str.lower(),
-                          "accuracy": t2["accuracy"] / 100, "brier_margin": t2["brier_margin"],
-                          "brier_average": t2["brier_average"]})
+    paper = pd.DataFrame(
+        {
+            "source": _label("kissling2026_table2"),
+            "pair": t2["pair"],
+            "model": t2["registry_name"],
+            "objective": t2["objective"].str.lower(),
+            "accuracy": t2["accuracy"] / 100,
+            "brier_margin": t2["brier_margin"],
+            "brier_average": t2["brier_average"],
+        }
+    )
     return pd.concat([ours[cols], paper], ignore_index=True)
 
 
@@ -144,32 +188,40 @@ def brier_bars_beside(combined: pd.DataFrame) -> pd.DataFrame:
     Average), ``brier``."""
     tag = combined["source"].where(combined["source"] == THIS_BUILD, "paper")
     label = combined["model"] + " (" + tag + ")"
-    return pd.concat([pd.DataFrame({"model": label, "estimator": name,
-                                    "brier": combined[col]})
-                      for name, col in (("Margin", "brier_margin"),
-                                        ("Average", "brier_average"))], ignore_index=True)
+    return pd.concat(
+        [
+            pd.DataFrame({"model": label, "estimator": name, "brier": combined[col]})
+            for name, col in (("Margin", "brier_margin"), ("Average", "brier_average"))
+        ],
+        ignore_index=True,
+    )
 
 
 def table4_beside(table: pd.DataFrame) -> pd.DataFrame:
     """This build's FACTOR table (:func:`calib.experiments.factor.table4`) and the
     paper's Table 4 (Wiki-FACTOR): ``source``, ``model``, ``subset``, ``accuracy`` (a fraction; the
     paper's percent / 100), ``ace_base``, ``ace_margin``, ``brier_base``, ``brier_margin``."""
-    cols = ["model", "subset", "accuracy", "ace_base", "ace_margin", "brier_base",
-            "brier_margin"]
+    cols = ["model", "subset", "accuracy", "ace_base", "ace_margin", "brier_base", "brier_margin"]
     t4 = reported("kissling2026_table4")
     paper = t4.assign(model=t4["registry_name"], subset="wiki", accuracy=t4["accuracy"] / 100)
-    return pd.concat([table[cols].assign(source=THIS_BUILD),
-                      paper[cols].assign(source=_label("kissling2026_table4"))],
-                     ignore_index=True)[["source", *cols]]
+    return pd.concat(
+        [
+            table[cols].assign(source=THIS_BUILD),
+            paper[cols].assign(source=_label("kissling2026_table4")),
+        ],
+        ignore_index=True,
+    )[["source", *cols]]
 
 
 def factor_points(combined: pd.DataFrame) -> pd.DataFrame:
     """:func:`table4_beside` as points of an ACE-accuracy chart: one row per model, subset and
     estimator (``Base``, ``Margin``) with ``source``, ``accuracy``, ``ace``."""
-    parts = [combined.assign(estimator=e, ace=combined[f"ace_{e.lower()}"])
-             for e in ("Base", "Margin")]
-    return pd.concat(parts, ignore_index=True)[["source", "model", "subset", "estimator",
-                                                "accuracy", "ace"]]
+    parts = [
+        combined.assign(estimator=e, ace=combined[f"ace_{e.lower()}"]) for e in ("Base", "Margin")
+    ]
+    return pd.concat(parts, ignore_index=True)[
+        ["source", "model", "subset", "estimator", "accuracy", "ace"]
+    ]
 
 
 def figure4_beside(points: pd.DataFrame, k: int = 5) -> pd.DataFrame:
@@ -182,19 +234,35 @@ def figure4_beside(points: pd.DataFrame, k: int = 5) -> pd.DataFrame:
     cols = ["source", "model", "benchmark", "accuracy", "ace"]
     bear = reported_bear_points(reported("kissling2026_repo_answer_space_subsampling"), k)
     t4 = reported("kissling2026_table4")
-    return pd.concat([
-        points.assign(source=THIS_BUILD)[cols],
-        bear.assign(source=_label("kissling2026_repo_answer_space_subsampling"),
-                    benchmark=f"BEAR 1:1 ({k} options)")[cols],
-        pd.DataFrame({"source": _label("kissling2026_table4"), "model": t4["registry_name"],
-                      "benchmark": "Wiki-FACTOR (4 options)", "accuracy": t4["accuracy"] / 100,
-                      "ace": t4["ace_base"]}),
-    ], ignore_index=True)
+    return pd.concat(
+        [
+            points.assign(source=THIS_BUILD)[cols],
+            bear.assign(
+                source=_label("kissling2026_repo_answer_space_subsampling"),
+                benchmark=f"BEAR 1:1 ({k} options)",
+            )[cols],
+            pd.DataFrame(
+                {
+                    "source": _label("kissling2026_table4"),
+                    "model": t4["registry_name"],
+                    "benchmark": "Wiki-FACTOR (4 options)",
+                    "accuracy": t4["accuracy"] / 100,
+                    "ace": t4["ace_base"],
+                }
+            ),
+        ],
+        ignore_index=True,
+    )
 
 
 #: LPAQA's method columns -> calib's method names
-LPAQA_METHODS = {"top1": "top-1", "top3": "top-3", "top5": "top-5", "opti": "optimized",
-                 "oracle": "oracle"}
+LPAQA_METHODS = {
+    "top1": "top-1",
+    "top3": "top-3",
+    "top5": "top-5",
+    "opti": "optimized",
+    "oracle": "oracle",
+}
 
 
 def lpaqa_beside(set_table: pd.DataFrame, averaging: str = "micro") -> pd.DataFrame:
@@ -205,14 +273,18 @@ def lpaqa_beside(set_table: pd.DataFrame, averaging: str = "micro") -> pd.DataFr
     Man+Para); Mine+Para paraphrases the best mined prompt, as LPAQA §3.2 does."""
     trex = reported("jiang2020_lpaqa_trex")
     trex = trex[trex["averaging"] == averaging]
-    paper = pd.DataFrame({"source": _label("jiang2020_lpaqa_trex", f" ({averaging})"),
-                          "model": trex["model"], "prompt_set": trex["prompts"]})
+    paper = pd.DataFrame(
+        {
+            "source": _label("jiang2020_lpaqa_trex", f" ({averaging})"),
+            "model": trex["model"],
+            "prompt_set": trex["prompts"],
+        }
+    )
     for col, name in LPAQA_METHODS.items():
         paper[name] = trex[col].to_numpy() / 100
     ours = set_table.assign(source=THIS_BUILD)
     methods = [c for c in set_table.columns if c not in ("model", "prompt_set")]
-    cols = ["source", "model", "prompt_set",
-            *dict.fromkeys([*methods, *LPAQA_METHODS.values()])]
+    cols = ["source", "model", "prompt_set", *dict.fromkeys([*methods, *LPAQA_METHODS.values()])]
     return pd.concat([ours, paper], ignore_index=True).reindex(columns=cols)
 
 
@@ -222,21 +294,33 @@ def lpaqa_baselines_beside(accuracy: pd.DataFrame) -> pd.DataFrame:
     ``source``, ``model``, ``baseline``, ``micro``, ``macro``."""
     names = {"manual": "Man", "majority": "Majority"}
     ours = accuracy[accuracy["method"].isin(list(names))]
-    ours = pd.DataFrame({"source": THIS_BUILD, "model": ours["model"],
-                         "baseline": ours["method"].map(names), "micro": ours["micro"],
-                         "macro": ours["macro"]})
+    ours = pd.DataFrame(
+        {
+            "source": THIS_BUILD,
+            "model": ours["model"],
+            "baseline": ours["method"].map(names),
+            "micro": ours["micro"],
+            "macro": ours["macro"],
+        }
+    )
     base = reported("jiang2020_lpaqa_trex_baselines")
-    paper = base.pivot_table(index=["model", "baseline"], columns="averaging",
-                             values="accuracy").reset_index() \
+    paper = (
+        base.pivot_table(index=["model", "baseline"], columns="averaging", values="accuracy")
+        .reset_index()
         .assign(source=_label("jiang2020_lpaqa_trex_baselines"))
+    )
     paper[["micro", "macro"]] = paper[["micro", "macro"]] / 100
-    return pd.concat([ours, paper[["source", "model", "baseline", "micro", "macro"]]],
-                     ignore_index=True)
+    return pd.concat(
+        [ours, paper[["source", "model", "baseline", "micro", "macro"]]], ignore_index=True
+    )
 
 
-def reductions_beside(means: pd.DataFrame, repo_means: pd.DataFrame,
-                      labels: dict[str, str], floors: pd.DataFrame | None = None
-                      ) -> pd.DataFrame:
+def reductions_beside(
+    means: pd.DataFrame,
+    repo_means: pd.DataFrame,
+    labels: dict[str, str],
+    floors: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """Figure 7's means from both sources: this build's
     (:func:`calib.experiments.reductions.objective_means`) and those computed from the
     authors' stored per-model values; ``labels`` maps this build's reduction keys to the
@@ -246,25 +330,40 @@ def reductions_beside(means: pd.DataFrame, repo_means: pd.DataFrame,
     noise floor of their mean ACE (``ace_floor``, ``ace_debiased`` with its bounds,
     ``ace_within_floor``; beyond the paper), the authors' rows none (NaN: their confidences
     are not stored)."""
+
     def wide(frame: pd.DataFrame, source: str) -> pd.DataFrame:
-        out = frame.pivot_table(index=["objective", "reduction", "n_models"], columns="metric",
-                                values="value", sort=False).reset_index()
+        out = frame.pivot_table(
+            index=["objective", "reduction", "n_models"],
+            columns="metric",
+            values="value",
+            sort=False,
+        ).reset_index()
         out.columns.name = None
         return out.assign(source=source)
 
-    ours = wide(means.assign(reduction=means["reduction"].map(labels).fillna(means["reduction"])),
-                THIS_BUILD)
-    repo = wide(repo_means.assign(objective=repo_means["objective"].str.lower(),
-                                  reduction=repo_means["reduction"].map(labels)
-                                  .fillna(repo_means["reduction"])),
-                "reported in the authors' repository (means computed here from its per-model "
-                "values)")
+    ours = wide(
+        means.assign(reduction=means["reduction"].map(labels).fillna(means["reduction"])),
+        THIS_BUILD,
+    )
+    repo = wide(
+        repo_means.assign(
+            objective=repo_means["objective"].str.lower(),
+            reduction=repo_means["reduction"].map(labels).fillna(repo_means["reduction"]),
+        ),
+        "reported in the authors' repository (means computed here from its per-model values)",
+    )
     cols = ["source", "objective", "reduction", "accuracy", "ace", "H", "n_models"]
     if floors is not None:
-        extra = ["ace_floor", "ace_debiased", "ace_debiased_low", "ace_debiased_high",
-                 "ace_within_floor"]
-        keyed = floors.assign(reduction=floors["reduction"].map(labels)
-                              .fillna(floors["reduction"]))[["objective", "reduction", *extra]]
+        extra = [
+            "ace_floor",
+            "ace_debiased",
+            "ace_debiased_low",
+            "ace_debiased_high",
+            "ace_within_floor",
+        ]
+        keyed = floors.assign(
+            reduction=floors["reduction"].map(labels).fillna(floors["reduction"])
+        )[["objective", "reduction", *extra]]
         ours = ours.merge(keyed, on=["objective", "reduction"], how="left")
         cols = [*cols[:5], *extra[:4], extra[4], *cols[5:]]
     return pd.concat([ours, repo], ignore_index=True)[cols]
@@ -277,27 +376,46 @@ def linguistic_beside(effects: pd.DataFrame) -> pd.DataFrame:
     ``template``, ``quantity``, ``change`` (text: the paper's as written, this build's with its
     95% interval; accuracy in percentage points)."""
     nums = reported("kissling2026_text_numbers").set_index("key")
-    cases = {"largest_accuracy_drop": ("numeric-25", "accuracy"),
-             "only_accuracy_gain": ("certainly", "accuracy"),
-             "certainly_ace_gemma3_4b_it": ("certainly", "ace"),
-             "certainly_ace_gemma3_12b_it": ("certainly", "ace")}
+    cases = {
+        "largest_accuracy_drop": ("numeric-25", "accuracy"),
+        "only_accuracy_gain": ("certainly", "accuracy"),
+        "certainly_ace_gemma3_4b_it": ("certainly", "ace"),
+        "certainly_ace_gemma3_12b_it": ("certainly", "ace"),
+    }
     rows = []
     for key, (template, quantity) in cases.items():
         n = nums.loc[key]
-        value = f"{n['value']:+g} pp" if n["value_unit"] == "percentage points" \
+        value = (
+            f"{n['value']:+g} pp"
+            if n["value_unit"] == "percentage points"
             else f"{n['relation']} {n['value']:g}"
-        rows.append({"source": f"reported in the paper ({n['section']})",
-                     "model": n["registry_name"], "template": template, "quantity": quantity,
-                     "change": value})
+        )
+        rows.append(
+            {
+                "source": f"reported in the paper ({n['section']})",
+                "model": n["registry_name"],
+                "template": template,
+                "quantity": quantity,
+                "change": value,
+            }
+        )
     form = {"accuracy": (100.0, ".1f", " pp"), "ace": (1.0, ".3f", "")}
-    mine = effects[effects["quantity"].isin(list(form))
-                   & effects["template"].isin([t for t, _ in cases.values()])]
+    mine = effects[
+        effects["quantity"].isin(list(form))
+        & effects["template"].isin([t for t, _ in cases.values()])
+    ]
     for r in mine.to_dict("records"):
         scale, spec, unit = form[r["quantity"]]
-        rows.append({"source": THIS_BUILD, "model": r["model"], "template": r["template"],
-                     "quantity": r["quantity"],
-                     "change": f"{scale * r['delta']:+{spec}}{unit} "
-                               f"[{scale * r['low']:+{spec}}, {scale * r['high']:+{spec}}]"})
+        rows.append(
+            {
+                "source": THIS_BUILD,
+                "model": r["model"],
+                "template": r["template"],
+                "quantity": r["quantity"],
+                "change": f"{scale * r['delta']:+{spec}}{unit} "
+                f"[{scale * r['low']:+{spec}}, {scale * r['high']:+{spec}}]",
+            }
+        )
     return pd.DataFrame(rows, columns=["source", "model", "template", "quantity", "change"])
 
 
@@ -318,7 +436,21 @@ def paper_estimator_names(aggregation: str = "min") -> list[str]:
     return [calib_estimator(n, aggregation) for n in ("Base", "Margin", "Average")]
 
 
-__all__ = ["THIS_BUILD", "brier_bars_beside", "calibration_beside", "factor_points",
-           "figure4_beside", "linguistic_beside", "lpaqa_baselines_beside", "lpaqa_beside",
-           "model_notes", "paper_estimator_names", "reductions_beside", "selective_beside",
-           "side_by_side", "table2_beside", "table4_beside", "text_numbers"]
+__all__ = [
+    "THIS_BUILD",
+    "brier_bars_beside",
+    "calibration_beside",
+    "factor_points",
+    "figure4_beside",
+    "linguistic_beside",
+    "lpaqa_baselines_beside",
+    "lpaqa_beside",
+    "model_notes",
+    "paper_estimator_names",
+    "reductions_beside",
+    "selective_beside",
+    "side_by_side",
+    "table2_beside",
+    "table4_beside",
+    "text_numbers",
+]

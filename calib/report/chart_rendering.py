@@ -25,7 +25,6 @@ RENDERER = "calib-offline"
 _ids = itertools.count(1)
 
 
-
 def _json_for_html(spec: dict) -> str:
     """JSON text that is safe inside ``<script type="application/json">``."""
     text = json.dumps(spec, separators=(",", ":"), sort_keys=False, allow_nan=False)
@@ -53,10 +52,12 @@ def chart_html(spec: dict, *, svg: str | None = None) -> str:
     """
     chart_id = f"calib-chart-{next(_ids)}"
     fallback = svg if svg is not None else "<p>(chart: needs JavaScript)</p>"
-    return (f'<div class="{CHART_CLASS}" id="{html.escape(chart_id)}">'
-            f'<script type="application/json" class="calib-chart-spec">'
-            f"{_json_for_html(spec)}</script>"
-            f'<div class="calib-chart-view">{fallback}</div></div>')
+    return (
+        f'<div class="{CHART_CLASS}" id="{html.escape(chart_id)}">'
+        f'<script type="application/json" class="calib-chart-spec">'
+        f"{_json_for_html(spec)}</script>"
+        f'<div class="calib-chart-view">{fallback}</div></div>'
+    )
 
 
 def offline_mimebundle(spec: dict, *, with_svg: bool = True) -> dict:
@@ -86,15 +87,16 @@ def enable(with_svg: bool = True) -> None:
     alt.renderers.enable(RENDERER, with_svg=with_svg)
 
 
-
 def vega_bundle_header() -> str:
     """The first line of :func:`vega_bundle`: the bundled versions (a cheap staleness check)."""
     import vl_convert as vlc
 
-    return (f"/* Vega {vlc.get_vega_version()}, Vega-Lite {_vl_version()}, Vega-Embed "
-            f"{vlc.get_vega_embed_version()} and their dependencies (BSD-3-Clause, ISC and MIT "
-            f"licences), bundled by vl-convert-python {getattr(vlc, '__version__', '?')} "
-            f"for calib's offline book. */\n")
+    return (
+        f"/* Vega {vlc.get_vega_version()}, Vega-Lite {_vl_version()}, Vega-Embed "
+        f"{vlc.get_vega_embed_version()} and their dependencies (BSD-3-Clause, ISC and MIT "
+        f"licences), bundled by vl-convert-python {getattr(vlc, '__version__', '?')} "
+        f"for calib's offline book. */\n"
+    )
 
 
 def vega_bundle() -> str:
@@ -109,6 +111,8 @@ def vega_bundle() -> str:
 
     code = vlc.javascript_bundle(vl_version=_vl_version())
     if re.search(r"^\s*(import|export)\s", code, re.MULTILINE):
-        raise RuntimeError("vl_convert.javascript_bundle() returned an ES module; "
-                           "calib cannot wrap it as a classic script")
+        raise RuntimeError(
+            "vl_convert.javascript_bundle() returned an ES module; "
+            "calib cannot wrap it as a classic script"
+        )
     return vega_bundle_header() + "(function () {\n" + code + "\n})();\n"

@@ -57,16 +57,19 @@ def _require(frame: pd.DataFrame, columns: Sequence[str | None], builder: str) -
     wanted = [c for c in columns if c is not None]
     missing = [c for c in wanted if c not in frame.columns]
     if missing:
-        raise ValueError(f"{builder}: the frame lacks column(s) {missing}; it has "
-                         f"{list(frame.columns)} (rename them or pass the column names)")
+        raise ValueError(
+            f"{builder}: the frame lacks column(s) {missing}; it has "
+            f"{list(frame.columns)} (rename them or pass the column names)"
+        )
     if frame.empty:
         raise ValueError(f"{builder}: the frame is empty; nothing to plot")
 
 
 def _type(frame: pd.DataFrame, column: str) -> str:
     numeric = pd.api.types.is_numeric_dtype(frame[column])
-    return "quantitative" if numeric and not pd.api.types.is_bool_dtype(frame[column]) \
-        else "nominal"
+    return (
+        "quantitative" if numeric and not pd.api.types.is_bool_dtype(frame[column]) else "nominal"
+    )
 
 
 def _color(column: str | None):
@@ -93,9 +96,14 @@ def _tooltip(frame: pd.DataFrame, columns: Sequence[str | None]) -> list:
     for c in list(wanted):
         wanted += _bounds(frame, c)
     wanted += [c for c in _SIZE if c in frame.columns]
-    return [alt.Tooltip(field=c, type=_type(frame, c),
-                        format=".3f" if pd.api.types.is_float_dtype(frame[c]) else alt.Undefined)
-            for c in dict.fromkeys(wanted)]
+    return [
+        alt.Tooltip(
+            field=c,
+            type=_type(frame, c),
+            format=".3f" if pd.api.types.is_float_dtype(frame[c]) else alt.Undefined,
+        )
+        for c in dict.fromkeys(wanted)
+    ]
 
 
 def _legend_selection(column: str | None):
@@ -117,8 +125,15 @@ def _with_params(chart: alt.Chart, *params) -> alt.Chart:
     return chart.add_params(*params) if params else chart
 
 
-def _finish(layers: list, frame: pd.DataFrame, facet: str | None, columns: int,
-            title: str | None, width: float, height: float):
+def _finish(
+    layers: list,
+    frame: pd.DataFrame,
+    facet: str | None,
+    columns: int,
+    title: str | None,
+    width: float,
+    height: float,
+):
     """Layer data-less charts over ``frame``, as small multiples when ``facet`` is given; a row
     of panels is kept within :data:`PANELS_WIDTH` (square panels stay square), so that a chart
     fits the page's text column and its legend stays in view."""
@@ -129,32 +144,47 @@ def _finish(layers: list, frame: pd.DataFrame, facet: str | None, columns: int,
         if width * per_row > PANELS_WIDTH:
             shrink = PANELS_WIDTH / (width * per_row)
             width, height = width * shrink, (height * shrink if height == width else height)
-        chart = alt.layer(*layers).properties(width=width, height=height).facet(
-            facet=alt.Facet(field=facet, type="nominal", title=None), columns=columns,
-            data=frame)
+        chart = (
+            alt.layer(*layers)
+            .properties(width=width, height=height)
+            .facet(
+                facet=alt.Facet(field=facet, type="nominal", title=None),
+                columns=columns,
+                data=frame,
+            )
+        )
     return chart.properties(title=title) if title else chart
 
 
 def _diagonal() -> alt.Chart:
     """The dashed line of perfect calibration."""
     ends = pd.DataFrame({"x": [0.0], "y": [0.0], "x2": [1.0], "y2": [1.0]})
-    return alt.Chart(ends).mark_rule(strokeDash=[4, 4], color="gray").encode(
-        x="x:Q", y="y:Q", x2="x2:Q", y2="y2:Q")
+    return (
+        alt.Chart(ends)
+        .mark_rule(strokeDash=[4, 4], color="gray")
+        .encode(x="x:Q", y="y:Q", x2="x2:Q", y2="y2:Q")
+    )
 
 
 def _q(field: str, title: str | None = None, **kw):
-    return dict(field=field, type="quantitative", title=title if title is not None else field,
-                **kw)
+    return dict(field=field, type="quantitative", title=title if title is not None else field, **kw)
 
 
 # ---------------------------------------------------------------------------------------------
 # builders
 
 
-def calibration_curve(frame: pd.DataFrame, *, confidence: str = "confidence",
-                      accuracy: str = "accuracy", count: str | None = "count",
-                      color: str | None = "estimator", facet: str | None = "model",
-                      columns: int = 2, title: str | None = None) -> alt.TopLevelMixin:
+def calibration_curve(
+    frame: pd.DataFrame,
+    *,
+    confidence: str = "confidence",
+    accuracy: str = "accuracy",
+    count: str | None = "count",
+    color: str | None = "estimator",
+    facet: str | None = "model",
+    columns: int = 2,
+    title: str | None = None,
+) -> alt.TopLevelMixin:
     """Calibration curve (paper Fig. 2): accuracy per bin against the bin's mean confidence.
 
     ``frame`` has one row per bin (e.g. the metrics' calibration-curve data): the mean
@@ -164,57 +194,92 @@ def calibration_curve(frame: pd.DataFrame, *, confidence: str = "confidence",
     _require(frame, [confidence, accuracy, count, color, facet], "calibration_curve")
     unit = alt.Scale(domain=[0, 1])
     legend = _legend_selection(color)
-    line = _with_params(alt.Chart().mark_line(point=True).encode(
-        x=alt.X(**_q(confidence, "confidence", scale=unit)),
-        y=alt.Y(**_q(accuracy, "accuracy", scale=unit)),
-        color=_color(color),
-        opacity=_highlight(legend),
-        tooltip=_tooltip(frame, [facet, color, confidence, accuracy, count]),
-    ), legend, alt.selection_interval(bind="scales"))
+    line = _with_params(
+        alt.Chart()
+        .mark_line(point=True)
+        .encode(
+            x=alt.X(**_q(confidence, "confidence", scale=unit)),
+            y=alt.Y(**_q(accuracy, "accuracy", scale=unit)),
+            color=_color(color),
+            opacity=_highlight(legend),
+            tooltip=_tooltip(frame, [facet, color, confidence, accuracy, count]),
+        ),
+        legend,
+        alt.selection_interval(bind="scales"),
+    )
     side = WIDTH * 0.75
     return _finish([_diagonal(), line], frame, facet, columns, title, side, side)
 
 
-def ace_accuracy_scatter(frame: pd.DataFrame, *, accuracy: str = "accuracy", ace: str = "ace",
-                         color: str | None = "estimator", shape: str | None = None,
-                         label: str | None = "model", facet: str | None = None,
-                         columns: int = 2, title: str | None = None) -> alt.TopLevelMixin:
+def ace_accuracy_scatter(
+    frame: pd.DataFrame,
+    *,
+    accuracy: str = "accuracy",
+    ace: str = "ace",
+    color: str | None = "estimator",
+    shape: str | None = None,
+    label: str | None = "model",
+    facet: str | None = None,
+    columns: int = 2,
+    title: str | None = None,
+) -> alt.TopLevelMixin:
     """ACE against accuracy (paper Figs. 4 and 9): one point per row (e.g. model x estimator)."""
     _require(frame, [accuracy, ace, color, shape, label, facet], "ace_accuracy_scatter")
     legend = _legend_selection(color)
-    points = _with_params(alt.Chart().mark_point(filled=True, size=70).encode(
-        x=alt.X(**_q(accuracy, "accuracy", scale=alt.Scale(zero=False))),
-        y=alt.Y(**_q(ace, "ACE", scale=alt.Scale(zero=True))),
-        color=_color(color),
-        opacity=_highlight(legend),
-        shape=alt.Shape(field=shape, type="nominal") if shape else alt.Undefined,
-        tooltip=_tooltip(frame, [label, color, shape, facet, accuracy, ace]),
-    ), legend)
+    points = _with_params(
+        alt.Chart()
+        .mark_point(filled=True, size=70)
+        .encode(
+            x=alt.X(**_q(accuracy, "accuracy", scale=alt.Scale(zero=False))),
+            y=alt.Y(**_q(ace, "ACE", scale=alt.Scale(zero=True))),
+            color=_color(color),
+            opacity=_highlight(legend),
+            shape=alt.Shape(field=shape, type="nominal") if shape else alt.Undefined,
+            tooltip=_tooltip(frame, [label, color, shape, facet, accuracy, ace]),
+        ),
+        legend,
+    )
     return _finish([points], frame, facet, columns, title, WIDTH * 1.3, HEIGHT)
 
 
-def accuracy_rejection(frame: pd.DataFrame, *, threshold: str = "threshold",
-                       accuracy: str = "accuracy", rejected: str | None = "rejected",
-                       color: str | None = "estimator", facet: str | None = "model",
-                       columns: int = 2, title: str | None = None) -> alt.TopLevelMixin:
+def accuracy_rejection(
+    frame: pd.DataFrame,
+    *,
+    threshold: str = "threshold",
+    accuracy: str = "accuracy",
+    rejected: str | None = "rejected",
+    color: str | None = "estimator",
+    facet: str | None = "model",
+    columns: int = 2,
+    title: str | None = None,
+) -> alt.TopLevelMixin:
     """Accuracy-rejection curves (paper Fig. 10): accuracy of the instances whose confidence
     reaches each ``threshold``; the share ``rejected`` shows in the tooltip."""
     _require(frame, [threshold, accuracy, rejected, color, facet], "accuracy_rejection")
     legend = _legend_selection(color)
-    line = _with_params(alt.Chart().mark_line(point=True).encode(
-        x=alt.X(**_q(threshold, "confidence threshold")),
-        y=alt.Y(**_q(accuracy, "accuracy of kept instances", scale=alt.Scale(domain=[0, 1]))),
-        color=_color(color),
-        opacity=_highlight(legend),
-        tooltip=_tooltip(frame, [facet, color, threshold, accuracy, rejected, "kept"]
-                         if "kept" in frame.columns else [facet, color, threshold, accuracy,
-                                                           rejected]),
-    ), legend)
+    line = _with_params(
+        alt.Chart()
+        .mark_line(point=True)
+        .encode(
+            x=alt.X(**_q(threshold, "confidence threshold")),
+            y=alt.Y(**_q(accuracy, "accuracy of kept instances", scale=alt.Scale(domain=[0, 1]))),
+            color=_color(color),
+            opacity=_highlight(legend),
+            tooltip=_tooltip(
+                frame,
+                [facet, color, threshold, accuracy, rejected, "kept"]
+                if "kept" in frame.columns
+                else [facet, color, threshold, accuracy, rejected],
+            ),
+        ),
+        legend,
+    )
     return _finish([line], frame, facet, columns, title, WIDTH * 0.8, HEIGHT * 0.8)
 
 
-def band_summary(frame: pd.DataFrame, *, x: str, y: str, by: Sequence[str | None] = ()
-                 ) -> pd.DataFrame:
+def band_summary(
+    frame: pd.DataFrame, *, x: str, y: str, by: Sequence[str | None] = ()
+) -> pd.DataFrame:
     """Mean, minimum and maximum of ``y`` over the rows sharing ``x`` and ``by`` (the spread of
     seeded repeats, §5.2); columns ``[*by, x, "mean", "lower", "upper", "n"]``."""
     keys = [*[b for b in by if b], x]
@@ -227,12 +292,22 @@ def band_summary(frame: pd.DataFrame, *, x: str, y: str, by: Sequence[str | None
 FLOOR_COLOR = "#9e9e9e"
 
 
-def metric_band(frame: pd.DataFrame, *, x: str = "k", y: str = "value",
-                lower: str | None = None, upper: str | None = None,
-                color: str | None = "model", facet: str | None = None, columns: int = 2,
-                x_title: str | None = None, y_title: str | None = None,
-                title: str | None = None, floor_low: str | None = None,
-                floor_high: str | None = None) -> alt.TopLevelMixin:
+def metric_band(
+    frame: pd.DataFrame,
+    *,
+    x: str = "k",
+    y: str = "value",
+    lower: str | None = None,
+    upper: str | None = None,
+    color: str | None = "model",
+    facet: str | None = None,
+    columns: int = 2,
+    x_title: str | None = None,
+    y_title: str | None = None,
+    title: str | None = None,
+    floor_low: str | None = None,
+    floor_high: str | None = None,
+) -> alt.TopLevelMixin:
     """A metric against ``x`` as a line with a band (paper Fig. 3: confidence, accuracy and
     ACE against the number of answer options ``k``).
 
@@ -253,36 +328,71 @@ def metric_band(frame: pd.DataFrame, *, x: str = "k", y: str = "value",
         data = band_summary(frame, x=x, y=y, by=[color, facet])
         y, lower, upper = "mean", "lower", "upper"
     else:
-        _require(frame, [x, y, lower, upper, color, facet, floor_low, floor_high],
-                 "metric_band")
+        _require(frame, [x, y, lower, upper, color, facet, floor_low, floor_high], "metric_band")
         data = frame
     x_enc = alt.X(**_q(x, x_title or x))
     legend = _legend_selection(color)
     # the legend's selection lives in the first layer that has the colour (else the legend
     # Vega-Lite draws for the layers is not the one bound to it)
-    band = _with_params(alt.Chart().mark_area().encode(
-        x=x_enc, y=alt.Y(**_q(lower, y_label)), y2=alt.Y2(field=upper), color=_color(color),
-        opacity=(alt.when(legend).then(alt.value(0.25)).otherwise(alt.value(0.04))
-                 if legend is not None else alt.value(0.25)),
-        tooltip=_tooltip(data, [facet, color, x, y, lower, upper])), legend)
-    line = alt.Chart().mark_line(point=True).encode(
-        x=x_enc, y=alt.Y(**_q(y, y_label)), color=_color(color), opacity=_highlight(legend),
-        tooltip=_tooltip(data, [facet, color, x, y, lower, upper]))
+    band = _with_params(
+        alt.Chart()
+        .mark_area()
+        .encode(
+            x=x_enc,
+            y=alt.Y(**_q(lower, y_label)),
+            y2=alt.Y2(field=upper),
+            color=_color(color),
+            opacity=(
+                alt.when(legend).then(alt.value(0.25)).otherwise(alt.value(0.04))
+                if legend is not None
+                else alt.value(0.25)
+            ),
+            tooltip=_tooltip(data, [facet, color, x, y, lower, upper]),
+        ),
+        legend,
+    )
+    line = (
+        alt.Chart()
+        .mark_line(point=True)
+        .encode(
+            x=x_enc,
+            y=alt.Y(**_q(y, y_label)),
+            color=_color(color),
+            opacity=_highlight(legend),
+            tooltip=_tooltip(data, [facet, color, x, y, lower, upper]),
+        )
+    )
     layers = [band, line]
     if floor_low is not None:
-        layers.insert(1, alt.Chart().mark_area(color=FLOOR_COLOR, opacity=0.3).encode(
-            x=x_enc, y=alt.Y(**_q(floor_low, y_label)), y2=alt.Y2(field=floor_high),
-            detail=alt.Detail(field=color, type="nominal") if color else alt.Undefined,
-            tooltip=_tooltip(data, [facet, color, x, y, lower, upper, floor_low, floor_high]))
-            .transform_filter(f"isValid(datum['{floor_low}'])"))
+        layers.insert(
+            1,
+            alt.Chart()
+            .mark_area(color=FLOOR_COLOR, opacity=0.3)
+            .encode(
+                x=x_enc,
+                y=alt.Y(**_q(floor_low, y_label)),
+                y2=alt.Y2(field=floor_high),
+                detail=alt.Detail(field=color, type="nominal") if color else alt.Undefined,
+                tooltip=_tooltip(data, [facet, color, x, y, lower, upper, floor_low, floor_high]),
+            )
+            .transform_filter(f"isValid(datum['{floor_low}'])"),
+        )
     chart = _finish(layers, data, facet, columns, title, WIDTH, HEIGHT * 0.8)
     return chart.resolve_scale(y="independent") if facet and floor_low is not None else chart
 
 
-def grouped_bars(frame: pd.DataFrame, *, category: str = "model", group: str = "estimator",
-                 value: str = "delta", lower: str | None = None, upper: str | None = None,
-                 value_title: str | None = None, title: str | None = None,
-                 order: Sequence[str] | None = None) -> alt.TopLevelMixin:
+def grouped_bars(
+    frame: pd.DataFrame,
+    *,
+    category: str = "model",
+    group: str = "estimator",
+    value: str = "delta",
+    lower: str | None = None,
+    upper: str | None = None,
+    value_title: str | None = None,
+    title: str | None = None,
+    order: Sequence[str] | None = None,
+) -> alt.TopLevelMixin:
     """Grouped bars of ``value`` per ``category`` and ``group`` (paper Figs. 5 and 11: the change
     in ACE or accuracy per model and injected template), with a zero line and optional
     ``lower``/``upper`` error bars. ``order``: the groups' order within a category and in the
@@ -296,35 +406,63 @@ def grouped_bars(frame: pd.DataFrame, *, category: str = "model", group: str = "
     color = alt.Color(field=group, type="nominal", title=group, sort=sort)
     legend = _legend_selection(group)
     tooltip = _tooltip(frame, [category, group, value, lower, upper])
-    layers = [_with_params(alt.Chart().mark_bar().encode(
-        x=x, xOffset=offset, y=alt.Y(**_q(value, value_title or value)), color=color,
-        opacity=_highlight(legend), tooltip=tooltip), legend)]
+    layers = [
+        _with_params(
+            alt.Chart()
+            .mark_bar()
+            .encode(
+                x=x,
+                xOffset=offset,
+                y=alt.Y(**_q(value, value_title or value)),
+                color=color,
+                opacity=_highlight(legend),
+                tooltip=tooltip,
+            ),
+            legend,
+        )
+    ]
     if lower is not None:
-        layers.append(alt.Chart().mark_rule().encode(
-            x=x, xOffset=offset, y=alt.Y(field=lower, type="quantitative"),
-            y2=alt.Y2(field=upper), opacity=_highlight(legend), tooltip=tooltip))
-    zero = alt.Chart(pd.DataFrame({"zero": [0.0]})).mark_rule(color="black").encode(
-        y="zero:Q")
+        layers.append(
+            alt.Chart()
+            .mark_rule()
+            .encode(
+                x=x,
+                xOffset=offset,
+                y=alt.Y(field=lower, type="quantitative"),
+                y2=alt.Y2(field=upper),
+                opacity=_highlight(legend),
+                tooltip=tooltip,
+            )
+        )
+    zero = alt.Chart(pd.DataFrame({"zero": [0.0]})).mark_rule(color="black").encode(y="zero:Q")
     return _finish([*layers, zero], frame, None, 1, title, WIDTH * 1.3, HEIGHT)
 
 
-def intervals_long(frame: pd.DataFrame, intervals: dict[str, tuple[str, str]],
-                   keep: Sequence[str] = (), names: dict[str, str] | None = None,
-                   bands: dict[str, tuple[str, str]] | None = None) -> pd.DataFrame:
+def intervals_long(
+    frame: pd.DataFrame,
+    intervals: dict[str, tuple[str, str]],
+    keep: Sequence[str] = (),
+    names: dict[str, str] | None = None,
+    bands: dict[str, tuple[str, str]] | None = None,
+) -> pd.DataFrame:
     """A wide table of estimates with bounds (``{"ace": ("ace_low", "ace_high"), ...}``) as one
     row per estimate: the ``keep`` columns, ``metric`` (renamed by ``names``), ``value``,
     ``low``, ``high``, and ``n`` where the frame has it. ``bands`` (e.g. ``{"ace":
     ("ace_floor_low", "ace_floor_high")}``, the noise floor of ACE) adds ``band_low`` and
     ``band_high`` for those metrics (NaN for the others), for :func:`interval_chart`'s band.
     Only reshapes, computes nothing."""
-    cols = [*keep, *[c for pair in intervals.items() for c in (pair[0], *pair[1])],
-            *[c for pair in (bands or {}).values() for c in pair]]
+    cols = [
+        *keep,
+        *[c for pair in intervals.items() for c in (pair[0], *pair[1])],
+        *[c for pair in (bands or {}).values() for c in pair],
+    ]
     _require(frame, cols, "intervals_long")
     extra = [c for c in _SIZE if c in frame.columns and c not in keep][:1]
     parts = []
     for metric, (lo, hi) in intervals.items():
         part = frame[[*keep, *extra, metric, lo, hi]].rename(
-            columns={metric: "value", lo: "low", hi: "high"})
+            columns={metric: "value", lo: "low", hi: "high"}
+        )
         part.insert(len(keep), "metric", (names or {}).get(metric, metric))
         if bands:
             band = bands.get(metric)
@@ -334,12 +472,22 @@ def intervals_long(frame: pd.DataFrame, intervals: dict[str, tuple[str, str]],
     return pd.concat(parts, ignore_index=True)
 
 
-def interval_chart(frame: pd.DataFrame, *, value: str = "value", lower: str = "low",
-                   upper: str = "high", category: str = "estimator", color: str | None = "model",
-                   facet: str | None = "metric", columns: int = 3, zero: bool = False,
-                   value_title: str | None = None, title: str | None = None,
-                   band_low: str | None = None, band_high: str | None = None
-                   ) -> alt.TopLevelMixin:
+def interval_chart(
+    frame: pd.DataFrame,
+    *,
+    value: str = "value",
+    lower: str = "low",
+    upper: str = "high",
+    category: str = "estimator",
+    color: str | None = "model",
+    facet: str | None = "metric",
+    columns: int = 3,
+    zero: bool = False,
+    value_title: str | None = None,
+    title: str | None = None,
+    band_low: str | None = None,
+    band_high: str | None = None,
+) -> alt.TopLevelMixin:
     """Estimates with their intervals (a point and a rule from ``lower`` to ``upper``), one row
     per ``category`` (in the frame's order), the ``color`` groups side by side within a row:
     the chart beside a long table of intervals. ``facet`` (default ``metric``, see
@@ -350,8 +498,9 @@ def interval_chart(frame: pd.DataFrame, *, value: str = "value", lower: str = "l
     they are not NaN."""
     if (band_low is None) != (band_high is None):
         raise ValueError("interval_chart: give both band_low and band_high, or neither")
-    _require(frame, [value, lower, upper, category, color, facet, band_low, band_high],
-             "interval_chart")
+    _require(
+        frame, [value, lower, upper, category, color, facet, band_low, band_high], "interval_chart"
+    )
     order = list(dict.fromkeys(frame[category].astype(str)))
     n_colors = frame[color].nunique() if color else 1
     height = max(90, len(order) * (6 + 11 * n_colors))
@@ -361,23 +510,53 @@ def interval_chart(frame: pd.DataFrame, *, value: str = "value", lower: str = "l
     tooltip = _tooltip(frame, [category, color, facet, value, lower, upper])
     axis_title = value_title or ("" if facet else value)
     x = alt.X(**_q(value, axis_title, scale=alt.Scale(zero=zero)))
-    rules = _with_params(alt.Chart().mark_rule(strokeWidth=2).encode(
-        x=alt.X(**_q(lower, axis_title, scale=alt.Scale(zero=zero))), x2=alt.X2(field=upper),
-        y=y, yOffset=offset, color=_color(color), opacity=_highlight(legend), tooltip=tooltip),
-        legend)  # the first layer with the colour holds the legend's selection
-    points = alt.Chart().mark_point(filled=True, size=45).encode(
-        x=x, y=y, yOffset=offset, color=_color(color), opacity=_highlight(legend),
-        tooltip=tooltip)
+    rules = _with_params(
+        alt.Chart()
+        .mark_rule(strokeWidth=2)
+        .encode(
+            x=alt.X(**_q(lower, axis_title, scale=alt.Scale(zero=zero))),
+            x2=alt.X2(field=upper),
+            y=y,
+            yOffset=offset,
+            color=_color(color),
+            opacity=_highlight(legend),
+            tooltip=tooltip,
+        ),
+        legend,
+    )  # the first layer with the colour holds the legend's selection
+    points = (
+        alt.Chart()
+        .mark_point(filled=True, size=45)
+        .encode(
+            x=x,
+            y=y,
+            yOffset=offset,
+            color=_color(color),
+            opacity=_highlight(legend),
+            tooltip=tooltip,
+        )
+    )
     layers = [rules, points]
     if band_low is not None:  # behind the intervals, with the same tooltip
-        band_tooltip = _tooltip(frame, [category, color, facet, value, lower, upper, band_low,
-                                        band_high])
-        layers.insert(0, alt.Chart().mark_bar(color=FLOOR_COLOR, opacity=0.45).encode(
-            x=alt.X(**_q(band_low, axis_title, scale=alt.Scale(zero=zero))),
-            x2=alt.X2(field=band_high), y=y, yOffset=offset, tooltip=band_tooltip))
+        band_tooltip = _tooltip(
+            frame, [category, color, facet, value, lower, upper, band_low, band_high]
+        )
+        layers.insert(
+            0,
+            alt.Chart()
+            .mark_bar(color=FLOOR_COLOR, opacity=0.45)
+            .encode(
+                x=alt.X(**_q(band_low, axis_title, scale=alt.Scale(zero=zero))),
+                x2=alt.X2(field=band_high),
+                y=y,
+                yOffset=offset,
+                tooltip=band_tooltip,
+            ),
+        )
     if zero:
-        layers.append(alt.Chart().mark_rule(color="black", strokeDash=[3, 3]).encode(
-            x=alt.datum(0)))
+        layers.append(
+            alt.Chart().mark_rule(color="black", strokeDash=[3, 3]).encode(x=alt.datum(0))
+        )
     chart = _finish(layers, frame, facet, columns, title, WIDTH * 0.8, height)
     return chart.resolve_scale(x="independent") if facet else chart
 
@@ -386,42 +565,68 @@ def interval_chart(frame: pd.DataFrame, *, value: str = "value", lower: str = "l
 # builders appended by the calibration / linguistic / reductions chapters
 
 
-def binned_histogram(frame: pd.DataFrame, *, lower: str = "lower", upper: str = "upper",
-                     value: str = "share", color: str | None = None, row: str | None = "model",
-                     column: str | None = "label", x_title: str = "confidence",
-                     y_title: str | None = None, title: str | None = None
-                     ) -> alt.TopLevelMixin:
+def binned_histogram(
+    frame: pd.DataFrame,
+    *,
+    lower: str = "lower",
+    upper: str = "upper",
+    value: str = "share",
+    color: str | None = None,
+    row: str | None = "model",
+    column: str | None = "label",
+    x_title: str = "confidence",
+    y_title: str | None = None,
+    title: str | None = None,
+) -> alt.TopLevelMixin:
     """Histograms from already binned data (paper Fig. 8: the distribution of Base-Confidence
     under each reduction): one bar per row from ``lower`` to ``upper`` with height ``value``,
     as small multiples by ``row`` and ``column``."""
     _require(frame, [lower, upper, value, color, row, column], "binned_histogram")
     legend = _legend_selection(color)
-    bars = _with_params(alt.Chart(frame).mark_bar().encode(
-        x=alt.X(**_q(lower, x_title, scale=alt.Scale(domain=[0, 1]))),
-        x2=alt.X2(field=upper),
-        y=alt.Y(**_q(value, y_title or value)),
-        y2=alt.Y2Datum(0),
-        color=_color(color),
-        opacity=_highlight(legend, 0.1) if legend is not None else alt.value(0.85),
-        tooltip=_tooltip(frame, [row, column, color, lower, upper, value]),
-    ), legend).properties(width=min(WIDTH * 0.55, PANELS_WIDTH / max(
-        1, frame[column].nunique() if column else 1)), height=HEIGHT * 0.45)
+    bars = _with_params(
+        alt.Chart(frame)
+        .mark_bar()
+        .encode(
+            x=alt.X(**_q(lower, x_title, scale=alt.Scale(domain=[0, 1]))),
+            x2=alt.X2(field=upper),
+            y=alt.Y(**_q(value, y_title or value)),
+            y2=alt.Y2Datum(0),
+            color=_color(color),
+            opacity=_highlight(legend, 0.1) if legend is not None else alt.value(0.85),
+            tooltip=_tooltip(frame, [row, column, color, lower, upper, value]),
+        ),
+        legend,
+    ).properties(
+        width=min(WIDTH * 0.55, PANELS_WIDTH / max(1, frame[column].nunique() if column else 1)),
+        height=HEIGHT * 0.45,
+    )
     facets = {}
     if row:
         facets["row"] = alt.Row(field=row, type="nominal", title=None)
     if column:
-        facets["column"] = alt.Column(field=column, type="nominal", title=None,
-                                      sort=list(dict.fromkeys(frame[column])))
+        facets["column"] = alt.Column(
+            field=column, type="nominal", title=None, sort=list(dict.fromkeys(frame[column]))
+        )
     chart = bars.facet(**facets) if facets else bars
     return chart.properties(title=title) if title else chart
 
 
-def reliability_diagram(curve: pd.DataFrame, histogram: pd.DataFrame, *,
-                        confidence: str = "mean_confidence", accuracy: str = "accuracy",
-                        lower: str | None = "accuracy_low", upper: str | None = "accuracy_high",
-                        count: str = "count", bin_lower: str = "lower", bin_upper: str = "upper",
-                        color: str | None = "estimator", facet: str | None = "model",
-                        columns: int = 2, title: str | None = None) -> alt.TopLevelMixin:
+def reliability_diagram(
+    curve: pd.DataFrame,
+    histogram: pd.DataFrame,
+    *,
+    confidence: str = "mean_confidence",
+    accuracy: str = "accuracy",
+    lower: str | None = "accuracy_low",
+    upper: str | None = "accuracy_high",
+    count: str = "count",
+    bin_lower: str = "lower",
+    bin_upper: str = "upper",
+    color: str | None = "estimator",
+    facet: str | None = "model",
+    columns: int = 2,
+    title: str | None = None,
+) -> alt.TopLevelMixin:
     """Reliability diagram (paper Fig. 2 as scikit-learn's ``CalibrationDisplay`` and netcal
     draw it): per ``facet`` panel the calibration curve (accuracy per bin against the bin's
     mean ``confidence``) with each bin's interval (a rule from ``lower`` to ``upper``, e.g. the
@@ -435,10 +640,12 @@ def reliability_diagram(curve: pd.DataFrame, histogram: pd.DataFrame, *,
     """
     if (lower is None) != (upper is None):
         raise ValueError("reliability_diagram: give both lower and upper, or neither")
-    _require(curve, [confidence, accuracy, lower, upper, count, color, facet],
-             "reliability_diagram")
-    _require(histogram, [bin_lower, bin_upper, count, color, facet],
-             "reliability_diagram (histogram)")
+    _require(
+        curve, [confidence, accuracy, lower, upper, count, color, facet], "reliability_diagram"
+    )
+    _require(
+        histogram, [bin_lower, bin_upper, count, color, facet], "reliability_diagram (histogram)"
+    )
     panels_in = list(dict.fromkeys(curve[facet])) if facet else [None]
     side = WIDTH * 0.75
     per_row = max(1, min(columns, len(panels_in)))
@@ -448,33 +655,69 @@ def reliability_diagram(curve: pd.DataFrame, histogram: pd.DataFrame, *,
     legend = _legend_selection(color)
     x = alt.X(**_q(confidence, "confidence", scale=unit))
     tooltip = _tooltip(curve, [facet, color, confidence, accuracy, lower, upper, count])
-    hist_tooltip = _tooltip(histogram, [facet, color, bin_lower, bin_upper, count,
-                                        "share" if "share" in histogram.columns else None])
+    hist_tooltip = _tooltip(
+        histogram,
+        [
+            facet,
+            color,
+            bin_lower,
+            bin_upper,
+            count,
+            "share" if "share" in histogram.columns else None,
+        ],
+    )
     panels = []
     for i, value in enumerate(panels_in):
         c = curve if facet is None else curve[curve[facet] == value]
         h = histogram if facet is None else histogram[histogram[facet] == value]
         coloured = []
         if lower is not None:
-            coloured.append(alt.Chart(c).mark_rule(strokeWidth=1.5).encode(
-                x=x, y=alt.Y(**_q(lower, "accuracy", scale=unit)), y2=alt.Y2(field=upper),
-                color=_color(color), opacity=_highlight(legend), tooltip=tooltip))
-        coloured.append(alt.Chart(c).mark_line(point=True).encode(
-            x=x, y=alt.Y(**_q(accuracy, "accuracy", scale=unit)), color=_color(color),
-            opacity=_highlight(legend), tooltip=tooltip))
+            coloured.append(
+                alt.Chart(c)
+                .mark_rule(strokeWidth=1.5)
+                .encode(
+                    x=x,
+                    y=alt.Y(**_q(lower, "accuracy", scale=unit)),
+                    y2=alt.Y2(field=upper),
+                    color=_color(color),
+                    opacity=_highlight(legend),
+                    tooltip=tooltip,
+                )
+            )
+        coloured.append(
+            alt.Chart(c)
+            .mark_line(point=True)
+            .encode(
+                x=x,
+                y=alt.Y(**_q(accuracy, "accuracy", scale=unit)),
+                color=_color(color),
+                opacity=_highlight(legend),
+                tooltip=tooltip,
+            )
+        )
         if i == 0:  # the legend's selection: once, in the first layer that has the colour
             coloured[0] = _with_params(coloured[0], legend)
         top = alt.layer(*coloured, _diagonal()).properties(width=side, height=side)
         if value is not None:
             top = top.properties(title=str(value))
-        bars = alt.Chart(h).mark_bar().encode(
-            x=alt.X(**_q(bin_lower, "confidence", scale=unit)), x2=alt.X2(field=bin_upper),
-            y=alt.Y(**_q(count, "instances")), y2=alt.Y2Datum(0), color=_color(color),
-            opacity=(alt.when(legend).then(alt.value(0.45)).otherwise(alt.value(0.05))
-                     if legend is not None else alt.value(0.6)),
-            tooltip=hist_tooltip).properties(width=side, height=side * 0.3)
+        bars = (
+            alt.Chart(h)
+            .mark_bar()
+            .encode(
+                x=alt.X(**_q(bin_lower, "confidence", scale=unit)),
+                x2=alt.X2(field=bin_upper),
+                y=alt.Y(**_q(count, "instances")),
+                y2=alt.Y2Datum(0),
+                color=_color(color),
+                opacity=(
+                    alt.when(legend).then(alt.value(0.45)).otherwise(alt.value(0.05))
+                    if legend is not None
+                    else alt.value(0.6)
+                ),
+                tooltip=hist_tooltip,
+            )
+            .properties(width=side, height=side * 0.3)
+        )
         panels.append(alt.vconcat(top, bars, spacing=4))
     chart = panels[0] if len(panels) == 1 else alt.concat(*panels, columns=columns)
     return chart.properties(title=title) if title else chart
-
-

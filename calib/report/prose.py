@@ -11,10 +11,18 @@ from collections.abc import Mapping
 
 from calib.experiments.verdicts import AGREEMENT, Verdict
 
-METRIC_NAMES = {"ace": "ACE", "brier": "Brier score", "accuracy": "accuracy", "ece": "ECE",
-                "mce": "MCE", "rms": "RMS calibration error", "auroc": "AUROC", "aurc": "AURC",
-                "gap": "signed calibration gap",
-                "H": "H (harmonic mean of accuracy and 1 - ACE)"}
+METRIC_NAMES = {
+    "ace": "ACE",
+    "brier": "Brier score",
+    "accuracy": "accuracy",
+    "ece": "ECE",
+    "mce": "MCE",
+    "rms": "RMS calibration error",
+    "auroc": "AUROC",
+    "aurc": "AURC",
+    "gap": "signed calibration gap",
+    "H": "H (harmonic mean of accuracy and 1 - ACE)",
+}
 #: for these metrics a lower value is better (the signed gap has no better direction: use
 #: :func:`change_sentence`)
 LOWER_IS_BETTER = {"ace", "brier", "ece", "mce", "rms", "aurc"}
@@ -25,8 +33,10 @@ def fmt(x: float, digits: int = 3) -> str:
 
 
 def _difference(diff: Mapping) -> str:
-    return (f"difference {fmt(diff['difference'])}, 95% interval [{fmt(diff['low'])}, "
-            f"{fmt(diff['high'])}]")
+    return (
+        f"difference {fmt(diff['difference'])}, 95% interval [{fmt(diff['low'])}, "
+        f"{fmt(diff['high'])}]"
+    )
 
 
 def compare_sentence(a: str, b: str, diff: Mapping, subject: str = "") -> str:
@@ -41,10 +51,12 @@ def compare_sentence(a: str, b: str, diff: Mapping, subject: str = "") -> str:
         direction = "higher" if diff["difference"] > 0 else "lower"
         better = (direction == "lower") == (metric in LOWER_IS_BETTER)
         verdict = "better" if better else "worse"
-        return (f"{a} has a {direction} {name} than {b}{where} ({interval}): {verdict} on this "
-                f"sample.")
-    return (f"This run cannot tell {a} and {b} apart by {name}{where} ({interval}, which "
-            f"includes 0).")
+        return (
+            f"{a} has a {direction} {name} than {b}{where} ({interval}): {verdict} on this sample."
+        )
+    return (
+        f"This run cannot tell {a} and {b} apart by {name}{where} ({interval}, which includes 0)."
+    )
 
 
 def agreement_sentence(claim: str, verdict: Verdict | str, evidence: str) -> str:
@@ -63,8 +75,10 @@ def change_sentence(a: str, b: str, diff: Mapping, quantity: str, subject: str =
     if diff["low"] > 0 or diff["high"] < 0:
         direction = "higher" if diff["difference"] > 0 else "lower"
         return f"{a} gives a {direction} {quantity} than {b}{where} ({interval})."
-    return (f"This run shows no change in {quantity} between {a} and {b}{where} ({interval}, "
-            f"which includes 0).")
+    return (
+        f"This run shows no change in {quantity} between {a} and {b}{where} ({interval}, "
+        f"which includes 0)."
+    )
 
 
 def correlation_sentence(x: str, y: str, result: Mapping, subject: str = "") -> str:
@@ -72,17 +86,22 @@ def correlation_sentence(x: str, y: str, result: Mapping, subject: str = "") -> 
     see :func:`calib.confidence.bootstrap.correlation_interval`): its sign is asserted only when
     the interval excludes 0."""
     where = f" ({subject})" if subject else ""
-    numbers = f"r = {fmt(result['r'], 2)}, 95% interval [{fmt(result['low'], 2)}, " \
-              f"{fmt(result['high'], 2)}], {result['n']} models"
+    numbers = (
+        f"r = {fmt(result['r'], 2)}, 95% interval [{fmt(result['low'], 2)}, "
+        f"{fmt(result['high'], 2)}], {result['n']} models"
+    )
     if result["low"] > 0 or result["high"] < 0:
         sign = "positively" if result["r"] > 0 else "negatively"
         return f"Across models{where}, {y} is {sign} correlated with {x} ({numbers})."
-    return (f"Across models{where}, the correlation of {y} with {x} cannot be told apart from "
-            f"0 ({numbers}; the interval includes 0).")
+    return (
+        f"Across models{where}, the correlation of {y} with {x} cannot be told apart from "
+        f"0 ({numbers}; the interval includes 0)."
+    )
 
 
-def sample_size_sentence(n: int, unit: str = "BEAR facts", per: str = "model",
-                         detail: str = "", n_bins: int | None = 20) -> str:
+def sample_size_sentence(
+    n: int, unit: str = "BEAR facts", per: str = "model", detail: str = "", n_bins: int | None = 20
+) -> str:
     """How many facts stand behind each number of a chapter: "Each number on this page rests
     on **180 BEAR facts** per model (detail); ACE's 20 equal-count bins hold about 9 each."
     ``n_bins=None`` leaves out the bins (a chapter without ACE)."""
@@ -91,8 +110,10 @@ def sample_size_sentence(n: int, unit: str = "BEAR facts", per: str = "model",
     if n_bins:
         per_bin = n / n_bins
         if per_bin < 1:
-            text += (f"; that is fewer than ACE's {n_bins} equal-count bins, so some bins are "
-                     f"empty and dropped")
+            text += (
+                f"; that is fewer than ACE's {n_bins} equal-count bins, so some bins are "
+                f"empty and dropped"
+            )
         else:
             shown = f"{per_bin:.0f}" if per_bin == int(per_bin) else f"about {per_bin:.1f}"
             text += f"; the {n_bins} equal-count bins of ACE hold {shown} each"

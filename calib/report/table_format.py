@@ -41,8 +41,9 @@ MISSING = "–"
 def _is_missing(value) -> bool:
     if value is None or value is pd.NA or value is pd.NaT:
         return True
-    return isinstance(value, numbers.Real) and not isinstance(value, bool) \
-        and math.isnan(float(value))
+    return (
+        isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isnan(float(value))
+    )
 
 
 def format_number(value, digits: int | None = 3) -> str:
@@ -83,8 +84,9 @@ def format_interval(estimate, lower, upper, digits: int | None = 3) -> str:
     return f"{est} [{format_number(lower, digits)}, {format_number(upper, digits)}]"
 
 
-def with_intervals(frame: pd.DataFrame, intervals: Mapping[str, tuple[str, str]],
-                   digits: int | None = 3) -> pd.DataFrame:
+def with_intervals(
+    frame: pd.DataFrame, intervals: Mapping[str, tuple[str, str]], digits: int | None = 3
+) -> pd.DataFrame:
     """Replace each ``estimate`` column named in ``intervals`` (``{"ACE": ("ACE_lo",
     "ACE_hi")}``) by its :func:`format_interval` text, dropping the bound columns."""
     out = frame.copy()
@@ -94,11 +96,14 @@ def with_intervals(frame: pd.DataFrame, intervals: Mapping[str, tuple[str, str]]
             raise ValueError(f"intervals[{est!r}] must be a (lower, upper) pair of column names")
         missing = [c for c in (est, *bounds) if c not in frame.columns]
         if missing:
-            raise ValueError(f"with_intervals: the frame lacks column(s) {missing}; it has "
-                             f"{list(frame.columns)}")
+            raise ValueError(
+                f"with_intervals: the frame lacks column(s) {missing}; it has {list(frame.columns)}"
+            )
         lo, hi = bounds
-        out[est] = [format_interval(e, lo_, hi_, digits)
-                    for e, lo_, hi_ in zip(frame[est], frame[lo], frame[hi])]
+        out[est] = [
+            format_interval(e, lo_, hi_, digits)
+            for e, lo_, hi_ in zip(frame[est], frame[lo], frame[hi])
+        ]
         drop += [lo, hi]
     return out.drop(columns=list(dict.fromkeys(drop)))
 
@@ -129,8 +134,12 @@ def _numeric(series: pd.Series) -> bool:
     return pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
 
 
-def record_table(frame: pd.DataFrame, name: str | None = None, caption: str | None = None,
-                 intervals: Mapping[str, tuple[str, str]] | None = None) -> str | None:
+def record_table(
+    frame: pd.DataFrame,
+    name: str | None = None,
+    caption: str | None = None,
+    intervals: Mapping[str, tuple[str, str]] | None = None,
+) -> str | None:
     """Write ``frame`` as ``<export dir>/tables/<name>.csv`` (unrounded) and add a line with its
     ``caption`` and ``intervals`` to ``index.jsonl``, when a chapter run asked for it
     (:func:`calib.settings.export_dir`); returns the file name, or None outside a chapter run.
@@ -148,18 +157,30 @@ def record_table(frame: pd.DataFrame, name: str | None = None, caption: str | No
     while stem in taken:
         stem, k = f"{base}-{k}", k + 1
     frame.to_csv(folder / f"{stem}.csv", index=False)
-    entry = {"name": stem, "file": f"{stem}.csv", "caption": caption or "",
-             "intervals": {k: list(v) for k, v in (intervals or {}).items()}}
+    entry = {
+        "name": stem,
+        "file": f"{stem}.csv",
+        "caption": caption or "",
+        "intervals": {k: list(v) for k, v in (intervals or {}).items()},
+    }
     with open(folder / TABLE_INDEX, "a", encoding="utf-8") as fh:
         fh.write(json.dumps(entry) + "\n")
     return f"{stem}.csv"
 
 
-def html_table(frame: pd.DataFrame, *, digits: int | None | Mapping[str, int | None] = 3,
-               intervals: Mapping[str, tuple[str, str]] | None = None,
-               caption: str | None = None, label: str | None = None, note: str | None = None,
-               index: bool = False, css_class: str = "", name: str | None = None,
-               record: bool = True) -> HtmlTable:
+def html_table(
+    frame: pd.DataFrame,
+    *,
+    digits: int | None | Mapping[str, int | None] = 3,
+    intervals: Mapping[str, tuple[str, str]] | None = None,
+    caption: str | None = None,
+    label: str | None = None,
+    note: str | None = None,
+    index: bool = False,
+    css_class: str = "",
+    name: str | None = None,
+    record: bool = True,
+) -> HtmlTable:
     """``frame`` as a real HTML table, numbers rounded to ``digits`` decimals (an int, or a
     mapping column -> digits; ``None`` keeps values as given).
 
@@ -180,15 +201,19 @@ def html_table(frame: pd.DataFrame, *, digits: int | None | Mapping[str, int | N
         numeric_cols |= set(intervals)
     esc = html.escape
     num_class = ' class="num"'
-    head = "".join(f'<th scope="col"{num_class if c in numeric_cols else ""}>'
-                   f"{esc(str(c))}</th>" for c in data.columns)
+    head = "".join(
+        f'<th scope="col"{num_class if c in numeric_cols else ""}>{esc(str(c))}</th>'
+        for c in data.columns
+    )
     body = []
     for row in data.itertuples(index=False, name=None):
         cells = []
         for col, value in zip(data.columns, row):
-            text = format_number(value, _digits_for(col, digits)) if col in numeric_cols \
-                and not isinstance(value, str) else (MISSING if _is_missing(value)
-                                                     else str(value))
+            text = (
+                format_number(value, _digits_for(col, digits))
+                if col in numeric_cols and not isinstance(value, str)
+                else (MISSING if _is_missing(value) else str(value))
+            )
             cls = num_class if col in numeric_cols else ""
             cells.append(f"<td{cls}>{esc(text)}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
@@ -217,11 +242,16 @@ def _source_of(frame: pd.DataFrame) -> str:
     return ", ".join(bits)
 
 
-def reported_table(frame: pd.DataFrame, *, columns: Sequence[str] | None = None,
-                   source: str | None = None, caption: str | None = None,
-                   label: str | None = None,
-                   digits: int | None | Mapping[str, int | None] = None,
-                   note: str | None = None) -> HtmlTable:
+def reported_table(
+    frame: pd.DataFrame,
+    *,
+    columns: Sequence[str] | None = None,
+    source: str | None = None,
+    caption: str | None = None,
+    label: str | None = None,
+    digits: int | None | Mapping[str, int | None] = None,
+    note: str | None = None,
+) -> HtmlTable:
     """The papers' printed values (or the authors' released ones) as a separate table, values
     as given (``digits=None``), never a column of a computed one.
 
@@ -242,12 +272,14 @@ def reported_table(frame: pd.DataFrame, *, columns: Sequence[str] | None = None,
         text = (label or REPORTED_LABEL) + (f" ({src})" if src else "")
         cap = caption if caption is not None else attrs.get("caption")
     shown = frame[list(columns)] if columns is not None else frame
-    return html_table(shown, digits=digits, caption=cap, label=text, note=note,
-                      css_class=REPORTED_CLASS)
+    return html_table(
+        shown, digits=digits, caption=cap, label=text, note=note, css_class=REPORTED_CLASS
+    )
 
 
-def with_bounds(frame: pd.DataFrame, columns: Sequence[str],
-                intervals: Mapping[str, tuple[str, str]]) -> pd.DataFrame:
+def with_bounds(
+    frame: pd.DataFrame, columns: Sequence[str], intervals: Mapping[str, tuple[str, str]]
+) -> pd.DataFrame:
     """``frame``'s ``columns`` (in that order) and the bound columns of those of them named in
     ``intervals``: the frame :func:`html_table` shows with ``intervals`` (which merges each
     estimate with its bounds and drops the bound columns)."""

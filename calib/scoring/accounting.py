@@ -46,28 +46,46 @@ class Accounting:
         return self.statements / max(self.passes, 1)
 
     def as_dict(self) -> dict:
-        return {**asdict(self), "ratio": self.ratio, "padding_share": self.padding_share,
-                "statements_per_pass": self.statements_per_pass,
-                "minimum_per_statement": self.minimum / max(self.statements, 1),
-                "forwarded_per_statement": self.forwarded / max(self.statements, 1)}
+        return {
+            **asdict(self),
+            "ratio": self.ratio,
+            "padding_share": self.padding_share,
+            "statements_per_pass": self.statements_per_pass,
+            "minimum_per_statement": self.minimum / max(self.statements, 1),
+            "forwarded_per_statement": self.forwarded / max(self.statements, 1),
+        }
 
     def __add__(self, other: "Accounting") -> "Accounting":
         """Two plans' counts together (scorer calls on consecutive chunks)."""
-        return Accounting(self.budget, self.pad, *(getattr(self, f) + getattr(other, f)
-                                                   for f in ("statements", "tokens", "minimum",
-                                                             "forwarded", "padding", "passes")))
+        return Accounting(
+            self.budget,
+            self.pad,
+            *(
+                getattr(self, f) + getattr(other, f)
+                for f in ("statements", "tokens", "minimum", "forwarded", "padding", "passes")
+            ),
+        )
 
 
 def account(plan: ClmPlan) -> Accounting:
     """The counts of ``plan``."""
     cont = plan.continuation_len
     minimum = int(plan.prefix_len.sum() + cont.sum())
-    forwarded = sum(len(pp.prefixes) * pp.width
-                    + sum(len(cp.rows) * cp.width for cp in pp.continuations)
-                    for pp in plan.passes)
+    forwarded = sum(
+        len(pp.prefixes) * pp.width + sum(len(cp.rows) * cp.width for cp in pp.continuations)
+        for pp in plan.passes
+    )
     passes = sum(1 + len(pp.continuations) for pp in plan.passes)
-    return Accounting(plan.budget, plan.pad, len(plan.lengths), int(plan.lengths.sum()), minimum,
-                      int(forwarded), int(forwarded) - minimum, passes)
+    return Accounting(
+        plan.budget,
+        plan.pad,
+        len(plan.lengths),
+        int(plan.lengths.sum()),
+        minimum,
+        int(forwarded),
+        int(forwarded) - minimum,
+        passes,
+    )
 
 
 def minimum_tokens(groups: Sequence[Sequence[np.ndarray]]) -> int:
@@ -77,8 +95,12 @@ def minimum_tokens(groups: Sequence[Sequence[np.ndarray]]) -> int:
     return int(plen.sum() + (lengths - 1 - plen[prefix_of]).sum())
 
 
-def clm_accounting(groups: Sequence[Sequence[np.ndarray]], budget: int, pad: bool,
-                   chunk_statements: int | None = None) -> Accounting:
+def clm_accounting(
+    groups: Sequence[Sequence[np.ndarray]],
+    budget: int,
+    pad: bool,
+    chunk_statements: int | None = None,
+) -> Accounting:
     """The counts for scoring ``groups`` (token ids per option per query, start token first)
     within ``budget`` tokens per pass, one plan per chunk of about ``chunk_statements``
     statements (consecutive queries, as :func:`calib.scoring.run.score_queries` hands them to

@@ -83,8 +83,9 @@ class ClmPlan:
         return self.lengths - 1 - self.prefix_len[self.prefix_of]
 
 
-def pack(widths: np.ndarray, budget: int, pad: bool, cached: int = 0,
-         attached: np.ndarray | None = None) -> list[tuple[int, int]]:
+def pack(
+    widths: np.ndarray, budget: int, pad: bool, cached: int = 0, attached: np.ndarray | None = None
+) -> list[tuple[int, int]]:
     """Consecutive runs ``[start, end)`` of ascending ``widths``: ``n`` sequences of the run's
     largest width ``w`` with ``n * w <= budget`` and ``n * (cached + w) <= KV_FACTOR * budget``
     when ``cached`` key/value positions precede them. With ``pad=False`` a run holds one width;
@@ -133,14 +134,19 @@ def shared_prefixes(groups: Sequence[Sequence[np.ndarray]]):
             seen[key] = len(prefix_len)
             prefix_len.append(p)
             prefix_source.append(s)
-        prefix_of[s:s + len(g)] = seen[key]
+        prefix_of[s : s + len(g)] = seen[key]
         s += len(g)
-    return (lengths, prefix_of, np.asarray(prefix_len, dtype=np.int64),
-            np.asarray(prefix_source, dtype=np.int64))
+    return (
+        lengths,
+        prefix_of,
+        np.asarray(prefix_len, dtype=np.int64),
+        np.asarray(prefix_source, dtype=np.int64),
+    )
 
 
-def plan_clm(groups: Sequence[Sequence[np.ndarray]], budget: int, pad: bool,
-             pad_prefixes: bool | None = None) -> ClmPlan:
+def plan_clm(
+    groups: Sequence[Sequence[np.ndarray]], budget: int, pad: bool, pad_prefixes: bool | None = None
+) -> ClmPlan:
     """The passes that score ``groups[g][o]`` (token ids of option ``o`` of query ``g``, start
     token first) within ``budget`` tokens per pass. ``pad_prefixes=False`` keeps prefixes of
     one length per pass even when ``pad`` (a sliding-window model: a padded prefix would shift
@@ -159,11 +165,13 @@ def plan_clm(groups: Sequence[Sequence[np.ndarray]], budget: int, pad: bool,
     for a, b in pack(plen[order], budget, pad_prefixes, attached=attached[order]):
         prefixes = order[a:b]
         width = int(plen[prefixes].max())
-        stmts = np.concatenate([by_prefix[bounds[p]:bounds[p + 1]] for p in prefixes])
+        stmts = np.concatenate([by_prefix[bounds[p] : bounds[p + 1]] for p in prefixes])
         todo = stmts[cont[stmts] > 0]
         todo = todo[np.argsort(cont[todo], kind="stable")]
-        conts = tuple(ContinuationPass(todo[c:d], int(cont[todo[d - 1]]))
-                      for c, d in pack(cont[todo], budget, pad, cached=width))
+        conts = tuple(
+            ContinuationPass(todo[c:d], int(cont[todo[d - 1]]))
+            for c, d in pack(cont[todo], budget, pad, cached=width)
+        )
         passes.append(PrefixPass(prefixes, width, stmts, conts))
     return ClmPlan(budget, pad, lengths, prefix_of, plen, source, tuple(passes))
 
@@ -176,8 +184,15 @@ def plan_mlm(widths: np.ndarray, budget: int, pad: bool) -> list[np.ndarray]:
     return [order[a:b] for a, b in pack(widths[order], budget, pad)]
 
 
-def token_budget(device_type: str, vocab: int, *, free_bytes: int | None = None,
-                 dtype_bytes: int = 4, hidden: int = 0, kv_bytes_per_token: int = 0) -> int:
+def token_budget(
+    device_type: str,
+    vocab: int,
+    *,
+    free_bytes: int | None = None,
+    dtype_bytes: int = 4,
+    hidden: int = 0,
+    kv_bytes_per_token: int = 0,
+) -> int:
     """Tokens per forward pass for a model on a device.
 
     CPU: :data:`CPU_TOKEN_BUDGET`, less when ``vocab`` would put more than
@@ -187,8 +202,9 @@ def token_budget(device_type: str, vocab: int, *, free_bytes: int | None = None,
     of two within [MIN_BUDGET, MAX_BUDGET]."""
     if device_type == "cpu" or free_bytes is None:
         return max(MIN_BUDGET // 4, min(CPU_TOKEN_BUDGET, CPU_MAX_LOGITS // max(vocab, 1)))
-    per_token = 2 * vocab * max(dtype_bytes, 2) + 64 * hidden * dtype_bytes \
-        + KV_FACTOR * kv_bytes_per_token
+    per_token = (
+        2 * vocab * max(dtype_bytes, 2) + 64 * hidden * dtype_bytes + KV_FACTOR * kv_bytes_per_token
+    )
     tokens = int(GPU_MEMORY_SHARE * free_bytes / max(per_token, 1))
     tokens = 1 << max(tokens, 1).bit_length() - 1
     return int(min(MAX_BUDGET, max(MIN_BUDGET, tokens)))
@@ -210,8 +226,14 @@ def model_token_budget(model, device) -> int:
     head_dim = int(getattr(cfg, "head_dim", None) or hidden // heads)
     dtype_bytes = next(model.parameters()).element_size()
     free, _ = torch.cuda.mem_get_info(device)
-    return token_budget("cuda", vocab, free_bytes=free, dtype_bytes=dtype_bytes, hidden=hidden,
-                        kv_bytes_per_token=2 * layers * kv_heads * head_dim * dtype_bytes)
+    return token_budget(
+        "cuda",
+        vocab,
+        free_bytes=free,
+        dtype_bytes=dtype_bytes,
+        hidden=hidden,
+        kv_bytes_per_token=2 * layers * kv_heads * head_dim * dtype_bytes,
+    )
 
 
 def sliding_window(model) -> bool:

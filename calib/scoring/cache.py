@@ -47,12 +47,20 @@ log = logging.getLogger(__name__)
 _META_KEY = b"calib"
 _LOCK = ".lock"
 _CLAIMS = "claims"
-SCHEMA = pa.schema([
-    ("model", pa.string()), ("dataset", pa.string()), ("relation", pa.string()),
-    ("instance", pa.string()), ("template", pa.string()), ("option", pa.int32()),
-    ("answer", pa.string()), ("answer_idx", pa.int32()),
-    ("token_logprobs", pa.list_(pa.float32())), ("token_roles", pa.list_(pa.string())),
-])
+SCHEMA = pa.schema(
+    [
+        ("model", pa.string()),
+        ("dataset", pa.string()),
+        ("relation", pa.string()),
+        ("instance", pa.string()),
+        ("template", pa.string()),
+        ("option", pa.int32()),
+        ("answer", pa.string()),
+        ("answer_idx", pa.int32()),
+        ("token_logprobs", pa.list_(pa.float32())),
+        ("token_roles", pa.list_(pa.string())),
+    ]
+)
 #: columns renamed since chunks were first written, read under their new names: the correct
 #: option's index was stored as ``correct`` before it became ``answer_idx`` (same values, so
 #: the scorer version and the stored chunks stay valid)
@@ -100,8 +108,12 @@ class ScoreStore:
     def _quarantine(self, path: Path, why: str) -> None:
         log.warning("score chunk %s is unusable (%s); it is set aside and rescored", path, why)
         try:
-            os.replace(path, path.with_name(f"{path.stem}.{uuid.uuid4().hex[:6]}.corrupt")
-                       if path.is_dir() else path.with_suffix(".corrupt"))
+            os.replace(
+                path,
+                path.with_name(f"{path.stem}.{uuid.uuid4().hex[:6]}.corrupt")
+                if path.is_dir()
+                else path.with_suffix(".corrupt"),
+            )
         except OSError:
             pass
 
@@ -145,24 +157,30 @@ class ScoreStore:
         if table.num_rows != promised:
             self._quarantine(path, f"{table.num_rows} rows, metadata promises {promised}")
             return None
-        counts = table.group_by(["relation", "template", "instance"]).aggregate(
-            [("option", "count")]).to_pylist()
+        counts = (
+            table.group_by(["relation", "template", "instance"])
+            .aggregate([("option", "count")])
+            .to_pylist()
+        )
         got = {(c["relation"], c["template"], c["instance"]): c["option_count"] for c in counts}
         if any(got.get((r, t, i)) != n for r, t, i, _d, n in meta["units"]):
             self._quarantine(path, "row counts per unit do not match the metadata")
             return None
         return table.rename_columns([_RENAMED.get(n, n) for n in table.column_names])
 
-    def write(self, frame: pd.DataFrame, queries: list[Query],
-              claim: "Claim | None" = None) -> Path:
+    def write(
+        self, frame: pd.DataFrame, queries: list[Query], claim: "Claim | None" = None
+    ) -> Path:
         """Write the rows of ``queries`` as one chunk, atomically (a read-only or full cache
         is a :class:`~calib.settings.CacheWriteError`, and no partial file is left). Under a
         ``claim``, the partial file is named after it, so that it is removed with the claim
         if this process dies while writing."""
-        units = [[q.relation, q.template, q.instance, unit_hash(q), len(q.statements)]
-                 for q in queries]
-        table = pa.Table.from_pandas(frame[list(SCORE_COLUMNS)], schema=SCHEMA,
-                                     preserve_index=False)
+        units = [
+            [q.relation, q.template, q.instance, unit_hash(q), len(q.statements)] for q in queries
+        ]
+        table = pa.Table.from_pandas(
+            frame[list(SCORE_COLUMNS)], schema=SCHEMA, preserve_index=False
+        )
         table = table.replace_schema_metadata({_META_KEY: json.dumps({"units": units})})
         final = self.folder / f"chunk-{uuid.uuid4().hex[:16]}.parquet"
         with cache_writes(self.folder, "scores", needed=table.nbytes):
@@ -191,8 +209,9 @@ class ScoreStore:
 
 def as_stored(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` with the column types it has when read back from the store."""
-    return pa.Table.from_pandas(frame[list(SCORE_COLUMNS)], schema=SCHEMA,
-                                preserve_index=False).to_pandas()
+    return pa.Table.from_pandas(
+        frame[list(SCORE_COLUMNS)], schema=SCHEMA, preserve_index=False
+    ).to_pandas()
 
 
 def empty_scores() -> pd.DataFrame:
@@ -262,8 +281,9 @@ class Claims:
 
     def _is_stored(self, q: Query) -> bool:
         digest = unit_hash(q)
-        return any(d == digest for d, _p in self._stored.get((q.relation, q.template,
-                                                              q.instance), ()))
+        return any(
+            d == digest for d, _p in self._stored.get((q.relation, q.template, q.instance), ())
+        )
 
     def live(self) -> dict[Path, dict]:
         """The claims of live holders (record path -> the record). A claim whose lock is free
@@ -285,8 +305,10 @@ class Claims:
                 continue  # a read-only store: nobody can be writing to it
             try:
                 if path.exists():  # else its holder has just released it, as it should
-                    log.warning("claim %s was left by a process that ended; its units are "
-                                "free again", path.name)
+                    log.warning(
+                        "claim %s was left by a process that ended; its units are free again",
+                        path.name,
+                    )
                 for partial in self.store.folder.glob(f".tmp-{path.stem}-*"):
                     with contextlib.suppress(OSError):
                         partial.unlink()
@@ -302,8 +324,9 @@ class Claims:
         live process, up to about ``max_statements`` statements (the last unit may pass it;
         ``None``: all). Made under the store's lock."""
         with self.store.lock():
-            busy_keys = {tuple(u) for record in self.live().values()
-                         for u in record.get("units", [])}
+            busy_keys = {
+                tuple(u) for record in self.live().values() for u in record.get("units", [])
+            }
             self._refresh()  # after the claims: a claim ends only after its chunk is written
             mine, stored, busy, rest, size = [], [], [], [], 0
             for q in queries:
@@ -331,8 +354,11 @@ class Claims:
             lock.acquire(timeout=0)
             tmp = self.folder / f".{name}.part"
             try:
-                record = {"pid": os.getpid(), "host": socket.gethostname(),
-                          "units": [[q.relation, q.template, q.instance] for q in mine]}
+                record = {
+                    "pid": os.getpid(),
+                    "host": socket.gethostname(),
+                    "units": [[q.relation, q.template, q.instance] for q in mine],
+                }
                 tmp.write_text(json.dumps(record))
                 os.replace(tmp, path)
             except BaseException:
@@ -352,9 +378,13 @@ class Claims:
         if not live:
             return
         path, record = next(iter(live.items()))
-        log.warning("waiting for process %s on %s, which is scoring %d unit(s) of %s",
-                    record.get("pid"), record.get("host"), len(record.get("units", [])),
-                    self.store.folder)
+        log.warning(
+            "waiting for process %s on %s, which is scoring %d unit(s) of %s",
+            record.get("pid"),
+            record.get("host"),
+            len(record.get("units", [])),
+            self.store.folder,
+        )
         probe = FileLock(str(path.with_suffix(".lock")))
         while path.exists():
             if stop is not None:

@@ -47,39 +47,64 @@ def encode_groups(lm: LoadedModel, queries: Sequence[Query], start_token: str) -
         flat = encode_mlm(lm.tokenizer, statements)
     groups, pos = [], 0
     for q in queries:
-        groups.append(flat[pos:pos + len(q.statements)])
+        groups.append(flat[pos : pos + len(q.statements)])
         pos += len(q.statements)
     return groups
 
 
-def score_chunk(lm: LoadedModel, queries: Sequence[Query], token_budget: int | None,
-                progress, start_token: str = "single") -> pd.DataFrame:
+def score_chunk(
+    lm: LoadedModel,
+    queries: Sequence[Query],
+    token_budget: int | None,
+    progress,
+    start_token: str = "single",
+) -> pd.DataFrame:
     """The score-table rows (:mod:`calib.scoring.schema`) of ``queries`` under ``lm``;
     ``progress(n)`` is called with the statements finished after each forward pass."""
     groups = encode_groups(lm, queries, start_token)
     if lm.objective == "clm":
-        scores = clm_score(lm.model, groups, device=lm.device, progress=progress,
-                           token_budget=token_budget)
+        scores = clm_score(
+            lm.model, groups, device=lm.device, progress=progress, token_budget=token_budget
+        )
     else:
         tok = lm.tokenizer
-        scores = mlm_score(lm.model, groups, tok.mask_token_id, tok.pad_token_id or 0,
-                           device=lm.device, progress=progress, token_budget=token_budget)
+        scores = mlm_score(
+            lm.model,
+            groups,
+            tok.mask_token_id,
+            tok.pad_token_id or 0,
+            device=lm.device,
+            progress=progress,
+            token_budget=token_budget,
+        )
     rows = {c: [] for c in SCORE_COLUMNS}
     for q, encs, values in zip(queries, groups, scores):
         for o, (enc, lp) in enumerate(zip(encs, values)):
-            for col, val in (("model", lm.name), ("dataset", q.dataset),
-                             ("relation", q.relation), ("instance", q.instance),
-                             ("template", q.template), ("option", o), ("answer", q.answers[o]),
-                             ("answer_idx", q.answer_idx),
-                             ("token_logprobs", lp.astype(np.float32)),
-                             ("token_roles", list(enc.roles))):
+            for col, val in (
+                ("model", lm.name),
+                ("dataset", q.dataset),
+                ("relation", q.relation),
+                ("instance", q.instance),
+                ("template", q.template),
+                ("option", o),
+                ("answer", q.answers[o]),
+                ("answer_idx", q.answer_idx),
+                ("token_logprobs", lp.astype(np.float32)),
+                ("token_roles", list(enc.roles)),
+            ):
                 rows[col].append(val)
     return pd.DataFrame(rows)
 
 
-def score_missing(store: ScoreStore, missing: list[Query], get_model, chunk_statements: int,
-                  token_budget: int | None, bar,
-                  start_token: str = "single") -> list[pd.DataFrame]:
+def score_missing(
+    store: ScoreStore,
+    missing: list[Query],
+    get_model,
+    chunk_statements: int,
+    token_budget: int | None,
+    bar,
+    start_token: str = "single",
+) -> list[pd.DataFrame]:
     """Score ``missing`` into ``store`` one claimed chunk at a time; units another process
     claims meanwhile are waited for and read from the store (each unit is scored once). Returns
     the score frames of all of ``missing``. ``get_model()`` loads the model (once, when a chunk
@@ -106,8 +131,9 @@ def score_missing(store: ScoreStore, missing: list[Query], get_model, chunk_stat
                     store.write(frame, claim.queries, claim)
                 except CacheWriteError as exc:  # the space for all that is left
                     per = (exc.needed or 0) / max(count_statements(claim.queries), 1)
-                    raise exc.needing(int(max(per, STORED_BYTES) * count_statements(todo))) \
-                        from exc.__cause__
+                    raise exc.needing(
+                        int(max(per, STORED_BYTES) * count_statements(todo))
+                    ) from exc.__cause__
                 frames.append(as_stored(frame))
         lost = []
         if claim.stored:  # scored by another process meanwhile
@@ -118,7 +144,8 @@ def score_missing(store: ScoreStore, missing: list[Query], get_model, chunk_stat
             if again:
                 raise RuntimeError(
                     f"{len(again)} unit(s) that another process stored in {store.folder} cannot "
-                    f"be read back nor set aside (e.g. {again[0].key}); check that folder")
+                    f"be read back nor set aside (e.g. {again[0].key}); check that folder"
+                )
             lost_before |= {q.key for q in lost}
         todo = [*claim.busy, *claim.rest, *lost]
         if not claim.queries and not claim.rest and not lost and claim.busy:

@@ -50,10 +50,14 @@ def _select_cache(cache, index: torch.Tensor):
 
 
 @torch.inference_mode()
-def clm_score(model, groups: Sequence[Sequence[Encoded]], device: torch.device | str = "cpu",
-              token_budget: int | None = None,
-              progress: Callable[[int], None] | None = None,
-              pad: bool | None = None) -> list[list[np.ndarray]]:
+def clm_score(
+    model,
+    groups: Sequence[Sequence[Encoded]],
+    device: torch.device | str = "cpu",
+    token_budget: int | None = None,
+    progress: Callable[[int], None] | None = None,
+    pad: bool | None = None,
+) -> list[list[np.ndarray]]:
     """Per-token log-probabilities for every statement of every group.
 
     ``groups[g][o]`` is the encoded statement of option ``o`` of query ``g`` (see
@@ -72,15 +76,19 @@ def clm_score(model, groups: Sequence[Sequence[Encoded]], device: torch.device |
     budget = token_budget or model_token_budget(model, device)
     pad = device.type != "cpu" if pad is None else pad
     flat = [e.ids for g in groups for e in g]
-    plan = plan_clm([[e.ids for e in g] for g in groups], budget, pad,
-                    pad_prefixes=pad and not sliding_window(model))
+    plan = plan_clm(
+        [[e.ids for e in g] for g in groups],
+        budget,
+        pad,
+        pad_prefixes=pad and not sliding_window(model),
+    )
     cache_kw = _cache_kwarg(model)
     out: list[np.ndarray | None] = [None] * len(flat)
     with checked_between_layers(model):  # Ctrl-C stops a pass within one layer
         _run_plan(model, plan, flat, out, device, cache_kw, progress)
     nested, pos = [], 0
     for g in groups:
-        nested.append(out[pos:pos + len(g)])
+        nested.append(out[pos : pos + len(g)])
         pos += len(g)
     return nested  # type: ignore[return-value]
 
@@ -99,16 +107,20 @@ def _run_plan(model, plan, flat, out, device, cache_kw, progress) -> None:
         check_interrupted()  # Ctrl-C stops here, before the next pass (calib.interrupt)
         res = model(input_ids=torch.as_tensor(prefix, device=device), use_cache=True)
         logits = res.logits  # (K, W, V); causal: the right padding changes no real position
-        shared = token_logprobs(logits[:, :-1],
-                                torch.as_tensor(prefix[:, 1:], device=device)).cpu().numpy()
+        shared = (
+            token_logprobs(logits[:, :-1], torch.as_tensor(prefix[:, 1:], device=device))
+            .cpu()
+            .numpy()
+        )
         # the first token after the prefix, for each statement
         rows_q = np.asarray([local[int(plan.prefix_of[s])] for s in pp.statements])
         last = torch.as_tensor(plen - 1, device=device)
         k_idx = torch.arange(len(plen), device=device)
         lse = torch.logsumexp(logits[k_idx, last].float(), dim=-1)  # (K,)
         rq = torch.as_tensor(rows_q, device=device)
-        gold = torch.as_tensor([int(flat[s][plan.prefix_len[plan.prefix_of[s]]])
-                                for s in pp.statements], device=device)
+        gold = torch.as_tensor(
+            [int(flat[s][plan.prefix_len[plan.prefix_of[s]]]) for s in pp.statements], device=device
+        )
         first = (logits[rq, last[rq], gold].float() - lse[rq]).cpu().numpy()
         del logits
         prefix_cache = _cache_of(res)
@@ -117,7 +129,7 @@ def _run_plan(model, plan, flat, out, device, cache_kw, progress) -> None:
 
         def finish(s: int, rest: np.ndarray | None) -> None:
             q = row_of[s]
-            parts = [shared[q, :plen[q] - 1], np.asarray([first_of[s]])]
+            parts = [shared[q, : plen[q] - 1], np.asarray([first_of[s]])]
             if rest is not None:
                 parts.append(rest)
             out[s] = np.concatenate(parts).astype(np.float64)
@@ -134,23 +146,25 @@ def _run_plan(model, plan, flat, out, device, cache_kw, progress) -> None:
             seqs = np.zeros((len(rows), w + 1), dtype=np.int64)  # right-padded with id 0
             mask = np.zeros((len(rows), width + w), dtype=np.int64)
             for k, s in enumerate(rows):
-                tail = flat[s][p_row[k]:]
-                seqs[k, :len(tail)] = tail
-                mask[k, :p_row[k]] = 1
-                mask[k, width:width + len(tail) - 1] = 1
+                tail = flat[s][p_row[k] :]
+                seqs[k, : len(tail)] = tail
+                mask[k, : p_row[k]] = 1
+                mask[k, width : width + len(tail) - 1] = 1
             padded = bool((p_row < width).any() or (cont_len[rows] < w).any())
             cache = _select_cache(prefix_cache, torch.as_tensor(q, device=device))
             positions = torch.as_tensor(p_row[:, None] + np.arange(w)[None], device=device)
             check_interrupted()
-            res2 = model(input_ids=torch.as_tensor(seqs[:, :-1], device=device), use_cache=True,
-                         **{cache_kw: cache},
-                         **({"attention_mask": torch.as_tensor(mask, device=device)}
-                            if padded else {}),
-                         position_ids=positions)
+            res2 = model(
+                input_ids=torch.as_tensor(seqs[:, :-1], device=device),
+                use_cache=True,
+                **{cache_kw: cache},
+                **({"attention_mask": torch.as_tensor(mask, device=device)} if padded else {}),
+                position_ids=positions,
+            )
             got = token_logprobs(res2.logits, torch.as_tensor(seqs[:, 1:], device=device))
             del res2, cache
             for s, values in zip(rows.tolist(), got.cpu().numpy()):
-                finish(s, values[:cont_len[s]])
+                finish(s, values[: cont_len[s]])
             if progress is not None:
                 progress(len(rows))
         del prefix_cache, res

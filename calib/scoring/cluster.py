@@ -67,8 +67,9 @@ def import_ray():
     try:
         import ray
     except ImportError as exc:
-        raise ClusterError("scoring on a Ray cluster (--ray, $CALIB_RAY) needs Ray: "
-                           "pip install 'calib[cluster]'") from exc
+        raise ClusterError(
+            "scoring on a Ray cluster (--ray, $CALIB_RAY) needs Ray: pip install 'calib[cluster]'"
+        ) from exc
     return ray
 
 
@@ -77,8 +78,9 @@ def connect(address: str | None):
     cluster -- ``$RAY_ADDRESS`` or ``ray start --head`` -- else a new local one), once."""
     ray = import_ray()
     if not ray.is_initialized():
-        ray.init(address=None if (address or "").lower() in _LOCAL else address,
-                 logging_level="WARNING")
+        ray.init(
+            address=None if (address or "").lower() in _LOCAL else address, logging_level="WARNING"
+        )
     return ray
 
 
@@ -124,8 +126,9 @@ class Scorer:
 
         if threads:
             torch.set_num_threads(threads)
-        self.load_args = dict(name=name, objective=objective, device=device, dtype=dtype,
-                              cache_dir=cache_dir)
+        self.load_args = dict(
+            name=name, objective=objective, device=device, dtype=dtype, cache_dir=cache_dir
+        )
         self.lm = None
 
     def pid(self) -> int:
@@ -149,10 +152,21 @@ class Scorer:
             return self.lm
 
         with tqdm(disable=True) as bar:
-            score_missing(store, list(queries), get_model, count_statements(queries),
-                          token_budget, bar, start_token)
-        return {"statements": count_statements(queries), "loads": len(loads), "pid": os.getpid(),
-                "host": socket.gethostname()}
+            score_missing(
+                store,
+                list(queries),
+                get_model,
+                count_statements(queries),
+                token_budget,
+                bar,
+                start_token,
+            )
+        return {
+            "statements": count_statements(queries),
+            "loads": len(loads),
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+        }
 
 
 def cluster_device(address: str | None, device: str | None) -> str | None:
@@ -185,8 +199,9 @@ def _pool(ray, key: tuple) -> list:
     for actor in _POOL.get("actors", []):
         ray.kill(actor)
     n, each, threads = _resources(ray)
-    remote = ray.remote(Scorer).options(max_restarts=MAX_RESTARTS,
-                                        max_task_retries=MAX_RESTARTS, **each)
+    remote = ray.remote(Scorer).options(
+        max_restarts=MAX_RESTARTS, max_task_retries=MAX_RESTARTS, **each
+    )
     actors = [remote.remote(*key, threads) for _ in range(n)]
     _POOL.update(key=key, actors=actors)
     _TOTALS.workers += n
@@ -228,10 +243,21 @@ def cluster_for_chapters(address: str | None):
             ray.shutdown()
 
 
-def score_on_ray(address: str | None, store, missing: Sequence, *, model: str,
-                 objective: str | None, device: str | None, dtype: str | None, cache_dir,
-                 chunk_statements: int, token_budget: int | None, start_token: str,
-                 bar=None):
+def score_on_ray(
+    address: str | None,
+    store,
+    missing: Sequence,
+    *,
+    model: str,
+    objective: str | None,
+    device: str | None,
+    dtype: str | None,
+    cache_dir,
+    chunk_statements: int,
+    token_budget: int | None,
+    start_token: str,
+    bar=None,
+):
     """Score the ``missing`` queries of ``model`` into ``store`` on the cluster at ``address``
     (see the module docstring) and return their rows, read back from the store."""
     from calib.interrupt import check_interrupted
@@ -259,8 +285,10 @@ def score_on_ray(address: str | None, store, missing: Sequence, *, model: str,
             units.appendleft(unit)
             if not actors:
                 _POOL.clear()
-                raise ClusterError(f"every scoring actor of {model} died; the units stored "
-                                   f"so far are in {store.folder} (run again to resume)")
+                raise ClusterError(
+                    f"every scoring actor of {model} died; the units stored "
+                    f"so far are in {store.folder} (run again to resume)"
+                )
             continue
         idle.append(actor)
         _TOTALS.units += 1
@@ -272,7 +300,9 @@ def score_on_ray(address: str | None, store, missing: Sequence, *, model: str,
         _POOL["actors"] = actors
     rows, lost = store.lookup(list(missing))
     if lost:
-        raise ClusterError(f"{len(lost)} unit(s) scored on the cluster cannot be read from "
-                           f"{store.folder} (e.g. {lost[0].key}): is that folder on a file "
-                           f"system the driver and every node share ($CALIB_CACHE_DIR)?")
+        raise ClusterError(
+            f"{len(lost)} unit(s) scored on the cluster cannot be read from "
+            f"{store.folder} (e.g. {lost[0].key}): is that folder on a file "
+            f"system the driver and every node share ($CALIB_CACHE_DIR)?"
+        )
     return rows

@@ -95,17 +95,20 @@ def encode_clm_lm_pub_quiz(tokenizer, statements: Sequence[Statement]) -> list[E
     if first[0] != tok.bos_token_id and tok.bos_token is not None:
         shift = len(tok.bos_token)
         texts = [tok.bos_token + t for t in texts]
-    enc = tok(texts, add_special_tokens=True, return_offsets_mapping=True,
-              return_special_tokens_mask=True)
+    enc = tok(
+        texts, add_special_tokens=True, return_offsets_mapping=True, return_special_tokens_mask=True
+    )
     out = []
-    for st, ids, offs, special in zip(statements, enc["input_ids"], enc["offset_mapping"],
-                                      enc["special_tokens_mask"]):
+    for st, ids, offs, special in zip(
+        statements, enc["input_ids"], enc["offset_mapping"], enc["special_tokens_mask"]
+    ):
         targets = np.asarray([i for i in range(1, len(ids)) if not special[i]], dtype=np.int64)
         if not targets.size:
             raise ValueError(f"statement {st.text!r} tokenises to nothing")
         moved = [(max(offs[i][0] - shift, 0), max(offs[i][1] - shift, 0)) for i in targets]
-        out.append(Encoded(np.asarray(ids, dtype=np.int64), targets,
-                           tuple(token_roles(moved, st.spans))))
+        out.append(
+            Encoded(np.asarray(ids, dtype=np.int64), targets, tuple(token_roles(moved, st.spans)))
+        )
     return out
 
 

@@ -17,6 +17,10 @@ def token_logprobs(logits: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
     if logits.dim() < 2 or logits.numel() <= FLOAT32_CHUNK:
         return picked - torch.logsumexp(logits.float(), dim=-1)
     rows = max(1, FLOAT32_CHUNK // max(logits[0].numel(), 1))
-    lse = torch.cat([torch.logsumexp(logits[i:i + rows].float(), dim=-1)
-                     for i in range(0, logits.shape[0], rows)])
+    lse = torch.cat(
+        [
+            torch.logsumexp(logits[i : i + rows].float(), dim=-1)
+            for i in range(0, logits.shape[0], rows)
+        ]
+    )
     return picked - lse

@@ -25,10 +25,16 @@ from calib.scoring.logprobs import token_logprobs
 
 
 @torch.inference_mode()
-def mlm_score(model, groups: Sequence[Sequence[Encoded]], mask_id: int, pad_id: int = 0,
-              device: torch.device | str = "cpu", token_budget: int | None = None,
-              progress: Callable[[int], None] | None = None,
-              pad: bool | None = None) -> list[list[np.ndarray]]:
+def mlm_score(
+    model,
+    groups: Sequence[Sequence[Encoded]],
+    mask_id: int,
+    pad_id: int = 0,
+    device: torch.device | str = "cpu",
+    token_budget: int | None = None,
+    progress: Callable[[int], None] | None = None,
+    pad: bool | None = None,
+) -> list[list[np.ndarray]]:
     """Within-word l2r PLL terms for every statement of every group (same nesting as
     :func:`calib.scoring.clm.clm_score`). ``progress(n)`` gets the number of statements done.
     ``token_budget`` and ``pad`` as for :func:`calib.scoring.clm.clm_score`; stops after a
@@ -37,8 +43,12 @@ def mlm_score(model, groups: Sequence[Sequence[Encoded]], mask_id: int, pad_id: 
     budget = token_budget or model_token_budget(model, device)
     pad_lengths = device.type != "cpu" if pad is None else pad
     # one masked copy per (group, option, target index)
-    copies = [(g, o, k) for g, encs in enumerate(groups) for o, e in enumerate(encs)
-              for k in range(len(e.targets))]
+    copies = [
+        (g, o, k)
+        for g, encs in enumerate(groups)
+        for o, e in enumerate(encs)
+        for k in range(len(e.targets))
+    ]
     widths = np.asarray([len(groups[g][o].ids) for g, o, _ in copies], dtype=np.int64)
     out = [[np.zeros(len(e.targets)) for e in encs] for encs in groups]
     remaining = [[len(e.targets) for e in encs] for encs in groups]
@@ -53,13 +63,15 @@ def mlm_score(model, groups: Sequence[Sequence[Encoded]], mask_id: int, pad_id: 
             for r, (g, o, k) in enumerate(batch):
                 enc = groups[g][o]
                 t = int(enc.targets[k])
-                ids[r, :len(enc.ids)] = enc.ids
-                attn[r, :len(enc.ids)] = 1
+                ids[r, : len(enc.ids)] = enc.ids
+                attn[r, : len(enc.ids)] = 1
                 ids[r, mlm_masked_positions(enc, t)] = mask_id
                 pos[r], gold[r] = t, enc.ids[t]
             check_interrupted()  # Ctrl-C stops here, before the next pass (calib.interrupt)
-            logits = model(input_ids=torch.as_tensor(ids, device=device),
-                           attention_mask=torch.as_tensor(attn, device=device)).logits
+            logits = model(
+                input_ids=torch.as_tensor(ids, device=device),
+                attention_mask=torch.as_tensor(attn, device=device),
+            ).logits
             rows = torch.arange(len(batch), device=device)
             at = logits[rows, torch.as_tensor(pos, device=device)]  # (B, V)
             values = token_logprobs(at, torch.as_tensor(gold, device=device)).cpu().numpy()

@@ -54,12 +54,18 @@ class ScoringInterrupted(KeyboardInterrupt):
 
 def _check_start_token(start_token: str) -> None:
     if start_token not in START_TOKENS:
-        raise ValueError(f"unknown start_token {start_token!r}; expected one of "
-                         f"{list(START_TOKENS)}")
+        raise ValueError(
+            f"unknown start_token {start_token!r}; expected one of {list(START_TOKENS)}"
+        )
 
 
-def scoring_options(model: str, objective: str | None, dtype: str | None,
-                    start_token: str = "single", device: str | None = "auto") -> dict:
+def scoring_options(
+    model: str,
+    objective: str | None,
+    dtype: str | None,
+    start_token: str = "single",
+    device: str | None = "auto",
+) -> dict:
     """The settings that, with the model key, determine the scores (the cache key).
     ``start_token`` (:data:`~calib.scoring.encoding.START_TOKENS`) enters the key only when it
     is not calib's ``"single"``. Without ``dtype`` the registry's, else the default for
@@ -67,20 +73,27 @@ def scoring_options(model: str, objective: str | None, dtype: str | None,
     models where the CPU has native bfloat16), so the key names the dtype the model runs in."""
     _check_start_token(start_token)
     spec = get_spec(model)
-    out = {"version": SCORER_VERSION,
-           "objective": objective or (spec.objective if spec else "auto"),
-           "dtype": dtype_name(str(dtype).replace("torch.", "") if dtype else None, spec,
-                               device),
-           "pll": PLL_VARIANT}
+    out = {
+        "version": SCORER_VERSION,
+        "objective": objective or (spec.objective if spec else "auto"),
+        "dtype": dtype_name(str(dtype).replace("torch.", "") if dtype else None, spec, device),
+        "pll": PLL_VARIANT,
+    }
     if start_token != "single" and out["objective"] != "mlm":
         out["start"] = start_token
     return out
 
 
-def score_store(model: str | LoadedModel, dataset: str, *,
-                cache_dir: str | os.PathLike | None = None, dtype: str | None = None,
-                objective: str | None = None, start_token: str = "single",
-                device: str | None = "auto") -> ScoreStore:
+def score_store(
+    model: str | LoadedModel,
+    dataset: str,
+    *,
+    cache_dir: str | os.PathLike | None = None,
+    dtype: str | None = None,
+    objective: str | None = None,
+    start_token: str = "single",
+    device: str | None = "auto",
+) -> ScoreStore:
     """The store that holds ``model``'s scores of ``dataset`` under these scoring options
     (computed without loading the model; ``device`` picks the default dtype)."""
     if isinstance(model, LoadedModel):
@@ -92,31 +105,71 @@ def score_store(model: str | LoadedModel, dataset: str, *,
     return ScoreStore.at(cache_root(cache_dir), key, options, dataset)
 
 
-def _score_dataset(model, name: str, dataset: str, qs: list[Query], cluster: str | None,
-                   get_model, *, cache_dir, device, dtype, objective, chunk_statements: int,
-                   token_budget: int | None, progress: bool, start_token: str) -> list:
+def _score_dataset(
+    model,
+    name: str,
+    dataset: str,
+    qs: list[Query],
+    cluster: str | None,
+    get_model,
+    *,
+    cache_dir,
+    device,
+    dtype,
+    objective,
+    chunk_statements: int,
+    token_budget: int | None,
+    progress: bool,
+    start_token: str,
+) -> list:
     """The score frames of ``qs`` (one dataset): the stored ones, and the missing ones scored
     here or on the cluster. An interruption (:mod:`calib.interrupt`) becomes
     :class:`ScoringInterrupted` naming the store."""
-    store = score_store(model, dataset, cache_dir=cache_dir, dtype=dtype, objective=objective,
-                        start_token=start_token, device=device)
+    store = score_store(
+        model,
+        dataset,
+        cache_dir=cache_dir,
+        dtype=dtype,
+        objective=objective,
+        start_token=start_token,
+        device=device,
+    )
     try:
         stored, missing = store.lookup(qs)
         if not missing:
             return [stored]
-        bar = tqdm(total=count_statements(missing), desc=f"scoring {name} on {dataset}",
-                   unit="stmt", disable=not progress, file=sys.stderr, mininterval=2.0)
+        bar = tqdm(
+            total=count_statements(missing),
+            desc=f"scoring {name} on {dataset}",
+            unit="stmt",
+            disable=not progress,
+            file=sys.stderr,
+            mininterval=2.0,
+        )
         try:
             if cluster is not None:
                 from calib.scoring.cluster import score_on_ray
 
-                scored = [score_on_ray(
-                    cluster, store, missing, model=name, objective=objective, device=device,
-                    dtype=dtype, cache_dir=cache_dir, chunk_statements=chunk_statements,
-                    token_budget=token_budget, start_token=start_token, bar=bar)]
+                scored = [
+                    score_on_ray(
+                        cluster,
+                        store,
+                        missing,
+                        model=name,
+                        objective=objective,
+                        device=device,
+                        dtype=dtype,
+                        cache_dir=cache_dir,
+                        chunk_statements=chunk_statements,
+                        token_budget=token_budget,
+                        start_token=start_token,
+                        bar=bar,
+                    )
+                ]
             else:
-                scored = score_missing(store, missing, get_model, chunk_statements,
-                                       token_budget, bar, start_token)
+                scored = score_missing(
+                    store, missing, get_model, chunk_statements, token_budget, bar, start_token
+                )
         finally:
             bar.close()
         check_interrupted()  # a signal that came after the last safe point
@@ -125,12 +178,20 @@ def _score_dataset(model, name: str, dataset: str, qs: list[Query], cluster: str
     return [stored, *scored]
 
 
-def score_queries(model: str | LoadedModel, queries: Sequence[Query], *,
-                  cache_dir: str | os.PathLike | None = None, device: str | None = "auto",
-                  dtype: str | None = None, objective: str | None = None,
-                  chunk_statements: int | None = None, token_budget: int | None = None,
-                  progress: bool = True, start_token: str = "single",
-                  ray: str | None = None) -> pd.DataFrame:
+def score_queries(
+    model: str | LoadedModel,
+    queries: Sequence[Query],
+    *,
+    cache_dir: str | os.PathLike | None = None,
+    device: str | None = "auto",
+    dtype: str | None = None,
+    objective: str | None = None,
+    chunk_statements: int | None = None,
+    token_budget: int | None = None,
+    progress: bool = True,
+    start_token: str = "single",
+    ray: str | None = None,
+) -> pd.DataFrame:
     """The score table (:mod:`calib.scoring.schema`) of ``queries`` under ``model``.
 
     ``model`` is a registry name, local folder or hub id (or an already loaded model). Stored
@@ -173,32 +234,52 @@ def score_queries(model: str | LoadedModel, queries: Sequence[Query], *,
 
     def get_model() -> LoadedModel:
         if not loaded:
-            loaded.append(load_model(name, objective=objective, device=device, dtype=dtype,
-                                     cache_dir=cache_dir))
+            loaded.append(
+                load_model(
+                    name, objective=objective, device=device, dtype=dtype, cache_dir=cache_dir
+                )
+            )
         return loaded[0]
 
     with stop_on_signals():  # Ctrl-C / SIGTERM stop at the next forward pass
         for dataset, qs in by_dataset.items():
-            frames += _score_dataset(model, name, dataset, qs, cluster, get_model,
-                                     cache_dir=cache_dir, device=device, dtype=dtype,
-                                     objective=objective, chunk_statements=chunk_statements,
-                                     token_budget=token_budget, progress=progress,
-                                     start_token=start_token)
+            frames += _score_dataset(
+                model,
+                name,
+                dataset,
+                qs,
+                cluster,
+                get_model,
+                cache_dir=cache_dir,
+                device=device,
+                dtype=dtype,
+                objective=objective,
+                chunk_statements=chunk_statements,
+                token_budget=token_budget,
+                progress=progress,
+                start_token=start_token,
+            )
     out = pd.concat(frames, ignore_index=True)
     out["model"] = name
     order = {q.key: i for i, q in enumerate(queries)}
-    out["_q"] = [order[k] for k in zip(out["dataset"], out["relation"], out["instance"],
-                                       out["template"])]
+    out["_q"] = [
+        order[k] for k in zip(out["dataset"], out["relation"], out["instance"], out["template"])
+    ]
     out = out.sort_values(["_q", "option"], kind="stable").drop(columns="_q")
     out = out.reset_index(drop=True)
     record_scores(out)  # for the chapter's downloads, when a chapter run asked for them
     return out
 
 
-def score_bear(models: str | LoadedModel | Sequence[str | LoadedModel],
-               templates="paraphrase-0..4", per_relation: int | None = None, seed: int = 0,
-               relations: Sequence[str] | None = None, data_dir=None,
-               **kwargs) -> pd.DataFrame:
+def score_bear(
+    models: str | LoadedModel | Sequence[str | LoadedModel],
+    templates="paraphrase-0..4",
+    per_relation: int | None = None,
+    seed: int = 0,
+    relations: Sequence[str] | None = None,
+    data_dir=None,
+    **kwargs,
+) -> pd.DataFrame:
     """The score table of BEAR (optionally a seeded sample of ``per_relation`` instances per
     relation) under the named ``templates`` for one model or, given a list, for every model on
     the same sample (their tables one after another). Stored scores are reused; only what is

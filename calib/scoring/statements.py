@@ -22,7 +22,6 @@ import pandas as pd
 from calib.data.templates import OBJECT, SUBJECT, missing_slot
 
 
-
 @dataclass(frozen=True)
 class Statement:
     """A filled template: its text and the character spans ``(role, start, end)`` of the
@@ -51,8 +50,12 @@ def fill_template(template: str, subject: str, answer: str) -> Statement:
     slot = missing_slot(template)
     if slot is not None:
         raise ValueError(f"template {template!r} must hold {slot} exactly once")
-    slots = sorted(((template.index(SUBJECT), SUBJECT, "subject", subject),
-                    (template.index(OBJECT), OBJECT, "object", answer)))
+    slots = sorted(
+        (
+            (template.index(SUBJECT), SUBJECT, "subject", subject),
+            (template.index(OBJECT), OBJECT, "object", answer),
+        )
+    )
     text, spans, pos = "", [], 0
     for idx, slot, role, value in slots:
         text += template[pos:idx]
@@ -70,8 +73,9 @@ def fill_template(template: str, subject: str, answer: str) -> Statement:
 def continuation_statement(prefix: str, completion: str) -> Statement:
     """A prefix followed by a completion (FACTOR): the prefix is ``template``, the completion
     ``object``."""
-    return Statement(text=prefix + completion,
-                     spans=(("object", len(prefix), len(prefix) + len(completion)),))
+    return Statement(
+        text=prefix + completion, spans=(("object", len(prefix), len(prefix) + len(completion)),)
+    )
 
 
 @dataclass(frozen=True)
@@ -91,8 +95,12 @@ class Query:
         return (self.dataset, self.relation, self.instance, self.template)
 
 
-def template_queries(instances: pd.DataFrame, answer_spaces: Mapping[str, Sequence[str]],
-                     templates: Mapping[str, Mapping[str, str]], dataset: str) -> list[Query]:
+def template_queries(
+    instances: pd.DataFrame,
+    answer_spaces: Mapping[str, Sequence[str]],
+    templates: Mapping[str, Mapping[str, str]],
+    dataset: str,
+) -> list[Query]:
     """Queries for every instance under every template of its relation.
 
     ``instances`` has columns ``relation, instance, subject, answer_idx`` (index of the object in
@@ -105,11 +113,21 @@ def template_queries(instances: pd.DataFrame, answer_spaces: Mapping[str, Sequen
         for name, template in templates[rel].items():
             for inst, subject, idx in zip(rows["instance"], rows["subject"], rows["answer_idx"]):
                 if not 0 <= int(idx) < len(answers):
-                    raise ValueError(f"{dataset} {rel} {inst}: answer_idx {idx} outside "
-                                     f"the answer space of {len(answers)}")
-                out.append(Query(dataset, str(rel), str(inst), name, answers,
-                                 tuple(fill_template(template, subject, a) for a in answers),
-                                 int(idx)))
+                    raise ValueError(
+                        f"{dataset} {rel} {inst}: answer_idx {idx} outside "
+                        f"the answer space of {len(answers)}"
+                    )
+                out.append(
+                    Query(
+                        dataset,
+                        str(rel),
+                        str(inst),
+                        name,
+                        answers,
+                        tuple(fill_template(template, subject, a) for a in answers),
+                        int(idx),
+                    )
+                )
     return out
 
 
@@ -122,8 +140,9 @@ def bear_queries(bear, template_names: Iterable[str]) -> list[Query]:
     return template_queries(inst, spaces, temps, dataset="bear")
 
 
-def token_roles(offsets: Sequence[tuple[int, int]], spans: Sequence[tuple[str, int, int]]
-                ) -> list[str]:
+def token_roles(
+    offsets: Sequence[tuple[int, int]], spans: Sequence[tuple[str, int, int]]
+) -> list[str]:
     """The role of each token: the span it overlaps most (ties go to the object), else
     ``template``. Offsets are the tokenizer's ``(start, end)`` character offsets."""
     roles = []

@@ -25,8 +25,12 @@ def stage_book(dest: Path, chapters: dict[str, Path], caption: str = "Experiment
     """A book root in ``dest`` with the real configuration and prose and ``chapters``."""
     dest.mkdir(parents=True, exist_ok=True)
     shutil.copy2(REPO / "_config.yml", dest / "_config.yml")
-    shutil.copytree(REPO / "book", dest / "book", dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        REPO / "book",
+        dest / "book",
+        dirs_exist_ok=True,
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
     (dest / "notebooks").mkdir(exist_ok=True)
     for name, source in chapters.items():
         shutil.copy2(source, dest / "notebooks" / f"{name}.md")
@@ -35,20 +39,27 @@ def stage_book(dest: Path, chapters: dict[str, Path], caption: str = "Experiment
     # prose page's link to one becomes its name in code (a strict build fails on the link)
     parts = []
     for part in toc.get("parts", []):
-        prose = [c for c in part.get("chapters", [])
-                 if not str(c.get("file", "")).startswith("_build/")]
+        prose = [
+            c for c in part.get("chapters", []) if not str(c.get("file", "")).startswith("_build/")
+        ]
         if prose:
             parts.append({**part, "chapters": prose})
     toc["parts"] = parts
     for page in (dest / "book").glob("*.md"):
         text = page.read_text(encoding="utf-8")
         unlinked = _CHAPTER_LINK.sub(
-            lambda m: m.group(0) if m.group(1) in chapters else f"`{m.group(1)}`", text)
+            lambda m: m.group(0) if m.group(1) in chapters else f"`{m.group(1)}`", text
+        )
         if unlinked != text:
             page.write_text(unlinked, encoding="utf-8")
     if chapters:
-        toc.setdefault("parts", []).insert(1, {"caption": caption, "chapters": [
-            {"file": f"_build/chapters/{name}"} for name in chapters]})
+        toc.setdefault("parts", []).insert(
+            1,
+            {
+                "caption": caption,
+                "chapters": [{"file": f"_build/chapters/{name}"} for name in chapters],
+            },
+        )
     (dest / "_toc.yml").write_text(yaml.safe_dump(toc, sort_keys=False), encoding="utf-8")
     return dest
 
@@ -60,6 +71,8 @@ def download_links(page: Path) -> list[Path]:
     out = []
     for tag in re.findall(r"<a\b[^>]*\bclass=\"[^\"]*\bdownload\b[^>]*>", text):
         href = re.search(r'href="([^"]+)"', tag).group(1)
-        assert "://" not in href and not href.startswith("/"), f"{page}: link {href} is not relative"
+        assert "://" not in href and not href.startswith("/"), (
+            f"{page}: link {href} is not relative"
+        )
         out.append((page.parent / unquote(href)).resolve())
     return out

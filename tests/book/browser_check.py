@@ -72,8 +72,10 @@ class Chromium:
     def __init__(self, executable: str | None = None, timeout: float = HANG_S):
         self.executable = executable or find_chromium()
         if not self.executable:
-            raise RuntimeError("no Chromium found: install it (Debian: apt-get install -y "
-                               "chromium) or set CALIB_CHROMIUM to a Chromium binary")
+            raise RuntimeError(
+                "no Chromium found: install it (Debian: apt-get install -y "
+                "chromium) or set CALIB_CHROMIUM to a Chromium binary"
+            )
         self.timeout = timeout
         self._id = 0
         self._events: list[dict] = []
@@ -82,14 +84,29 @@ class Chromium:
         import websocket  # websocket-client
 
         self._profile = tempfile.mkdtemp(prefix="calib-chromium-")
-        args = [self.executable, "--headless=new", "--no-sandbox", "--disable-gpu",
-                "--disable-dev-shm-usage", "--disable-background-networking",
-                "--disable-component-update", "--disable-default-apps", "--disable-sync",
-                "--disable-extensions", "--no-first-run", "--no-default-browser-check",
-                "--mute-audio", "--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>",
-                "--host-resolver-rules=MAP * ~NOTFOUND",
-                "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
-                "--remote-allow-origins=*", f"--user-data-dir={self._profile}", "about:blank"]
+        args = [
+            self.executable,
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-default-apps",
+            "--disable-sync",
+            "--disable-extensions",
+            "--no-first-run",
+            "--no-default-browser-check",
+            "--mute-audio",
+            "--proxy-server=127.0.0.1:9",
+            "--proxy-bypass-list=<-loopback>",
+            "--host-resolver-rules=MAP * ~NOTFOUND",
+            "--remote-debugging-address=127.0.0.1",
+            "--remote-debugging-port=0",
+            "--remote-allow-origins=*",
+            f"--user-data-dir={self._profile}",
+            "about:blank",
+        ]
         self._proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         port_file = Path(self._profile) / "DevToolsActivePort"
         deadline = time.time() + self.timeout
@@ -99,12 +116,14 @@ class Chromium:
                 raise RuntimeError(f"{self.executable} exited ({self._proc.returncode}): {err}")
             if time.time() > deadline:
                 self.close()
-                raise RuntimeError(f"{self.executable} did not open its DevTools port in "
-                                   f"{self.timeout:.0f} s")
+                raise RuntimeError(
+                    f"{self.executable} did not open its DevTools port in {self.timeout:.0f} s"
+                )
             time.sleep(0.05)
         port, path = port_file.read_text().splitlines()[:2]
-        self._ws = websocket.create_connection(f"ws://127.0.0.1:{port}{path}",
-                                               timeout=self.timeout, suppress_origin=True)
+        self._ws = websocket.create_connection(
+            f"ws://127.0.0.1:{port}{path}", timeout=self.timeout, suppress_origin=True
+        )
         return self
 
     def __exit__(self, *exc) -> None:
@@ -132,8 +151,13 @@ class Chromium:
 
     # -- protocol ---------------------------------------------------------------------------
 
-    def send(self, method: str, params: dict | None = None, session: str | None = None,
-             timeout: float | None = None) -> dict:
+    def send(
+        self,
+        method: str,
+        params: dict | None = None,
+        session: str | None = None,
+        timeout: float | None = None,
+    ) -> dict:
         """Send a command and return its result; events that arrive meanwhile are kept."""
         self._id += 1
         msg = {"id": self._id, "method": method, "params": params or {}}
@@ -183,39 +207,62 @@ class Chromium:
     def hover_first_mark(self, session: str) -> str | None:
         """Move the mouse onto the first point or bar of the first rendered chart and return
         the text of the Vega tooltip that appears (``None``: no mark, or no tooltip)."""
-        found = self.send("Runtime.evaluate", {"expression": _MARK_JS, "returnByValue": True},
-                          session=session).get("result", {}).get("value")
+        found = (
+            self.send(
+                "Runtime.evaluate", {"expression": _MARK_JS, "returnByValue": True}, session=session
+            )
+            .get("result", {})
+            .get("value")
+        )
         if not found:
             return None
         for dx in (-1, 0):  # enter, then move: Vega reacts to pointer moves over an item
-            self.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": found["x"] + dx,
-                                                   "y": found["y"]}, session=session)
+            self.send(
+                "Input.dispatchMouseEvent",
+                {"type": "mouseMoved", "x": found["x"] + dx, "y": found["y"]},
+                session=session,
+            )
         deadline = time.time() + TOOLTIP_S
         while time.time() < deadline:
-            text = self.send("Runtime.evaluate", {"expression": _TOOLTIP_JS,
-                                                  "returnByValue": True},
-                             session=session).get("result", {}).get("value")
+            text = (
+                self.send(
+                    "Runtime.evaluate",
+                    {"expression": _TOOLTIP_JS, "returnByValue": True},
+                    session=session,
+                )
+                .get("result", {})
+                .get("value")
+            )
             if text:
                 return text
             time.sleep(0.1)
         return None
 
-    def check_page(self, url: str, page: str = "", wait_s: float = SETTLE_S,
-                   hover: bool = False) -> PageReport:
+    def check_page(
+        self, url: str, page: str = "", wait_s: float = SETTLE_S, hover: bool = False
+    ) -> PageReport:
         """Load ``url`` in a fresh tab and report console errors, requests, charts, tables
         (and, with ``hover``, the tooltip of the first chart mark)."""
         target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-        session = self.send("Target.attachToTarget",
-                            {"targetId": target, "flatten": True})["sessionId"]
+        session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})[
+            "sessionId"
+        ]
         try:
             for domain in ("Page", "Runtime", "Log", "Network"):
                 self.send(f"{domain}.enable", session=session)
             start = len(self._events)
             self.send("Page.navigate", {"url": url}, session=session)
             self.wait_event("Page.loadEventFired", session, timeout=wait_s)
-            result = self.send("Runtime.evaluate", {
-                "expression": _SETTLE_JS % int(wait_s * 1000), "awaitPromise": True,
-                "returnByValue": True}, session=session, timeout=wait_s + 10)
+            result = self.send(
+                "Runtime.evaluate",
+                {
+                    "expression": _SETTLE_JS % int(wait_s * 1000),
+                    "awaitPromise": True,
+                    "returnByValue": True,
+                },
+                session=session,
+                timeout=wait_s + 10,
+            )
             time.sleep(0.1)  # let late console messages arrive
             self.send("Runtime.evaluate", {"expression": "1"}, session=session)
             state = result.get("result", {}).get("value") or {}
@@ -281,8 +328,9 @@ def _collect(events: list[dict], session: str, report: PageReport) -> None:
             continue
         method, params = event.get("method"), event.get("params", {})
         if method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
-            text = " ".join(str(a.get("value", a.get("description", "")))
-                            for a in params.get("args", []))
+            text = " ".join(
+                str(a.get("value", a.get("description", ""))) for a in params.get("args", [])
+            )
             report.console_errors.append(f"console.{params['type']}: {text}")
         elif method == "Runtime.exceptionThrown":
             details = params.get("exceptionDetails", {})
@@ -290,8 +338,9 @@ def _collect(events: list[dict], session: str, report: PageReport) -> None:
             report.console_errors.append(f"uncaught: {text}")
         elif method == "Log.entryAdded" and params.get("entry", {}).get("level") == "error":
             entry = params["entry"]
-            report.console_errors.append(f"{entry.get('source')}: {entry.get('text')} "
-                                         f"{entry.get('url', '')}".strip())
+            report.console_errors.append(
+                f"{entry.get('source')}: {entry.get('text')} {entry.get('url', '')}".strip()
+            )
         elif method == "Network.requestWillBeSent":
             url = params.get("request", {}).get("url", "")
             urls[params.get("requestId", "")] = url
@@ -315,16 +364,24 @@ def book_pages(html_dir: str | os.PathLike) -> list[str]:
     pages = []
     for path in sorted(html_dir.rglob("*.html")):
         rel = path.relative_to(html_dir).as_posix()
-        if rel.startswith(("_static/", "_sources/", "_images/")) or rel in SKIP_PAGES \
-                or is_redirect(path):
+        if (
+            rel.startswith(("_static/", "_sources/", "_images/"))
+            or rel in SKIP_PAGES
+            or is_redirect(path)
+        ):
             continue
         pages.append(rel)
     return pages
 
 
-def check_book(html_dir: str | os.PathLike, pages: list[str] | None = None, *,
-               chromium: str | None = None, wait_s: float = SETTLE_S,
-               hover: bool = False) -> dict[str, PageReport]:
+def check_book(
+    html_dir: str | os.PathLike,
+    pages: list[str] | None = None,
+    *,
+    chromium: str | None = None,
+    wait_s: float = SETTLE_S,
+    hover: bool = False,
+) -> dict[str, PageReport]:
     """Open each page (default: :func:`book_pages`) of a built book; reports by page (with
     ``hover``, each page with a chart also records the tooltip of its first mark)."""
     html_dir = Path(html_dir).resolve()
@@ -339,9 +396,14 @@ def check_book(html_dir: str | os.PathLike, pages: list[str] | None = None, *,
     return reports
 
 
-def problems(reports: dict[str, PageReport], *, charts: dict[str, int] | None = None,
-             tables: dict[str, int] | None = None, require_text: str | None = None,
-             tooltips: dict[str, list[str]] | None = None) -> list[str]:
+def problems(
+    reports: dict[str, PageReport],
+    *,
+    charts: dict[str, int] | None = None,
+    tables: dict[str, int] | None = None,
+    require_text: str | None = None,
+    tooltips: dict[str, list[str]] | None = None,
+) -> list[str]:
     """Every failed expectation, one line each (empty when all is well).
 
     Always: no console error, no request to another host, no failed request, no MathJax
@@ -358,8 +420,9 @@ def problems(reports: dict[str, PageReport], *, charts: dict[str, int] | None = 
         if r.math_errors:
             out.append(f"{page}: {r.math_errors} MathJax error(s)")
         if r.charts_rendered != r.charts:
-            out.append(f"{page}: {r.charts - r.charts_rendered} of {r.charts} chart(s) "
-                       f"not rendered")
+            out.append(
+                f"{page}: {r.charts - r.charts_rendered} of {r.charts} chart(s) not rendered"
+            )
         if require_text is not None and require_text not in r.text:
             out.append(f"{page}: does not show {require_text!r}")
     for page, n in (charts or {}).items():
@@ -373,8 +436,11 @@ def problems(reports: dict[str, PageReport], *, charts: dict[str, int] | None = 
         elif not reports[page].tooltip:
             out.append(f"{page}: no tooltip appeared on hovering a chart mark")
         else:
-            out += [f"{page}: the tooltip does not show {t!r}: {reports[page].tooltip!r}"
-                    for t in texts if t not in reports[page].tooltip]
+            out += [
+                f"{page}: the tooltip does not show {t!r}: {reports[page].tooltip!r}"
+                for t in texts
+                if t not in reports[page].tooltip
+            ]
     for page, n in (tables or {}).items():
         if page not in reports:
             out.append(f"{page}: not checked (no such page)")

@@ -21,10 +21,15 @@ def test_a_table_with_an_ace_but_no_floor_is_named(tmp_path, monkeypatch):
     html_table(pd.DataFrame({"model": ["a"], "brier": [0.3]}), name="no-ace")
     downloads.collect(tmp_path / "export", "chap", tmp_path)
     assert [where for where, _ in downloads.ace_tables(tmp_path)] == [
-        "chap/tables/good.csv", "chap/tables/bad.csv", "chap/tables/download-only.csv"]
+        "chap/tables/good.csv",
+        "chap/tables/bad.csv",
+        "chap/tables/download-only.csv",
+    ]
     found = downloads.floor_violations(tmp_path)
-    assert found == ["chap/tables/bad.csv: an ace column without ['ace_floor']",
-                     "chap/tables/download-only.csv: an ace column without ['ace_floor']"]
+    assert found == [
+        "chap/tables/bad.csv: an ace column without ['ace_floor']",
+        "chap/tables/download-only.csv: an ace column without ['ace_floor']",
+    ]
 
 
 def test_a_build_without_downloads_has_nothing_to_check(tmp_path):
@@ -50,10 +55,19 @@ def test_a_floor_above_its_range_is_not_an_interval_violation(tmp_path, monkeypa
 
 def test_a_disordered_floor_range_and_a_wrong_within_are_named(tmp_path, monkeypatch):
     monkeypatch.setenv(EXPORT_ENV, str(tmp_path / "export"))
-    html_table(pd.DataFrame({"model": ["a", "b", "c"], "ace": [0.2, 0.05, 0.3],
-                             "ace_floor": [0.1, 0.1, 0.1], "ace_floor_low": [0.05, 0.2, 0.05],
-                             "ace_floor_high": [0.25, 0.1, 0.25],
-                             "ace_within_floor": [True, True, True]}), name="t")
+    html_table(
+        pd.DataFrame(
+            {
+                "model": ["a", "b", "c"],
+                "ace": [0.2, 0.05, 0.3],
+                "ace_floor": [0.1, 0.1, 0.1],
+                "ace_floor_low": [0.05, 0.2, 0.05],
+                "ace_floor_high": [0.25, 0.1, 0.25],
+                "ace_within_floor": [True, True, True],
+            }
+        ),
+        name="t",
+    )
     downloads.collect(tmp_path / "export", "chap", tmp_path)
     found = downloads.floor_range_violations(tmp_path)
     assert len(found) == 2, found

@@ -20,10 +20,12 @@ def test_offline_violations_finds_remote_scripts_styles_images_and_fonts(tmp_pat
         "<link rel='stylesheet' href='//fonts.example.org/f.css'>"
         '<link rel="next" href="https://example.org/next.html">'
         '<a href="https://arxiv.org/abs/2601.18901">a link is fine</a>'
-        '<img alt="x" src="http://example.org/x.png">')
+        '<img alt="x" src="http://example.org/x.png">'
+    )
     (tmp_path / "style.css").write_text(
         "@import 'https://example.org/a.css'; .x { background: url(img/local.png); }"
-        " @font-face { src: url(\"https://fonts.example.org/f.woff2\"); }")
+        ' @font-face { src: url("https://fonts.example.org/f.woff2"); }'
+    )
     assert offline_violations(tmp_path) == [
         ("sub/page.html", "https://cdn.example.org/vega.js"),
         ("sub/page.html", "//fonts.example.org/f.css"),
@@ -44,19 +46,39 @@ def _extension():
 def _executed(root, name, synthetic):
     path = executed_path(name, root)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"cells": [], "nbformat": 4, "nbformat_minor": 5, "metadata": {
-        "calib": {"profile": "quick" if synthetic else "cpu", "synthetic": synthetic,
-                  "profile_label": "tiny models"}}}))
+    path.write_text(
+        json.dumps(
+            {
+                "cells": [],
+                "nbformat": 4,
+                "nbformat_minor": 5,
+                "metadata": {
+                    "calib": {
+                        "profile": "quick" if synthetic else "cpu",
+                        "synthetic": synthetic,
+                        "profile_label": "tiny models",
+                    }
+                },
+            }
+        )
+    )
 
 
-@pytest.mark.parametrize("synthetic, expected", [
-    ({"a": False, "b": False}, None),
-    ({"a": True, "b": False}, "Placeholder numbers: chapter a ran with the quick profile "
-                              "(tiny models); they test the pipeline"),
-    ({"a": True, "b": True}, "Placeholder numbers: chapters a, b ran with the quick profile"),
-])
-def test_the_book_is_labelled_when_a_chapter_ran_with_a_synthetic_profile(tmp_path, synthetic,
-                                                                         expected):
+@pytest.mark.parametrize(
+    "synthetic, expected",
+    [
+        ({"a": False, "b": False}, None),
+        (
+            {"a": True, "b": False},
+            "Placeholder numbers: chapter a ran with the quick profile "
+            "(tiny models); they test the pipeline",
+        ),
+        ({"a": True, "b": True}, "Placeholder numbers: chapters a, b ran with the quick profile"),
+    ],
+)
+def test_the_book_is_labelled_when_a_chapter_ran_with_a_synthetic_profile(
+    tmp_path, synthetic, expected
+):
     root = stage_book(tmp_path / "b", {n: FIXTURES / "fixture.md" for n in synthetic})
     for name, flag in synthetic.items():
         _executed(root, name, flag)

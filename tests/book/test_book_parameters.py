@@ -10,17 +10,29 @@ import pytest
 from book_staging import FIXTURES, REPO, stage_book
 
 from calib import book
-from calib.book import (PROFILES, ChapterNotExecuted, ChapterNotFound, Parameter,
-                        ParameterError, chapter_parameters, chapters_in_toc,
-                        check_chapters_executed, parse_cli_parameters, parse_parameters,
-                        resolve_parameters, rerun_command, run_chapter)
+from calib.book import (
+    PROFILES,
+    ChapterNotExecuted,
+    ChapterNotFound,
+    Parameter,
+    ParameterError,
+    chapter_parameters,
+    chapters_in_toc,
+    check_chapters_executed,
+    parse_cli_parameters,
+    parse_parameters,
+    resolve_parameters,
+    rerun_command,
+    run_chapter,
+)
 from calib.experiments.params import plain
 
 
 @pytest.fixture
 def root(tmp_path):
-    return stage_book(tmp_path / "book", {"fixture": FIXTURES / "fixture.md",
-                                          "failing": FIXTURES / "failing.md"})
+    return stage_book(
+        tmp_path / "book", {"fixture": FIXTURES / "fixture.md", "failing": FIXTURES / "failing.md"}
+    )
 
 
 @pytest.fixture
@@ -49,18 +61,27 @@ def test_fixture_parameters_are_read_with_types_defaults_and_help(root):
 def test_types_are_inferred_from_unannotated_literals():
     params = parse_parameters("a = 1\nb = 0.5\nc = 'x'\nd = True\ne = ['p', 'q']\nf = [1, 'x']\n")
     assert {k: p.annotation for k, p in params.items()} == {
-        "a": "int", "b": "float", "c": "str", "d": "bool", "e": "list[str]", "f": "list"}
+        "a": "int",
+        "b": "float",
+        "c": "str",
+        "d": "bool",
+        "e": "list[str]",
+        "f": "list",
+    }
 
 
-@pytest.mark.parametrize("source, message", [
-    ("x = compute()", "must be a literal"),
-    ("x = None", "cannot infer the type"),
-    ("import os", "only `name = literal`"),
-    ("x: set[int] = 1", "unsupported type annotation"),
-    ("x: int = 'a'", "is not a int"),
-    ("x = 1\nx = 2", "declared twice"),
-    ("x = (", "not valid Python"),
-])
+@pytest.mark.parametrize(
+    "source, message",
+    [
+        ("x = compute()", "must be a literal"),
+        ("x = None", "cannot infer the type"),
+        ("import os", "only `name = literal`"),
+        ("x: set[int] = 1", "unsupported type annotation"),
+        ("x: int = 'a'", "is not a int"),
+        ("x = 1\nx = 2", "declared twice"),
+        ("x = (", "not valid Python"),
+    ],
+)
 def test_bad_parameters_cells_are_rejected_with_the_line(source, message):
     with pytest.raises(ParameterError, match=re.escape(message)):
         parse_parameters(source, where="nb.md (parameters cell)")
@@ -75,19 +96,22 @@ def test_a_chapter_needs_exactly_one_parameters_cell(tmp_path):
         chapter_parameters("noparams", root)
 
 
-@pytest.mark.parametrize("annotation, good, bad", [
-    ("int", [0, -3], [True, 1.5, "1", None]),
-    ("float", [0.5, 2], [False, "0.5", None]),
-    ("str", ["a"], [1, None, ["a"]]),
-    ("bool", [True, False], [0, "true"]),
-    ("list[str]", [[], ["a", "b"]], ["a", [1], None, ("a",)]),
-    ("list[str] | None", [None, ["a"]], ["a", [None]]),
-    ("Optional[int]", [None, 3], [3.0]),
-    ("dict[str, float]", [{}, {"a": 1, "b": 0.5}], [{"a": "x"}, {1: 0.5}, []]),
-    ("tuple[int, ...]", [(1, 2), [3]], [(1, "x")]),
-    ("Literal['sum', 'mean']", ["sum", "mean"], ["max", 1]),
-    ("Any", [None, 1, "x"], []),
-])
+@pytest.mark.parametrize(
+    "annotation, good, bad",
+    [
+        ("int", [0, -3], [True, 1.5, "1", None]),
+        ("float", [0.5, 2], [False, "0.5", None]),
+        ("str", ["a"], [1, None, ["a"]]),
+        ("bool", [True, False], [0, "true"]),
+        ("list[str]", [[], ["a", "b"]], ["a", [1], None, ("a",)]),
+        ("list[str] | None", [None, ["a"]], ["a", [None]]),
+        ("Optional[int]", [None, 3], [3.0]),
+        ("dict[str, float]", [{}, {"a": 1, "b": 0.5}], [{"a": "x"}, {1: 0.5}, []]),
+        ("tuple[int, ...]", [(1, 2), [3]], [(1, "x")]),
+        ("Literal['sum', 'mean']", ["sum", "mean"], ["max", 1]),
+        ("Any", [None, 1, "x"], []),
+    ],
+)
 def test_parameter_type_checks(annotation, good, bad):
     param = Parameter("p", annotation, None)
     for value in good:
@@ -109,9 +133,12 @@ def test_an_int_given_for_a_float_becomes_a_float():
 def test_profile_defaults_reach_only_declared_parameters_and_given_values_win(root):
     declared = chapter_parameters("fixture", root)
     values = resolve_parameters("fixture", declared, "quick", {"n": 10})
-    assert values == {"models": PROFILES["quick"].shared["models"],
-                      "relations": PROFILES["quick"].shared["relations"],
-                      "seed": 0, "n": 10}
+    assert values == {
+        "models": PROFILES["quick"].shared["models"],
+        "relations": PROFILES["quick"].shared["relations"],
+        "seed": 0,
+        "n": 10,
+    }
     assert "per_relation" not in values  # the fixture does not declare it
 
 
@@ -130,9 +157,12 @@ def test_a_wrong_name_and_type_are_reported_together_with_the_parameter_list(roo
     text = str(info.value)
     assert "no parameter 'nn' (did you mean 'n'?)" in text
     assert "parameter 'noise' expects float, got str 'high'" in text
-    for line in ("n: int = 400  # synthetic instances per model", "noise: float = 0.1",
-                 "models: list[str] = ['model-a', 'model-b']",
-                 "relations: list[str] | None = None"):
+    for line in (
+        "n: int = 400  # synthetic instances per model",
+        "noise: float = 0.1",
+        "models: list[str] = ['model-a', 'model-b']",
+        "relations: list[str] | None = None",
+    ):
         assert line in text
 
 
@@ -164,16 +194,24 @@ def test_an_unknown_profile_is_named(root, no_execution):
 
 def test_cli_values_are_yaml_except_for_plain_text_parameters(root):
     declared = chapter_parameters("fixture", root)
-    values = parse_cli_parameters([["per_relation", "20"], ["models", '["a", "b"]'],
-                                   ["relations", "null"], ["label", "123"]], declared)
-    assert values == {"per_relation": 20, "models": ["a", "b"], "relations": None,
-                      "label": "123"}
+    values = parse_cli_parameters(
+        [["per_relation", "20"], ["models", '["a", "b"]'], ["relations", "null"], ["label", "123"]],
+        declared,
+    )
+    assert values == {"per_relation": 20, "models": ["a", "b"], "relations": None, "label": "123"}
 
 
-def test_cli_run_with_a_wrong_parameter_exits_2_and_prints_the_parameters(root, no_execution,
-                                                                           capsys):
-    args = argparse.Namespace(chapter="fixture", parameter=[["n", "ten"]], profile="quick",
-                              no_build=True, strict=False, root=str(root))
+def test_cli_run_with_a_wrong_parameter_exits_2_and_prints_the_parameters(
+    root, no_execution, capsys
+):
+    args = argparse.Namespace(
+        chapter="fixture",
+        parameter=[["n", "ten"]],
+        profile="quick",
+        no_build=True,
+        strict=False,
+        root=str(root),
+    )
     assert book.cli_run(args) == 2
     err = capsys.readouterr().err
     assert "parameter 'n' expects int, got str 'ten'" in err
@@ -183,17 +221,28 @@ def test_cli_run_with_a_wrong_parameter_exits_2_and_prints_the_parameters(root, 
 def test_the_cli_parser_accepts_the_documented_command():
     from calib.cli import build_parser
 
-    args = build_parser().parse_args(["run", "calibration", "-p", "per_relation", "20", "-p",
-                                      "models", '["smollm2-135m-instruct"]'])
+    args = build_parser().parse_args(
+        [
+            "run",
+            "calibration",
+            "-p",
+            "per_relation",
+            "20",
+            "-p",
+            "models",
+            '["smollm2-135m-instruct"]',
+        ]
+    )
     assert args.chapter == "calibration" and args.profile == "cpu" and not args.no_build
     assert parse_cli_parameters(args.parameter) == {
-        "per_relation": 20, "models": ["smollm2-135m-instruct"]}
+        "per_relation": 20,
+        "models": ["smollm2-135m-instruct"],
+    }
 
 
 def test_rerun_command_repeats_the_given_parameters():
     cmd = rerun_command("calibration", "cpu", {"per_relation": 20, "models": ["a b"]})
-    assert cmd == ("calib run calibration --profile cpu -p per_relation 20 "
-                   "-p models '[\"a b\"]'")
+    assert cmd == ("calib run calibration --profile cpu -p per_relation 20 -p models '[\"a b\"]'")
 
 
 # -- the toc and executed chapters ------------------------------------------------------------
@@ -253,8 +302,12 @@ def test_every_chapter_declares_the_cpu_profile_as_its_defaults():
     for name in chapters_in_toc(REPO):
         declared = chapter_parameters(name, REPO)
         for key, value in cpu.defaults_for(name, declared).items():
-            assert plain(declared[key].default) == plain(value), \
-                (name, key, declared[key].default, value)
+            assert plain(declared[key].default) == plain(value), (
+                name,
+                key,
+                declared[key].default,
+                value,
+            )
             checked.add(key)
     # every value the cpu profile sets reached a chapter: none is checked against nothing
     assert checked >= set(cpu.shared)
@@ -292,44 +345,65 @@ def test_kernels_and_sphinx_import_this_calib_and_run_this_python(monkeypatch):
         first, *rest = os.environ["PYTHONPATH"].split(os.pathsep)
         assert (Path(first) / "calib" / "book" / "__init__.py").is_file()
         assert rest == ["/elsewhere"]
-        spec = Path(os.environ["JUPYTER_PATH"].split(os.pathsep)[0]) / "kernels" / \
-            book.KERNEL_NAME / "kernel.json"
+        spec = (
+            Path(os.environ["JUPYTER_PATH"].split(os.pathsep)[0])
+            / "kernels"
+            / book.KERNEL_NAME
+            / "kernel.json"
+        )
         assert json.loads(spec.read_text())["argv"][0] == sys.executable
         assert os.environ["CALIB_X"] == "1"
     assert os.environ["PYTHONPATH"] == "/elsewhere" and "CALIB_X" not in os.environ
 
 
-def test_values_out_of_range_and_unloadable_models_fail_before_any_kernel(root, no_execution,
-                                                                         monkeypatch):
+def test_values_out_of_range_and_unloadable_models_fail_before_any_kernel(
+    root, no_execution, monkeypatch
+):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     started = time.time()
     with pytest.raises(ParameterError) as info:
-        run_chapter("fixture", "quick", {"seed": -1, "models": ["tiny-gpt2", "tiny-gtp2"],
-                                         "relations": ["P19", "P99999", "19"]},
-                    root=root, log=None)
+        run_chapter(
+            "fixture",
+            "quick",
+            {
+                "seed": -1,
+                "models": ["tiny-gpt2", "tiny-gtp2"],
+                "relations": ["P19", "P99999", "19"],
+            },
+            root=root,
+            log=None,
+        )
     assert time.time() - started < 5
     text = str(info.value)
     assert "parameter 'seed' = -1: must be at least 0 (given)" in text
-    assert ("model 'tiny-gtp2' is not a registry name (see `calib models`; did you mean "
-            "'tiny-gpt2'?)") in text and "HF_HUB_OFFLINE=1" in text
+    assert (
+        "model 'tiny-gtp2' is not a registry name (see `calib models`; did you mean 'tiny-gpt2'?)"
+    ) in text and "HF_HUB_OFFLINE=1" in text
     assert "'P99999' is not a BEAR relation" in text
     assert "seed: int = 0" in text  # the parameter list follows
     assert not (root / "_build" / "chapters").exists()
 
 
-@pytest.mark.parametrize("chapter, given, message", [
-    ("calibration", {"per_relation": 0}, "'per_relation' = 0: must be at least 1"),
-    ("calibration", {"n_bootstrap": -5}, "'n_bootstrap' = -5: must be at least 1"),
-    ("calibration", {"reduction": "median"}, "'reduction' = 'median': must be one of"),
-    ("calibration", {"models": []}, "'models' = []: must not be empty"),
-    ("answer_set", {"ks": [1, 5]}, "element 0 (1) must be at least 2"),
-    ("lpaqa", {"adam_lr": 0.0}, "'adam_lr' = 0.0: must be greater than 0"),
-    ("lpaqa", {"pivots": ["es", "xx"]}, "element 1 ('xx') must be one of"),
-    ("factor", {"factor_subsets": ["news", "news"]}, "lists ['news'] more than once"),
-    ("clm_vs_mlm", {"pair_within": "family"}, "must be one of ['probe', 'domain']"),
-    ("start_tokens", {"template": "paraphrase-9"}, "'template' = 'paraphrase-9': must be one of"),
-    ("reductions", {"histogram_bins": 0}, "'histogram_bins' = 0: must be at least 1"),
-])
+@pytest.mark.parametrize(
+    "chapter, given, message",
+    [
+        ("calibration", {"per_relation": 0}, "'per_relation' = 0: must be at least 1"),
+        ("calibration", {"n_bootstrap": -5}, "'n_bootstrap' = -5: must be at least 1"),
+        ("calibration", {"reduction": "median"}, "'reduction' = 'median': must be one of"),
+        ("calibration", {"models": []}, "'models' = []: must not be empty"),
+        ("answer_set", {"ks": [1, 5]}, "element 0 (1) must be at least 2"),
+        ("lpaqa", {"adam_lr": 0.0}, "'adam_lr' = 0.0: must be greater than 0"),
+        ("lpaqa", {"pivots": ["es", "xx"]}, "element 1 ('xx') must be one of"),
+        ("factor", {"factor_subsets": ["news", "news"]}, "lists ['news'] more than once"),
+        ("clm_vs_mlm", {"pair_within": "family"}, "must be one of ['probe', 'domain']"),
+        (
+            "start_tokens",
+            {"template": "paraphrase-9"},
+            "'template' = 'paraphrase-9': must be one of",
+        ),
+        ("reductions", {"histogram_bins": 0}, "'histogram_bins' = 0: must be at least 1"),
+    ],
+)
 def test_the_real_chapters_check_ranges_and_choices(chapter, given, message):
     declared = chapter_parameters(chapter)
     with pytest.raises(ParameterError, match=re.escape(message)):

@@ -27,17 +27,21 @@ from calib.book.chapters import KERNEL_GRACE_ENV
 
 pytestmark = pytest.mark.slow
 
-SLEEPER_CELL = '''import os, pathlib, signal, time
+SLEEPER_CELL = """import os, pathlib, signal, time
 {ignore}pathlib.Path(os.environ["SLEEPER_MARKER"]).write_text(str(os.getpid()))
-time.sleep(600)'''
+time.sleep(600)"""
 
 
 def _calib(args: list[str]) -> list[str]:
     """``calib ARGS`` with Python's own Ctrl-C handler first (a shell may leave SIGINT ignored
     for a background job, and an ignored signal stays ignored)."""
-    return [sys.executable, "-c",
-            "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
-            "from calib.cli import main; sys.exit(main(sys.argv[1:]))", *args]
+    return [
+        sys.executable,
+        "-c",
+        "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        "from calib.cli import main; sys.exit(main(sys.argv[1:]))",
+        *args,
+    ]
 
 
 def _gone(pid: int, within: float) -> bool:
@@ -56,18 +60,32 @@ def _gone(pid: int, within: float) -> bool:
 
 def _interrupt_a_run(tmp_path: Path, signum: int, ignore_sigint: bool, grace: float) -> dict:
     source = tmp_path / "sleeper.md"
-    source.write_text((FIXTURES / "failing.md").read_text().replace(
-        'raise RuntimeError(f"fixture failure (seed {seed})")',
-        SLEEPER_CELL.format(ignore="signal.signal(signal.SIGINT, signal.SIG_IGN)\n"
-                            if ignore_sigint else "")))
+    source.write_text(
+        (FIXTURES / "failing.md")
+        .read_text()
+        .replace(
+            'raise RuntimeError(f"fixture failure (seed {seed})")',
+            SLEEPER_CELL.format(
+                ignore="signal.signal(signal.SIGINT, signal.SIG_IGN)\n" if ignore_sigint else ""
+            ),
+        )
+    )
     root = stage_book(tmp_path / "b", {"sleeper": source})
     marker = tmp_path / "kernel.pid"
-    env = dict(os.environ, PYTHONPATH=str(REPO), SLEEPER_MARKER=str(marker),
-               **{KERNEL_GRACE_ENV: str(grace)})
+    env = dict(
+        os.environ,
+        PYTHONPATH=str(REPO),
+        SLEEPER_MARKER=str(marker),
+        **{KERNEL_GRACE_ENV: str(grace)},
+    )
     started = time.monotonic()
-    proc = subprocess.Popen(_calib(["run", "sleeper", "--profile", "quick", "--no-build",
-                                    "--root", str(root)]),
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        _calib(["run", "sleeper", "--profile", "quick", "--no-build", "--root", str(root)]),
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     end = started + 600
     while not (marker.exists() and marker.read_text()):
         assert proc.poll() is None and time.monotonic() < end, proc.communicate()
@@ -79,8 +97,7 @@ def _interrupt_a_run(tmp_path: Path, signum: int, ignore_sigint: bool, grace: fl
     # says so: allow three times what the start took under this load, plus the grace period
     # and 30 s of slack
     out, err = proc.communicate(timeout=30 + grace + 3 * startup)
-    return {"root": root, "code": proc.returncode, "err": err, "kernel": kernel,
-            "startup": startup}
+    return {"root": root, "code": proc.returncode, "err": err, "kernel": kernel, "startup": startup}
 
 
 def _assert_stopped_cleanly(run: dict, code: int) -> None:

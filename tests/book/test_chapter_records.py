@@ -15,31 +15,48 @@ from calib.report.table_format import html_table, reported_table
 from calib.scoring.usage import record_scores
 from calib.settings import EXPORT_ENV
 
-CELL = '''models: list[str] = ["a", "b"]  # models to score
+CELL = """models: list[str] = ["a", "b"]  # models to score
 per_relation: int | None = 2  # instances per relation
 relations: list[str] | None = None
-seed: int = 0'''
+seed: int = 0"""
 
 
 def test_the_parameters_cell_shows_the_values_the_chapter_ran_with():
     shown = render.show_effective_parameters(
-        CELL, {"models": ["tiny-gpt2"], "per_relation": 3, "seed": 0,
-               "relations": ["P1", "P2"]})
+        CELL, {"models": ["tiny-gpt2"], "per_relation": 3, "seed": 0, "relations": ["P1", "P2"]}
+    )
     assert shown.splitlines() == [
         'models: list[str] = ["tiny-gpt2"]  # models to score (notebook default: ["a", "b"])',
         "per_relation: int | None = 3  # instances per relation (notebook default: 2)",
         'relations: list[str] | None = ["P1", "P2"]  # (notebook default: None)',
-        "seed: int = 0"]
+        "seed: int = 0",
+    ]
     assert render.show_effective_parameters(CELL, {}) == CELL
-    assert render.literal({"k": (1,), "s": 'say "hi"', "n": None}) == \
-        '{"k": (1,), "s": "say \\"hi\\"", "n": None}'
+    assert (
+        render.literal({"k": (1,), "s": 'say "hi"', "n": None})
+        == '{"k": (1,), "s": "say \\"hi\\"", "n": None}'
+    )
 
 
 def _score_rows(model, instances, template="paraphrase-0"):
-    return pd.DataFrame([{"model": model, "dataset": "bear", "relation": "P1", "instance": i,
-                          "template": template, "option": o, "answer": f"a{o}", "answer_idx": 0,
-                          "token_logprobs": [-1.0, -2.0], "token_roles": ["subject", "object"]}
-                         for i in instances for o in range(2)])
+    return pd.DataFrame(
+        [
+            {
+                "model": model,
+                "dataset": "bear",
+                "relation": "P1",
+                "instance": i,
+                "template": template,
+                "option": o,
+                "answer": f"a{o}",
+                "answer_idx": 0,
+                "token_logprobs": [-1.0, -2.0],
+                "token_roles": ["subject", "object"],
+            }
+            for i in instances
+            for o in range(2)
+        ]
+    )
 
 
 def test_a_chapter_run_collects_its_tables_and_the_scores_it_used(tmp_path, monkeypatch):
@@ -54,12 +71,16 @@ def test_a_chapter_run_collects_its_tables_and_the_scores_it_used(tmp_path, monk
     record_scores(_score_rows("other", ["Q1"]))
     manifest = downloads.collect(export, "chap", tmp_path)
     folder = tmp_path / "_build" / "downloads" / "chap"
-    assert [t["file"] for t in manifest["tables"]] == ["tables/table-01.csv",
-                                                      "tables/second-table.csv"]
+    assert [t["file"] for t in manifest["tables"]] == [
+        "tables/table-01.csv",
+        "tables/second-table.csv",
+    ]
     assert manifest["tables"][0]["intervals"] == {"ace": ["ace_low", "ace_high"]}
     pd.testing.assert_frame_equal(pd.read_csv(folder / "tables" / "table-01.csv"), frame)
     assert [(s["file"], s["instances"], s["rows"]) for s in manifest["scores"]] == [
-        ("scores/org_model.bear.parquet", 3, 6), ("scores/other.bear.parquet", 1, 2)]
+        ("scores/org_model.bear.parquet", 3, 6),
+        ("scores/other.bear.parquet", 1, 2),
+    ]
     back = pd.read_parquet(folder / "scores" / "org_model.bear.parquet")
     assert back["instance"].tolist() == ["Q1", "Q1", "Q2", "Q2", "Q3", "Q3"]
     assert json.loads((folder / "manifest.json").read_text()) == manifest
@@ -93,11 +114,21 @@ def test_score_tables_above_the_limit_are_named_not_copied(tmp_path, monkeypatch
 
 def test_the_interval_check_finds_an_estimate_outside_its_interval(tmp_path, monkeypatch):
     monkeypatch.setenv(EXPORT_ENV, str(tmp_path / "export"))
-    html_table(pd.DataFrame({"model": ["a", "b", "c"], "ace": [0.2, 0.05, None],
-                             "ace_low": [0.1, 0.1, 0.1], "ace_high": [0.3, 0.3, 0.3],
-                             "difference": [0.0, 0.5, 0.1], "low": [-0.1, -0.1, 0.0],
-                             "high": [0.1, 0.2, 0.2]}),
-               intervals={"ace": ("ace_low", "ace_high")}, caption="x")
+    html_table(
+        pd.DataFrame(
+            {
+                "model": ["a", "b", "c"],
+                "ace": [0.2, 0.05, None],
+                "ace_low": [0.1, 0.1, 0.1],
+                "ace_high": [0.3, 0.3, 0.3],
+                "difference": [0.0, 0.5, 0.1],
+                "low": [-0.1, -0.1, 0.0],
+                "high": [0.1, 0.2, 0.2],
+            }
+        ),
+        intervals={"ace": ("ace_low", "ace_high")},
+        caption="x",
+    )
     downloads.collect(tmp_path / "export", "chap", tmp_path)
     found = downloads.interval_violations(tmp_path)
     assert len(found) == 2, found
@@ -117,8 +148,7 @@ def test_the_provenance_record(tmp_path):
     assert provenance.git_state(tmp_path)["modified"] is False  # untracked files do not count
     (tmp_path / "f.txt").write_text("2")
     assert provenance.git_state(tmp_path)["modified"] is True
-    assert provenance.git_state(tmp_path / "untracked.txt") == {"commit": None,
-                                                                "modified": None}
+    assert provenance.git_state(tmp_path / "untracked.txt") == {"commit": None, "modified": None}
     record = provenance.provenance(["tiny-gpt2", str(tmp_path)], tmp_path, seconds=3.21)
     assert record["seconds"] == 3.2 and record["device"].startswith(("cpu", "cuda"))
     tiny, folder = record["models"]
@@ -130,18 +160,23 @@ def test_the_provenance_record(tmp_path):
     assert lines[0].startswith("- **Code**: ") and "; calib " in lines[0]
     record["commit"], record["modified"] = "0123456789abcdef", True
     assert provenance.provenance_lines(record)[0].startswith(
-        "- **Code**: commit `0123456789ab` (with local modifications); calib ")
+        "- **Code**: commit `0123456789ab` (with local modifications); calib "
+    )
     assert f"`tiny-gpt2`: tiny `tiny:{TINY_VERSION}-" in lines[1] and ", float32" in lines[1]
     assert lines[-1] == f"- **Run**: device {record['device']}; wall time 3 s."
 
 
-@pytest.mark.parametrize("n, text", [
-    (180, "**180 BEAR facts** per model (d); the 20 equal-count bins of ACE hold 9 each."),
-    (50, "the 20 equal-count bins of ACE hold about 2.5 each."),
-    (15, "fewer than ACE's 20 equal-count bins, so some bins are empty and dropped."),
-])
+@pytest.mark.parametrize(
+    "n, text",
+    [
+        (180, "**180 BEAR facts** per model (d); the 20 equal-count bins of ACE hold 9 each."),
+        (50, "the 20 equal-count bins of ACE hold about 2.5 each."),
+        (15, "fewer than ACE's 20 equal-count bins, so some bins are empty and dropped."),
+    ],
+)
 def test_the_sample_size_sentence(n, text):
     from calib.report.prose import sample_size_sentence
 
-    assert sample_size_sentence(n, detail="d").endswith(text) or text in \
-        sample_size_sentence(n, detail="d")
+    assert sample_size_sentence(n, detail="d").endswith(text) or text in sample_size_sentence(
+        n, detail="d"
+    )

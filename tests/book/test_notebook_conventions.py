@@ -32,7 +32,7 @@ def code_cells(path: Path) -> list[tuple[list[str], str]]:
     for body in re.findall(r"```\{code-cell\}[^\n]*\n(.*?)\n```", path.read_text("utf-8"), re.S):
         m = re.match(r":tags: \[([^\]]*)\]\n", body)
         tags = [t.strip() for t in m.group(1).split(",")] if m else []
-        cells.append((tags, body[m.end():] if m else body))
+        cells.append((tags, body[m.end() :] if m else body))
     return cells
 
 
@@ -43,8 +43,9 @@ def test_code_cells_are_hidden_one_way(path):
     for tags, source in cells[1:]:
         assert not FORBIDDEN_TAGS & set(tags), (path.name, tags, source[:80])
         if path.stem != TUTORIAL:
-            assert "hide-input" in tags, f"{path.name}: a code cell without hide-input:\n" \
-                                         f"{source[:200]}"
+            assert "hide-input" in tags, (
+                f"{path.name}: a code cell without hide-input:\n{source[:200]}"
+            )
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
@@ -53,16 +54,18 @@ def test_calib_is_imported_as_modules_under_their_own_names(path):
     for _tags, source in code_cells(path):
         for node in ast.walk(ast.parse(source)):
             if isinstance(node, ast.Import):
-                assert not any(a.name.split(".")[0] == "calib" for a in node.names), \
+                assert not any(a.name.split(".")[0] == "calib" for a in node.names), (
                     f"{path.name}: write `from calib.<stage> import <module>`"
+                )
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("calib"):
                 for a in node.names:
                     where = f"{path.name}: from {node.module} import {a.name}"
                     assert a.asname is None, f"{where} as {a.asname}: use the module's own name"
                     importlib.import_module(f"{node.module}.{a.name}")  # a module, not a name
                     full = f"{node.module}.{a.name}"
-                    assert imported.setdefault(a.name, full) == full, \
+                    assert imported.setdefault(a.name, full) == full, (
                         f"{where}: two modules named {a.name!r}"
+                    )
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)

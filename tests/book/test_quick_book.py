@@ -20,20 +20,33 @@ import pytest
 from book_staging import download_links
 from browser_check import check_book, find_chromium, problems
 
-from calib.book import (build_book, chapters_in_toc, executed_path, offline_violations,
-                        run_chapter)
+from calib.book import build_book, chapters_in_toc, executed_path, offline_violations, run_chapter
 from calib.book.build import READERS, execution_order
-from calib.book.downloads import (DOWNLOADS_DIR, ace_tables, floor_range_violations,
-                                  floor_violations, interval_violations)
+from calib.book.downloads import (
+    DOWNLOADS_DIR,
+    ace_tables,
+    floor_range_violations,
+    floor_violations,
+    interval_violations,
+)
 from calib.book.layout import book_root
 
 pytestmark = pytest.mark.slow
 
 QUICK_LABEL = "Placeholder numbers"
 #: charts and tables each chapter shows at least (the chapters' own content, any profile)
-EXPECTED = {"calibration": (4, 3), "linguistic": (4, 2), "answer_set": (2, 2),
-            "clm_vs_mlm": (1, 2), "lpaqa": (3, 3), "reductions": (3, 2), "factor": (2, 2),
-            "start_tokens": (1, 2), "ledger": (0, 3), "extending": (1, 3)}
+EXPECTED = {
+    "calibration": (4, 3),
+    "linguistic": (4, 2),
+    "answer_set": (2, 2),
+    "clm_vs_mlm": (1, 2),
+    "lpaqa": (3, 3),
+    "reductions": (3, 2),
+    "factor": (2, 2),
+    "start_tokens": (1, 2),
+    "ledger": (0, 3),
+    "extending": (1, 3),
+}
 #: what a hover on the first chart mark of a chapter must show (every chapter with charts: some
 #: tooltip)
 TOOLTIPS = {"calibration": ["model", "estimator", "value", "low", "high", "n"]}
@@ -45,8 +58,9 @@ def _book_sources(root):
     for name in ("_config.yml", "_toc.yml"):
         shutil.copy2(src / name, root / name)
     for folder in ("book", "notebooks"):
-        shutil.copytree(src / folder, root / folder,
-                        ignore=shutil.ignore_patterns("__pycache__", "*.ipynb"))
+        shutil.copytree(
+            src / folder, root / folder, ignore=shutil.ignore_patterns("__pycache__", "*.ipynb")
+        )
     return root
 
 
@@ -61,8 +75,9 @@ def quick_book(tmp_path_factory):
     os.environ["CALIB_CACHE_DIR"] = str(tmp_path_factory.mktemp("quick-book-cache"))
     started = time.time()
     try:
-        html = build_book("quick", root=root, strict=True, progress=False, stream_output=False,
-                          log=None)
+        html = build_book(
+            "quick", root=root, strict=True, progress=False, stream_output=False, log=None
+        )
     finally:
         if old is None:
             os.environ.pop("CALIB_CACHE_DIR", None)
@@ -83,8 +98,13 @@ def test_every_chapter_executed_without_errors(quick_book):
     for name in EXPECTED:
         nb = nbformat.read(executed_path(name, root), as_version=4)
         assert nb.metadata["calib"]["profile"] == "quick"
-        errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
-                  if o.output_type == "error"]
+        errors = [
+            o
+            for c in nb.cells
+            if c.cell_type == "code"
+            for o in c.get("outputs", [])
+            if o.output_type == "error"
+        ]
         assert not errors, f"{name}: {errors[0]['ename']}: {errors[0]['evalue']}"
 
 
@@ -139,10 +159,17 @@ def test_every_chapter_renders_in_a_browser(quick_book):
     _, html = quick_book
     reports = check_book(html, hover=True)
     pages = {f"_build/chapters/{name}.html": want for name, want in EXPECTED.items()}
-    found = problems(reports, charts={p: w[0] for p, w in pages.items()},
-                     tables={p: w[1] for p, w in pages.items()}, require_text=QUICK_LABEL,
-                     tooltips={f"_build/chapters/{name}.html": TOOLTIPS.get(name, [])
-                               for name, (n_charts, _) in EXPECTED.items() if n_charts})
+    found = problems(
+        reports,
+        charts={p: w[0] for p, w in pages.items()},
+        tables={p: w[1] for p, w in pages.items()},
+        require_text=QUICK_LABEL,
+        tooltips={
+            f"_build/chapters/{name}.html": TOOLTIPS.get(name, [])
+            for name, (n_charts, _) in EXPECTED.items()
+            if n_charts
+        },
+    )
     assert not found, "\n".join(found)
 
 
@@ -175,16 +202,21 @@ def first_difference(first: list[str], second: list[str], limit: int = 4000) -> 
         return f"{len(first)} results shown vs {len(second)}"
     for i, (a, b) in enumerate(zip(first, second)):
         if a != b:
-            lines = difflib.unified_diff(a.replace("<tr", "\n<tr").splitlines(),
-                                         b.replace("<tr", "\n<tr").splitlines(),
-                                         f"result {i} (first)", f"result {i} (again)",
-                                         lineterm="", n=0)
+            lines = difflib.unified_diff(
+                a.replace("<tr", "\n<tr").splitlines(),
+                b.replace("<tr", "\n<tr").splitlines(),
+                f"result {i} (first)",
+                f"result {i} (again)",
+                lineterm="",
+                n=0,
+            )
             return "\n".join(lines)[:limit]
     return ""
 
 
-def test_the_quick_book_shows_the_same_results_from_a_fresh_cache(quick_book, tmp_path,
-                                                                   monkeypatch):
+def test_the_quick_book_shows_the_same_results_from_a_fresh_cache(
+    quick_book, tmp_path, monkeypatch
+):
     """Every chapter run again with the quick profile in a second, empty cache (the tiny models
     built again there) shows the same tables and texts as the quick book."""
     root, _ = quick_book
@@ -195,8 +227,11 @@ def test_the_quick_book_shows_the_same_results_from_a_fresh_cache(quick_book, tm
     for name in execution_order(chapters_in_toc(again)):  # the ledger last, as build_book
         run_chapter(name, "quick", root=again, progress=False, stream_output=False, log=None)
     for name in EXPECTED:
-        first, second = shown_results(executed_path(name, root)), \
-            shown_results(executed_path(name, again))
+        first, second = (
+            shown_results(executed_path(name, root)),
+            shown_results(executed_path(name, again)),
+        )
         assert len(first) >= EXPECTED[name][1]
-        assert first == second, f"{name}: results differ between two fresh caches\n" + \
-            first_difference(first, second)
+        assert first == second, (
+            f"{name}: results differ between two fresh caches\n" + first_difference(first, second)
+        )

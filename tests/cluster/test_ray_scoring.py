@@ -23,8 +23,9 @@ import pandas as pd
 import pytest
 
 pytestmark = pytest.mark.cluster
-ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'calib[cluster]'; "
-                                        "make setup installs it)")
+ray = pytest.importorskip(
+    "ray", reason="Ray is not installed (pip install 'calib[cluster]'; make setup installs it)"
+)
 
 from calib.scoring import cluster  # noqa: E402
 from calib.scoring.run import score_bear, score_store  # noqa: E402
@@ -32,8 +33,7 @@ from calib.scoring.schema import ROUNDING_TOLERANCE  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 RELATIONS = ["P19", "P30", "P105"]  # 25, 6 and 5 options
-SAMPLE = dict(per_relation=2, seed=0, relations=RELATIONS, chunk_statements=40,
-              progress=False)
+SAMPLE = dict(per_relation=2, seed=0, relations=RELATIONS, chunk_statements=40, progress=False)
 
 
 @pytest.fixture(scope="module")
@@ -42,11 +42,18 @@ def local_cluster(tmp_path_factory):
     the caches of the local and the Ray runs."""
     old = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = os.pathsep.join([str(REPO), *([old] if old else [])])
-    ray.init(num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1",
-             object_store_memory=80 * 2**20, logging_level="WARNING")
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        _node_ip_address="127.0.0.1",
+        object_store_memory=80 * 2**20,
+        logging_level="WARNING",
+    )
     try:
-        yield {"local": tmp_path_factory.mktemp("local-cache"),
-               "ray": tmp_path_factory.mktemp("ray-cache")}
+        yield {
+            "local": tmp_path_factory.mktemp("local-cache"),
+            "ray": tmp_path_factory.mktemp("ray-cache"),
+        }
     finally:
         cluster.shutdown_pool()
         ray.shutdown()
@@ -71,13 +78,13 @@ def assert_same_table(got: pd.DataFrame, want: pd.DataFrame) -> None:
     unit = ["relation", "instance", "template"]
 
     def sums(table):
-        return table.assign(s=[float(np.sum(x, dtype=np.float64))
-                               for x in table["token_logprobs"]])
+        return table.assign(s=[float(np.sum(x, dtype=np.float64)) for x in table["token_logprobs"]])
 
     a, b = sums(got), sums(want)
     delta = float(np.abs(a["s"].to_numpy() - b["s"].to_numpy()).max())
-    top2 = b.groupby(unit)["s"].apply(lambda s: np.inf if len(s) < 2 else
-                                      float(np.diff(np.sort(s.to_numpy())[-2:])[0]))
+    top2 = b.groupby(unit)["s"].apply(
+        lambda s: np.inf if len(s) < 2 else float(np.diff(np.sort(s.to_numpy())[-2:])[0])
+    )
     clear = top2.index[top2 > 2 * delta]  # elsewhere rounding may pick the other option
     assert len(clear) > len(top2) / 2
 
@@ -94,7 +101,8 @@ def stored_units(store) -> collections.Counter:
     counts = collections.Counter()
     for path in store.chunks():
         for rel, tpl, inst, _digest, _n in json.loads(pq.read_schema(path).metadata[b"calib"])[
-                "units"]:
+            "units"
+        ]:
             counts[(rel, tpl, inst)] += 1
     return counts
 
@@ -102,11 +110,11 @@ def stored_units(store) -> collections.Counter:
 def test_same_table_as_a_local_run(local_cluster):
     """A causal model (the masked path is checked by the next test)."""
     caches, model = local_cluster, "tiny-gpt2"
-    want = score_bear(model, "paraphrase-0..1", cache_dir=caches["local"], device="cpu",
-                      **SAMPLE)
+    want = score_bear(model, "paraphrase-0..1", cache_dir=caches["local"], device="cpu", **SAMPLE)
     before = cluster.totals()
-    got = score_bear(model, "paraphrase-0..1", cache_dir=caches["ray"], device="cpu",
-                     ray="auto", **SAMPLE)
+    got = score_bear(
+        model, "paraphrase-0..1", cache_dir=caches["ray"], device="cpu", ray="auto", **SAMPLE
+    )
     assert_same_table(got, want)
     after = cluster.totals()
     # the work went through the actors, each loading the model at most once
@@ -122,8 +130,10 @@ def test_same_table_as_a_local_run(local_cluster):
 def _chunk_units(store) -> list[list[tuple]]:
     import pyarrow.parquet as pq
 
-    return [[tuple(u[:3]) for u in json.loads(pq.read_schema(p).metadata[b"calib"])["units"]]
-            for p in store.chunks()]
+    return [
+        [tuple(u[:3]) for u in json.loads(pq.read_schema(p).metadata[b"calib"])["units"]]
+        for p in store.chunks()
+    ]
 
 
 def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(local_cluster):
@@ -142,8 +152,7 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(local_cluster):
 
     got, killed = _score_killing_a_claim_holder(model, caches["ray"], claims, sigkill)
     assert _gone(killed[0])
-    want = score_bear(model, "paraphrase-2..3", cache_dir=caches["local"], device="cpu",
-                      **SAMPLE)
+    want = score_bear(model, "paraphrase-2..3", cache_dir=caches["local"], device="cpu", **SAMPLE)
     assert_same_table(got, want)
     counts = stored_units(store)
     assert len(counts) == got.groupby(["relation", "template", "instance"]).ngroups
@@ -170,14 +179,15 @@ def test_an_actor_that_cannot_restart_hands_its_unit_to_the_others(local_cluster
         ray.kill(by_pid[pid], no_restart=True)
         return True
 
-    got, killed = _score_killing_a_claim_holder(model, caches["ray"], store.folder / "claims",
-                                                kill_for_good)
+    got, killed = _score_killing_a_claim_holder(
+        model, caches["ray"], store.folder / "claims", kill_for_good
+    )
     assert len(cluster._POOL["actors"]) == 1  # the dead one was dropped
-    want = score_bear(model, "paraphrase-2..3", cache_dir=caches["local"], device="cpu",
-                      **SAMPLE)
+    want = score_bear(model, "paraphrase-2..3", cache_dir=caches["local"], device="cpu", **SAMPLE)
     assert_same_table(got, want)
-    units = {k: n for k, n in stored_units(store).items()
-             if k[1] in ("paraphrase-2", "paraphrase-3")}
+    units = {
+        k: n for k, n in stored_units(store).items() if k[1] in ("paraphrase-2", "paraphrase-3")
+    }
     assert set(units.values()) == {1}
     assert len(units) == got.groupby(["relation", "template", "instance"]).ngroups
 
@@ -204,8 +214,9 @@ def _score_killing_a_claim_holder(model, cache, claims, kill) -> tuple:
     thread = threading.Thread(target=killer, daemon=True)
     thread.start()
     try:
-        got = score_bear(model, "paraphrase-2..3", cache_dir=cache, device="cpu", ray="auto",
-                         **SAMPLE)
+        got = score_bear(
+            model, "paraphrase-2..3", cache_dir=cache, device="cpu", ray="auto", **SAMPLE
+        )
     finally:
         stop.set()
         thread.join()
@@ -228,8 +239,9 @@ def _gone(pid: int) -> bool:
         return True
 
 
-def test_a_second_invocation_finds_everything_stored_and_loads_no_model(local_cluster,
-                                                                           monkeypatch, capsys):
+def test_a_second_invocation_finds_everything_stored_and_loads_no_model(
+    local_cluster, monkeypatch, capsys
+):
     """``calib score --ray`` over the units of the previous test: nothing goes to the cluster,
     no actor is started, no model is loaded (here or on a worker)."""
     import calib.scoring.run as run
@@ -240,13 +252,29 @@ def test_a_second_invocation_finds_everything_stored_and_loads_no_model(local_cl
 
     monkeypatch.setattr(run, "load_model", no_model)
     before = cluster.totals()
-    rc = main(["score", "--model", "tiny-bert", "--templates", "paraphrase-2..3",
-               "--relations", ",".join(RELATIONS), "--per-relation", "2", "--device", "cpu",
-               "--cache-dir", str(local_cluster["ray"]), "--ray"])
+    rc = main(
+        [
+            "score",
+            "--model",
+            "tiny-bert",
+            "--templates",
+            "paraphrase-2..3",
+            "--relations",
+            ",".join(RELATIONS),
+            "--per-relation",
+            "2",
+            "--device",
+            "cpu",
+            "--cache-dir",
+            str(local_cluster["ray"]),
+            "--ray",
+        ]
+    )
     out = capsys.readouterr().out
     assert rc == 0, out
-    assert "ray: 0 unit(s), 0 statement(s) on the cluster; 0 worker(s) started, " \
-           "0 model load(s)" in out
+    assert (
+        "ray: 0 unit(s), 0 statement(s) on the cluster; 0 worker(s) started, 0 model load(s)" in out
+    )
     assert cluster.totals() == before
 
 
@@ -264,11 +292,17 @@ def test_the_chapters_kernels_join_the_cluster(local_cluster, tmp_path):
         f"score_bear('tiny-gpt2', 'paraphrase-4', cache_dir={str(local_cluster['ray'])!r},\n"
         f"           device='cpu', **{SAMPLE!r})\n"
         "t = cluster.totals()\n"
-        "print('units', t.units, 'loads', t.loads)\n")
+        "print('units', t.units, 'loads', t.loads)\n"
+    )
     with cluster.cluster_for_chapters("auto") as address:
         assert os.environ[cluster.RAY_ENV] == address
-        proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                              timeout=600, env=dict(os.environ))  # only against a hang
+        proc = subprocess.run(
+            [sys.executable, str(script)],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env=dict(os.environ),
+        )  # only against a hang
     assert cluster.RAY_ENV not in os.environ
     assert ray.is_initialized()  # the module's connection was not closed by the context
     assert proc.returncode == 0, proc.stderr[-3000:]

@@ -24,8 +24,9 @@ def no_ray(monkeypatch):
     monkeypatch.delenv(cluster.RAY_ENV, raising=False)
 
 
-@pytest.mark.parametrize("argv, want", [([], None), (["--ray"], "auto"),
-                                        (["--ray", "10.0.0.1:6379"], "10.0.0.1:6379")])
+@pytest.mark.parametrize(
+    "argv, want", [([], None), (["--ray"], "auto"), (["--ray", "10.0.0.1:6379"], "10.0.0.1:6379")]
+)
 def test_the_ray_flag(argv, want):
     parser = build_parser()
     args = parser.parse_args(["score", "--model", "tiny-gpt2", *argv])
@@ -37,9 +38,24 @@ def test_the_ray_flag(argv, want):
 def test_without_ray_installed_the_error_says_how_to_install_it(no_ray, tmp_path, capsys):
     with pytest.raises(cluster.ClusterError, match=r"pip install 'calib\[cluster\]'"):
         cluster.connect("auto")
-    rc = main(["score", "--model", "tiny-gpt2", "--templates", "paraphrase-0",
-               "--relations", "P105", "--per-relation", "1", "--device", "cpu",
-               "--cache-dir", str(tmp_path), "--ray"])
+    rc = main(
+        [
+            "score",
+            "--model",
+            "tiny-gpt2",
+            "--templates",
+            "paraphrase-0",
+            "--relations",
+            "P105",
+            "--per-relation",
+            "1",
+            "--device",
+            "cpu",
+            "--cache-dir",
+            str(tmp_path),
+            "--ray",
+        ]
+    )
     assert rc == 2
     assert "pip install 'calib[cluster]'" in capsys.readouterr().err
     from calib.book.commands import cli_book
@@ -56,15 +72,25 @@ def test_a_local_run_never_imports_ray_and_writes_the_work_units(no_ray, tmp_pat
     from calib.data.bear import load_bear, template_names
     from calib.scoring.statements import bear_queries
 
-    score_bear("tiny-gpt2", "paraphrase-0..1", cache_dir=tmp_path, device="cpu",
-               chunk_statements=12, **SAMPLE)
+    score_bear(
+        "tiny-gpt2",
+        "paraphrase-0..1",
+        cache_dir=tmp_path,
+        device="cpu",
+        chunk_statements=12,
+        **SAMPLE,
+    )
     bear = load_bear(relations=SAMPLE["relations"]).sample(2, 0)
     queries = bear_queries(bear, template_names("paraphrase-0..1"))
-    want = sorted(sorted((q.relation, q.template, q.instance) for q in unit)
-                  for unit in cluster.work_units(queries, 12))
+    want = sorted(
+        sorted((q.relation, q.template, q.instance) for q in unit)
+        for unit in cluster.work_units(queries, 12)
+    )
     store = score_store("tiny-gpt2", "bear", cache_dir=tmp_path)
-    chunks = sorted(sorted(tuple(u[:3]) for u in json.loads(
-        pq.read_schema(p).metadata[b"calib"])["units"]) for p in store.chunks())
+    chunks = sorted(
+        sorted(tuple(u[:3]) for u in json.loads(pq.read_schema(p).metadata[b"calib"])["units"])
+        for p in store.chunks()
+    )
     assert len(want) > 2
     assert chunks == want
 

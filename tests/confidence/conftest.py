@@ -25,18 +25,31 @@ def table_from_scores(groups, model: str = "m", dataset: str = "bear") -> pd.Dat
     rows = []
     for relation, instance, template, scores, correct in groups:
         for option, s in enumerate(scores):
-            rows.append({
-                "model": model, "dataset": dataset, "relation": relation,
-                "instance": instance, "template": template, "option": option,
-                "answer": f"ans{option}", "answer_idx": correct,
-                "token_logprobs": [0.2 * s, 0.3 * s, 0.5 * s],
-                "token_roles": ["subject", "template", "object"],
-            })
+            rows.append(
+                {
+                    "model": model,
+                    "dataset": dataset,
+                    "relation": relation,
+                    "instance": instance,
+                    "template": template,
+                    "option": option,
+                    "answer": f"ans{option}",
+                    "answer_idx": correct,
+                    "token_logprobs": [0.2 * s, 0.3 * s, 0.5 * s],
+                    "token_roles": ["subject", "template", "object"],
+                }
+            )
     return pd.DataFrame(rows, columns=list(SCORE_COLUMNS))
 
 
-def random_score_table(n_instances: int = 12, sizes=(5, 8, 13), templates=TEMPLATE_NAMES,
-                       models=("m",), seed: int = 0, sharpness: float = 6.0) -> pd.DataFrame:
+def random_score_table(
+    n_instances: int = 12,
+    sizes=(5, 8, 13),
+    templates=TEMPLATE_NAMES,
+    models=("m",),
+    seed: int = 0,
+    sharpness: float = 6.0,
+) -> pd.DataFrame:
     """Relations ``R0, R1, ..`` with answer spaces of ``sizes``; ``n_instances`` per relation;
     1-3 subject tokens per instance, 1-3 object tokens per option, 2-4 template tokens per
     template, random log-probabilities. Each instance has a favourite option (the correct one
@@ -60,15 +73,23 @@ def random_score_table(n_instances: int = 12, sizes=(5, 8, 13), templates=TEMPLA
                         lp = -rng.gamma(2.0, 0.5, size=n_tok)
                         if option == favourite:
                             boost = sharpness * strength * (0.5 + rng.random())
-                            lp[-n_o[option]:] += boost / n_o[option]
+                            lp[-n_o[option] :] += boost / n_o[option]
                             lp = np.minimum(lp, -1e-3)
                         roles = ["subject"] * n_s + ["template"] * n_t + ["object"] * n_o[option]
-                        rows.append({
-                            "model": model, "dataset": "bear", "relation": f"R{r}",
-                            "instance": f"Q{r}_{i}", "template": template, "option": option,
-                            "answer": f"a{option}", "answer_idx": correct,
-                            "token_logprobs": lp.tolist(), "token_roles": roles,
-                        })
+                        rows.append(
+                            {
+                                "model": model,
+                                "dataset": "bear",
+                                "relation": f"R{r}",
+                                "instance": f"Q{r}_{i}",
+                                "template": template,
+                                "option": option,
+                                "answer": f"a{option}",
+                                "answer_idx": correct,
+                                "token_logprobs": lp.tolist(),
+                                "token_roles": roles,
+                            }
+                        )
     return pd.DataFrame(rows, columns=list(SCORE_COLUMNS))
 
 

@@ -35,7 +35,7 @@ from calib.confidence.metrics import (
 def sample(n=400, seed=0, power=1.0):
     rng = np.random.default_rng(seed)
     conf = np.round(rng.random(n), 2)  # ties on purpose
-    return conf, rng.random(n) < conf ** power
+    return conf, rng.random(n) < conf**power
 
 
 def test_weighted_metrics_equal_metrics_of_the_expanded_sample():
@@ -45,11 +45,17 @@ def test_weighted_metrics_equal_metrics_of_the_expanded_sample():
     for r in range(5):
         reps = np.repeat(conf, w[r])
         repy = np.repeat(corr, w[r])
-        for name, fn in (("ace", ace), ("ece", ece), ("brier", brier), ("mce", mce),
-                         ("rms", rms_calibration_error), ("gap", signed_gap)):
-            got = WEIGHTED[name](c, y, w[r:r + 1, order], 20)[0]
+        for name, fn in (
+            ("ace", ace),
+            ("ece", ece),
+            ("brier", brier),
+            ("mce", mce),
+            ("rms", rms_calibration_error),
+            ("gap", signed_gap),
+        ):
+            got = WEIGHTED[name](c, y, w[r : r + 1, order], 20)[0]
             assert got == pytest.approx(fn(reps, repy), abs=1e-12), name
-        assert WEIGHTED["accuracy"](c, y, w[r:r + 1, order])[0] == pytest.approx(repy.mean())
+        assert WEIGHTED["accuracy"](c, y, w[r : r + 1, order])[0] == pytest.approx(repy.mean())
 
 
 def test_binned_metrics_take_one_outcome_vector_per_row():
@@ -60,20 +66,23 @@ def test_binned_metrics_take_one_outcome_vector_per_row():
     for name in BINNED:
         got = WEIGHTED[name](c, outcomes, ones, 20)
         assert got.shape == (6,)
-        np.testing.assert_allclose(got, [WEIGHTED[name](c, y, ones, 20)[0] for y in outcomes],
-                                   rtol=0, atol=1e-14)
+        np.testing.assert_allclose(
+            got, [WEIGHTED[name](c, y, ones, 20)[0] for y in outcomes], rtol=0, atol=1e-14
+        )
     with pytest.raises(ValueError, match="weights of one row or as many"):
         WEIGHTED["ace"](c, outcomes, np.ones((2, 250), np.int64), 20)
 
 
 def test_every_metric_is_resampled_from_the_same_blocks():
     conf, corr = sample(300, seed=6)
-    many = bootstrap_metrics(conf, corr, ("ace", "gap", "auroc", "aurc", "mce"), n_boot=120,
-                             seed=9).set_index("metric")
+    many = bootstrap_metrics(
+        conf, corr, ("ace", "gap", "auroc", "aurc", "mce"), n_boot=120, seed=9
+    ).set_index("metric")
     for m in many.index:  # the same as each metric on its own
         alone = bootstrap_metrics(conf, corr, (m,), n_boot=120, seed=9).iloc[0]
         assert (many.loc[m, "low"], many.loc[m, "high"]) == pytest.approx(
-            (alone["low"], alone["high"]), abs=1e-14), m
+            (alone["low"], alone["high"]), abs=1e-14
+        ), m
     assert many.loc["gap", "method"] == "bca" and many.loc["mce", "method"] == "centred"
 
 
@@ -98,8 +107,11 @@ def test_intervals_are_seeded_and_bracket_the_value():
     assert (a["low"] <= a["high"]).all()
     for _, row in a.iterrows():
         assert row["low"] <= row["value"] <= row["high"], row["metric"]
-    assert a.set_index("metric")["method"].to_dict() == {"ace": "centred", "brier": "bca",
-                                                         "accuracy": "bca"}
+    assert a.set_index("metric")["method"].to_dict() == {
+        "ace": "centred",
+        "brier": "bca",
+        "accuracy": "bca",
+    }
     assert a.set_index("metric").loc["brier", "value"] == pytest.approx(brier(conf, corr))
     value, low, high = bootstrap_interval(conf, corr, "accuracy", n_boot=300, seed=4)
     assert value == pytest.approx(corr.mean())
@@ -127,8 +139,12 @@ def test_paired_difference():
 
 def test_paired_estimates_difference_aligns_instances():
     conf, corr = sample(200, seed=3)
-    keys = {"model": "m", "dataset": "bear", "relation": "P1",
-            "instance": [f"Q{i}" for i in range(200)]}
+    keys = {
+        "model": "m",
+        "dataset": "bear",
+        "relation": "P1",
+        "instance": [f"Q{i}" for i in range(200)],
+    }
     a = pd.DataFrame({**keys, "confidence": conf, "correct": corr})
     b = a.assign(confidence=np.sqrt(conf))
     d1 = paired_estimates_difference(a, b, "brier", n_boot=100)
@@ -152,7 +168,7 @@ def test_correlation_interval():
     assert -1 <= res["low"] <= res["r"] <= res["high"] <= 1
     assert res["low"] < res["r"] < res["high"]
     assert res == correlation_interval(x, y, n_boot=1000, seed=1)
-    sp = correlation_interval(x, x ** 3, method="spearman", n_boot=200)
+    sp = correlation_interval(x, x**3, method="spearman", n_boot=200)
     assert sp["r"] == pytest.approx(1.0) and sp["low"] == pytest.approx(1.0)
     with pytest.raises(ValueError, match="at least 3"):
         correlation_interval([1, 2], [2, 3])
@@ -195,6 +211,7 @@ def test_percentile_and_bca_miss_the_ace_estimate_the_centred_interval_holds_it(
     from scipy import stats
 
     from calib.confidence.bootstrap import _bca_levels, _share_below, acceleration
+
     z0 = stats.norm.ppf(_share_below(reps, point))
     levels = _bca_levels(z0, acceleration(jackknife(stat, len(conf))), 0.95)
     bca_hi = np.quantile(reps, levels[1])
@@ -219,8 +236,9 @@ def test_bca_agrees_with_scipy_on_a_skewed_mean():
 
     reps = replicates(mean, n, 20000, seed=1)
     ours = interval(x.mean(), reps, 0.95, "bca", jackknife(mean, n))
-    ref = stats.bootstrap((x,), np.mean, n_resamples=20000, method="BCa", random_state=2,
-                          confidence_level=0.95).confidence_interval
+    ref = stats.bootstrap(
+        (x,), np.mean, n_resamples=20000, method="BCa", random_state=2, confidence_level=0.95
+    ).confidence_interval
     assert ours == pytest.approx((ref.low, ref.high), rel=0.03)
     pct = interval(x.mean(), reps, 0.95, "percentile")
     assert ours[0] > pct[0] and ours[1] > pct[1]  # BCa moves right for a right-skewed mean
@@ -240,8 +258,10 @@ def test_every_interval_holds_its_estimate_even_in_degenerate_cases():
     assert lo == 0.0
     # where the acceleration breaks BCa's formula (1 - a z <= 0) there are no BCa levels
     from calib.confidence.bootstrap import _bca_levels
-    assert _bca_levels(3.0, 0.3, 0.95) is None and _bca_levels(0.0, 0.0, 0.95) == \
-        pytest.approx((0.025, 0.975))
+
+    assert _bca_levels(3.0, 0.3, 0.95) is None and _bca_levels(0.0, 0.0, 0.95) == pytest.approx(
+        (0.025, 0.975)
+    )
     assert np.isnan(interval(0.5, np.full(10, np.nan))[0])
     with pytest.raises(ValueError, match="interval method"):
         interval(0.5, reps, method="student")

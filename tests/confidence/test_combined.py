@@ -10,9 +10,16 @@ import pandas as pd
 import pytest
 
 from calib.confidence import ace, summary
-from calib.confidence.combined import (Term, combined_floor, combined_interval, estimate_terms,
-                                       instance_ids, repeat_summary, sample_sizes,
-                                       term_replicates)
+from calib.confidence.combined import (
+    Term,
+    combined_floor,
+    combined_interval,
+    estimate_terms,
+    instance_ids,
+    repeat_summary,
+    sample_sizes,
+    term_replicates,
+)
 from calib.confidence.noise_floor import noise_floor
 
 
@@ -25,9 +32,18 @@ def _sample(n: int, seed: int, shift: float = 0.0):
 
 def _estimates(conf, correct, model="m", estimator="Base", **extra):
     n = len(conf)
-    return pd.DataFrame({"model": model, "dataset": "bear", "relation": "R",
-                         "instance": [f"i{i:03d}" for i in range(n)], "estimator": estimator,
-                         "confidence": conf, "correct": correct, **extra})
+    return pd.DataFrame(
+        {
+            "model": model,
+            "dataset": "bear",
+            "relation": "R",
+            "instance": [f"i{i:03d}" for i in range(n)],
+            "estimator": estimator,
+            "confidence": conf,
+            "correct": correct,
+            **extra,
+        }
+    )
 
 
 def test_one_term_is_summarys_interval():
@@ -58,8 +74,9 @@ def test_terms_of_one_sample_share_their_resamples_and_samples_are_independent()
 def test_a_mean_over_draws_and_a_partial_term():
     a, ya = _sample(40, 2)
     b, yb = _sample(40, 3)
-    got = combined_interval([Term("s", "ace", a, ya), Term("s", "ace", b, ya)], [0.5, 0.5],
-                            n_boot=50, seed=0)
+    got = combined_interval(
+        [Term("s", "ace", a, ya), Term("s", "ace", b, ya)], [0.5, 0.5], n_boot=50, seed=0
+    )
     assert got["difference"] == pytest.approx((ace(a, ya) + ace(b, ya)) / 2)
     assert got["low"] <= got["difference"] <= got["high"]
     idx = np.arange(10, 30)
@@ -92,16 +109,16 @@ def test_a_nonlinear_combination():
     a, ya = _sample(40, 6)
     b, yb = _sample(40, 7)
     terms = [Term("s", "accuracy", a, ya), Term("s", "accuracy", b, yb)]
-    got = combined_interval(terms, combine=lambda v: np.abs(v[:, 0] - v[:, 1]), n_boot=50,
-                            seed=0)
+    got = combined_interval(terms, combine=lambda v: np.abs(v[:, 0] - v[:, 1]), n_boot=50, seed=0)
     assert got["difference"] == pytest.approx(abs(ya.mean() - yb.mean()))
 
 
 def test_the_floor_of_a_mean_over_draws():
     a, ya = _sample(50, 8)
     b, yb = _sample(50, 9)
-    f = combined_floor([Term("s", "ace", a, ya), Term("s", "ace", b, yb)], [0.5, 0.5],
-                       n_draws=300, seed=1)
+    f = combined_floor(
+        [Term("s", "ace", a, ya), Term("s", "ace", b, yb)], [0.5, 0.5], n_draws=300, seed=1
+    )
     one, two = noise_floor(a, n_draws=300, seed=1), noise_floor(b, n_draws=300, seed=1)
     assert f["floor"] == pytest.approx((one["floor"] + two["floor"]) / 2)
     assert f["floor_low"] <= f["floor"] <= f["floor_high"] and len(f["draws"]) == 300
@@ -113,12 +130,26 @@ def test_repeat_summary_of_identical_draws_is_summary():
     conf, corr = _sample(60, 10)
     est = pd.concat([_estimates(conf, corr, repeat=r, k=60) for r in range(3)])
     out = repeat_summary(est, by=["model", "estimator", "k"], n_boot=100, seed=2, n_draws=200)
-    ref = summary(_estimates(conf, corr), by=["model"], n_boot=100, seed=2,
-                  metrics=("accuracy", "ace"), floor=("ace",), n_draws=200)
+    ref = summary(
+        _estimates(conf, corr),
+        by=["model"],
+        n_boot=100,
+        seed=2,
+        metrics=("accuracy", "ace"),
+        floor=("ace",),
+        n_draws=200,
+    )
     row, want = out.iloc[0], ref.iloc[0]
     assert row["repeats"] == 3 and row["n"] == 60
-    for col in ("ace", "ace_low", "ace_high", "accuracy", "ace_floor", "ace_debiased",
-                "ace_debiased_low"):
+    for col in (
+        "ace",
+        "ace_low",
+        "ace_high",
+        "accuracy",
+        "ace_floor",
+        "ace_debiased",
+        "ace_debiased_low",
+    ):
         assert row[col] == pytest.approx(want[col]), col
     assert row["ace_min"] == row["ace_max"] == pytest.approx(row["ace"])
     assert row["confidence"] == pytest.approx(conf.mean())

@@ -23,8 +23,13 @@ from calib.data.bear import PARAPHRASES
 
 # Per-template option probabilities of three instances (scores are their logs).
 # A: correct 1; predictions 1, 1, 0, 1, 3 with Base 0.6, 0.7, 0.5, 0.4, 0.8
-A = [[0.1, 0.6, 0.2, 0.1], [0.1, 0.7, 0.1, 0.1], [0.5, 0.3, 0.1, 0.1],
-     [0.1, 0.4, 0.3, 0.2], [0.05, 0.05, 0.1, 0.8]]
+A = [
+    [0.1, 0.6, 0.2, 0.1],
+    [0.1, 0.7, 0.1, 0.1],
+    [0.5, 0.3, 0.1, 0.1],
+    [0.1, 0.4, 0.3, 0.2],
+    [0.05, 0.05, 0.1, 0.8],
+]
 # B: correct 2; predictions 0, 0, 2, 2, 1 with Base 0.6, 0.5, 0.7, 0.65, 0.45
 B = [[0.6, 0.3, 0.1], [0.5, 0.2, 0.3], [0.1, 0.2, 0.7], [0.25, 0.1, 0.65], [0.2, 0.45, 0.35]]
 # C: correct 0; all five predict 0 with Base 0.9, 0.8, 0.7, 0.6, 0.5
@@ -61,24 +66,36 @@ def test_base_and_margin_hand_computed(make_table):
 
 # expected (prediction, correct, n_agree, rejected, Average, Consistency) per aggregation
 EXPECTED = {
-    "min": {"A": (1, True, 3, False, (0.6 + 0.7 + 0.4) / 5, 3 / 5),
-            "B": (1, False, 1, False, 0.45 / 5, 1 / 5),
-            "C": (0, True, 5, False, (0.9 + 0.8 + 0.7 + 0.6 + 0.5) / 5, 1.0)},
-    "max": {"A": (3, False, 1, False, 0.8 / 5, 1 / 5),
-            "B": (2, True, 2, False, (0.7 + 0.65) / 5, 2 / 5),
-            "C": (0, True, 5, False, 3.5 / 5, 1.0)},
-    "vote-2": {"A": (1, True, 3, False, 1.7 / 5, 3 / 5),
-               "B": (-1, False, 2, True, 0.0, 0.0),  # tie 0:2 vs 2:2 -> rejected
-               "C": (0, True, 5, False, 3.5 / 5, 1.0)},
-    "vote-3": {"A": (1, True, 3, False, 1.7 / 5, 3 / 5),
-               "B": (-1, False, 2, True, 0.0, 0.0),
-               "C": (0, True, 5, False, 3.5 / 5, 1.0)},
-    "vote-4": {"A": (-1, False, 3, True, 0.0, 0.0),
-               "B": (-1, False, 2, True, 0.0, 0.0),
-               "C": (0, True, 5, False, 3.5 / 5, 1.0)},
-    "vote-5": {"A": (-1, False, 3, True, 0.0, 0.0),
-               "B": (-1, False, 2, True, 0.0, 0.0),
-               "C": (0, True, 5, False, 3.5 / 5, 1.0)},
+    "min": {
+        "A": (1, True, 3, False, (0.6 + 0.7 + 0.4) / 5, 3 / 5),
+        "B": (1, False, 1, False, 0.45 / 5, 1 / 5),
+        "C": (0, True, 5, False, (0.9 + 0.8 + 0.7 + 0.6 + 0.5) / 5, 1.0),
+    },
+    "max": {
+        "A": (3, False, 1, False, 0.8 / 5, 1 / 5),
+        "B": (2, True, 2, False, (0.7 + 0.65) / 5, 2 / 5),
+        "C": (0, True, 5, False, 3.5 / 5, 1.0),
+    },
+    "vote-2": {
+        "A": (1, True, 3, False, 1.7 / 5, 3 / 5),
+        "B": (-1, False, 2, True, 0.0, 0.0),  # tie 0:2 vs 2:2 -> rejected
+        "C": (0, True, 5, False, 3.5 / 5, 1.0),
+    },
+    "vote-3": {
+        "A": (1, True, 3, False, 1.7 / 5, 3 / 5),
+        "B": (-1, False, 2, True, 0.0, 0.0),
+        "C": (0, True, 5, False, 3.5 / 5, 1.0),
+    },
+    "vote-4": {
+        "A": (-1, False, 3, True, 0.0, 0.0),
+        "B": (-1, False, 2, True, 0.0, 0.0),
+        "C": (0, True, 5, False, 3.5 / 5, 1.0),
+    },
+    "vote-5": {
+        "A": (-1, False, 3, True, 0.0, 0.0),
+        "B": (-1, False, 2, True, 0.0, 0.0),
+        "C": (0, True, 5, False, 3.5 / 5, 1.0),
+    },
 }
 # Entropy as printed (Eqs. 5-7): s(c) = mean Base of the templates predicting c,
 # q = s / sum s, C = 1 - (-sum q ln q).
@@ -101,8 +118,12 @@ def test_multi_template_hand_computed(make_table, aggregation):
     for inst, (pred, correct, n_agree, rejected, c_avg, c_con) in EXPECTED[aggregation].items():
         for est in (avg, con, ent):
             row = est.loc[inst]
-            assert (row["prediction"], bool(row["correct"]), row["n_agree"], bool(row["rejected"])
-                    ) == (pred, correct, n_agree, rejected), (aggregation, inst)
+            assert (
+                row["prediction"],
+                bool(row["correct"]),
+                row["n_agree"],
+                bool(row["rejected"]),
+            ) == (pred, correct, n_agree, rejected), (aggregation, inst)
         assert avg.loc[inst, "confidence"] == pytest.approx(c_avg, abs=1e-9)
         assert con.loc[inst, "confidence"] == pytest.approx(c_con, abs=1e-12)
         want = 0.0 if rejected else ENTROPY[inst]
@@ -110,8 +131,9 @@ def test_multi_template_hand_computed(make_table, aggregation):
 
 
 def _five_templates(make_table, probs):
-    return sentence_scores(make_table([("P1", "X", t, np.log(p).tolist(), 0)
-                                       for t, p in zip(PARAPHRASES, probs)]))
+    return sentence_scores(
+        make_table([("P1", "X", t, np.log(p).tolist(), 0) for t, p in zip(PARAPHRASES, probs)])
+    )
 
 
 def test_entropy_as_printed_hand_example(make_table):
@@ -120,15 +142,19 @@ def test_entropy_as_printed_hand_example(make_table):
     # sum = 2.0, q = 0.425, 0.325, 0.25                                          (Eq. 6)
     # H = -(0.425 ln 0.425 + 0.325 ln 0.325 + 0.25 ln 0.25)
     #   = 0.36365 + 0.36529 + 0.34657 = 1.07551; C = 1 - H = -0.07551            (Eq. 7)
-    probs = [[0.9, 0.05, 0.05], [0.8, 0.1, 0.1], [0.15, 0.7, 0.15], [0.2, 0.6, 0.2],
-             [0.25, 0.25, 0.5]]
+    probs = [
+        [0.9, 0.05, 0.05],
+        [0.8, 0.1, 0.1],
+        [0.15, 0.7, 0.15],
+        [0.2, 0.6, 0.2],
+        [0.25, 0.25, 0.5],
+    ]
     ent = entropy(_five_templates(make_table, probs)).iloc[0]
     assert ent["confidence"] == pytest.approx(-0.0755089685, abs=1e-9)
     assert ent["prediction"] == 2  # min aggregation: the template with the lowest Base (0.5)
     # answers a, a, a, b, b with C_Base 0.9, 0.8, 0.7, 0.6, 0.4: s = 0.8, 0.5; q = 8/13, 5/13
     # H = -(8/13 ln 8/13 + 5/13 ln 5/13) = 0.29877 + 0.36750 = 0.66628; C = 0.33372
-    probs = [[0.9, 0.05, 0.05], [0.8, 0.1, 0.1], [0.7, 0.2, 0.1], [0.2, 0.6, 0.2],
-             [0.3, 0.4, 0.3]]
+    probs = [[0.9, 0.05, 0.05], [0.8, 0.1, 0.1], [0.7, 0.2, 0.1], [0.2, 0.6, 0.2], [0.3, 0.4, 0.3]]
     two = entropy(_five_templates(make_table, probs)).iloc[0]
     assert two["confidence"] == pytest.approx(0.3337215576, abs=1e-9)
     # five different answers with equal C_Base: q uniform, C = 1 - ln 5, the lowest value
@@ -213,7 +239,9 @@ def permuted(sent, seed):
     templates), remap ``answer_idx``, and shuffle the rows."""
     rng = np.random.default_rng(seed)
     out = sent.copy()
-    for (_, _, _, _), idx in out.groupby(["model", "dataset", "relation", "instance"]).groups.items():
+    for (_, _, _, _), idx in out.groupby(
+        ["model", "dataset", "relation", "instance"]
+    ).groups.items():
         n = out.loc[idx, "option"].max() + 1
         perm = rng.permutation(n)
         out.loc[idx, "option"] = perm[out.loc[idx, "option"].to_numpy()]
@@ -233,13 +261,15 @@ def test_results_do_not_depend_on_row_or_option_order(random_table):
 
 
 def test_linguistic_uses_the_same_instances(make_table):
-    groups = [("P1", "A", "paraphrase-0", np.log([0.7, 0.3]).tolist(), 0),
-              ("P1", "A", "possibly", np.log([0.6, 0.4]).tolist(), 0),
-              ("P1", "A", "numeric-25", np.log([0.2, 0.8]).tolist(), 0),
-              ("P1", "B", "paraphrase-0", np.log([0.1, 0.9]).tolist(), 0),
-              ("P1", "B", "possibly", np.log([0.45, 0.55]).tolist(), 0),
-              ("P1", "B", "numeric-25", np.log([0.5, 0.5]).tolist(), 0),
-              ("P1", "C", "paraphrase-0", np.log([0.5, 0.5]).tolist(), 0)]  # no injected
+    groups = [
+        ("P1", "A", "paraphrase-0", np.log([0.7, 0.3]).tolist(), 0),
+        ("P1", "A", "possibly", np.log([0.6, 0.4]).tolist(), 0),
+        ("P1", "A", "numeric-25", np.log([0.2, 0.8]).tolist(), 0),
+        ("P1", "B", "paraphrase-0", np.log([0.1, 0.9]).tolist(), 0),
+        ("P1", "B", "possibly", np.log([0.45, 0.55]).tolist(), 0),
+        ("P1", "B", "numeric-25", np.log([0.5, 0.5]).tolist(), 0),
+        ("P1", "C", "paraphrase-0", np.log([0.5, 0.5]).tolist(), 0),
+    ]  # no injected
     sent = sentence_scores(make_table(groups))
     out = linguistic(sent, ["possibly", "numeric-25"]).set_index(["instance", "template"])
     assert set(out.index.get_level_values("instance")) == {"A", "B"}
@@ -256,16 +286,34 @@ def test_linguistic_uses_the_same_instances(make_table):
 def test_all_estimates_layout(random_table):
     sent = sentence_scores(random_table)
     est = all_estimates(sent, aggregations=("min", "vote-2"))
-    assert list(est.columns) == ["estimator", "model", "dataset", "relation", "instance",
-                                 "template", "prediction", "correct", "confidence",
-                                 "n_agree", "rejected"]
+    assert list(est.columns) == [
+        "estimator",
+        "model",
+        "dataset",
+        "relation",
+        "instance",
+        "template",
+        "prediction",
+        "correct",
+        "confidence",
+        "n_agree",
+        "rejected",
+    ]
     assert sorted(est["estimator"].unique()) == sorted(
-        ["Base", "Margin", "Average/min", "Consistency/min", "Entropy/min",
-         "Average/vote-2", "Consistency/vote-2", "Entropy/vote-2"])
+        [
+            "Base",
+            "Margin",
+            "Average/min",
+            "Consistency/min",
+            "Entropy/min",
+            "Average/vote-2",
+            "Consistency/vote-2",
+            "Entropy/vote-2",
+        ]
+    )
     assert (est.groupby("estimator").size() == 2 * 3 * 12).all()
     ours = est[est["estimator"] == "Base"].reset_index(drop=True)
     direct = base(sent)
     np.testing.assert_allclose(ours["confidence"], direct["confidence"])
-    one = all_estimates(sent[sent["template"] == "possibly"], template="possibly",
-                        paraphrases=None)
+    one = all_estimates(sent[sent["template"] == "possibly"], template="possibly", paraphrases=None)
     assert set(one["estimator"]) == {"Base", "Margin"}

@@ -11,9 +11,17 @@ from calib.confidence.summary import DIRECTIONS
 
 def table(conf, corr, estimator="Base", model="m"):
     n = len(conf)
-    return pd.DataFrame({"model": model, "dataset": "bear", "relation": "R",
-                         "instance": [f"q{i:04d}" for i in range(n)], "estimator": estimator,
-                         "confidence": conf, "correct": corr})
+    return pd.DataFrame(
+        {
+            "model": model,
+            "dataset": "bear",
+            "relation": "R",
+            "instance": [f"q{i:04d}" for i in range(n)],
+            "estimator": estimator,
+            "confidence": conf,
+            "correct": corr,
+        }
+    )
 
 
 def test_signed_gap_hand_example():
@@ -32,14 +40,29 @@ def test_direction_from_the_interval():
 def test_signed_gaps_per_estimator():
     rng = np.random.default_rng(0)
     conf = rng.random(600)
-    over = rng.random(600) < conf * 0.7     # right less often than it says
+    over = rng.random(600) < conf * 0.7  # right less often than it says
     under = rng.random(600) < np.sqrt(conf)  # right more often than it says
     calibrated = rng.random(600) < conf
-    est = pd.concat([table(conf, over, "over"), table(conf, under, "under"),
-                     table(conf, calibrated, "calibrated")], ignore_index=True)
+    est = pd.concat(
+        [
+            table(conf, over, "over"),
+            table(conf, under, "under"),
+            table(conf, calibrated, "calibrated"),
+        ],
+        ignore_index=True,
+    )
     out = signed_gaps(est, n_boot=300).set_index("estimator")
-    assert list(out.columns) == ["model", "dataset", "n", "mean_confidence", "accuracy", "gap",
-                                 "gap_low", "gap_high", "direction"]
+    assert list(out.columns) == [
+        "model",
+        "dataset",
+        "n",
+        "mean_confidence",
+        "accuracy",
+        "gap",
+        "gap_low",
+        "gap_high",
+        "direction",
+    ]
     assert out.loc["over", "direction"] == "overconfident"
     assert out.loc["under", "direction"] == "underconfident"
     assert out.loc["calibrated", "direction"] == "undecided"
@@ -60,8 +83,14 @@ def test_gap_by_range_restricts_to_each_range():
     est = table(conf, corr, "Margin")
     out = gap_by_range(est, ranges=((0, 0.5), (0.5, 1.0)), n_boot=300)
     assert out["range"].tolist() == ["[0, 0.5)", "[0.5, 1]"]
-    assert list(out.columns[:6]) == ["model", "dataset", "estimator", "range", "range_low",
-                                     "range_high"]
+    assert list(out.columns[:6]) == [
+        "model",
+        "dataset",
+        "estimator",
+        "range",
+        "range_low",
+        "range_high",
+    ]
     low = conf < 0.5
     assert out.loc[0, "n"] == low.sum() and out.loc[1, "n"] == (~low).sum()
     assert out.loc[0, "gap"] == pytest.approx(conf[low].mean() - corr[low].mean())

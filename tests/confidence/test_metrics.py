@@ -28,7 +28,8 @@ def test_ace_hand_computed():
     assert ace(CONF8, CORR8, n_bins=4) == pytest.approx(0.25)
     # an instance on the edge goes to the lower bin: {0.1 x3 | 0.9}
     assert ace([0.1, 0.1, 0.1, 0.9], [0, 0, 1, 1], n_bins=2) == pytest.approx(
-        (abs(1 / 3 - 0.1) + 0.1) / 2)
+        (abs(1 / 3 - 0.1) + 0.1) / 2
+    )
 
 
 def test_ace_drops_bins_emptied_by_coinciding_edges():
@@ -56,13 +57,17 @@ def test_mce_and_rms_hand_computed():
     conf, corr = [0.1, 0.1, 0.1, 0.9], [0, 0, 1, 1]
     assert mce(conf, corr, n_bins=2) == pytest.approx(1 / 3 - 0.1)
     assert rms_calibration_error(conf, corr, n_bins=2) == pytest.approx(
-        np.sqrt(0.75 * (1 / 3 - 0.1) ** 2 + 0.25 * 0.1 ** 2))
+        np.sqrt(0.75 * (1 / 3 - 0.1) ** 2 + 0.25 * 0.1**2)
+    )
     # the large bin of 10 at .5 is calibrated; the one instance at 1.0 is not
     conf, corr = [0.5] * 10 + [1.0], [1, 0] * 5 + [0]
     assert mce(conf, corr, n_bins=10) == pytest.approx(1.0)
     assert rms_calibration_error(conf, corr, n_bins=10) == pytest.approx(np.sqrt(1 / 11))
-    assert ece(conf, corr, n_bins=10) <= rms_calibration_error(conf, corr, n_bins=10) <= mce(
-        conf, corr, n_bins=10)
+    assert (
+        ece(conf, corr, n_bins=10)
+        <= rms_calibration_error(conf, corr, n_bins=10)
+        <= mce(conf, corr, n_bins=10)
+    )
 
 
 def torchmetrics_ce(conf, corr, n_bins, norm):
@@ -87,11 +92,12 @@ def torchmetrics_ce(conf, corr, n_bins, norm):
 def test_ece_mce_rms_are_torchmetrics_norms(n_bins):
     rng = np.random.default_rng(n_bins)
     for conf in (rng.random(700), np.round(rng.random(700), 2), rng.beta(5, 1, 700)):
-        corr = rng.random(700) < conf ** 1.5
+        corr = rng.random(700) < conf**1.5
         assert ece(conf, corr, n_bins) == pytest.approx(torchmetrics_ce(conf, corr, n_bins, "l1"))
         assert mce(conf, corr, n_bins) == pytest.approx(torchmetrics_ce(conf, corr, n_bins, "max"))
         assert rms_calibration_error(conf, corr, n_bins) == pytest.approx(
-            torchmetrics_ce(conf, corr, n_bins, "l2"))
+            torchmetrics_ce(conf, corr, n_bins, "l2")
+        )
 
 
 def test_brier_hand_computed():
@@ -111,7 +117,7 @@ def test_perfectly_calibrated_sample_has_ace_near_zero():
     assert ace(conf, rng.random(200_000) < conf) < 0.01
     assert ece(conf, rng.random(200_000) < conf) < 0.01
     # ... and an overconfident one does not
-    assert ace(conf, rng.random(200_000) < conf ** 2) > 0.1
+    assert ace(conf, rng.random(200_000) < conf**2) > 0.1
 
 
 def sklearn_ace(conf, corr, n_bins):
@@ -161,8 +167,9 @@ def test_metrics_do_not_depend_on_order():
 
 
 def test_accuracy_rejection_curve_hand_computed():
-    curve = accuracy_rejection_curve([0.2, 0.5, 0.9, 0.95], [0, 1, 0, 1],
-                                     thresholds=[0.0, 0.5, 0.92, 1.0])
+    curve = accuracy_rejection_curve(
+        [0.2, 0.5, 0.9, 0.95], [0, 1, 0, 1], thresholds=[0.0, 0.5, 0.92, 1.0]
+    )
     np.testing.assert_allclose(curve["rejected"], [0, 0.25, 0.75, 1.0])
     np.testing.assert_allclose(curve["accuracy"], [0.5, 2 / 3, 1.0, np.nan])
     assert curve["kept"].tolist() == [4, 3, 1, 0]
@@ -171,9 +178,16 @@ def test_accuracy_rejection_curve_hand_computed():
 
 
 def test_accuracy_micro_and_per_relation():
-    est = pd.DataFrame({"model": "m", "dataset": "bear",
-                        "relation": ["P1", "P1", "P1", "P2"], "instance": list("abcd"),
-                        "correct": [True, False, True, False], "confidence": 0.5})
+    est = pd.DataFrame(
+        {
+            "model": "m",
+            "dataset": "bear",
+            "relation": ["P1", "P1", "P1", "P2"],
+            "instance": list("abcd"),
+            "correct": [True, False, True, False],
+            "confidence": 0.5,
+        }
+    )
     assert accuracy(est["correct"]) == 0.5
     per = accuracy_per_relation(est).set_index("relation")
     assert per.loc["P1", "accuracy"] == pytest.approx(2 / 3) and per.loc["P1", "n"] == 3
@@ -192,14 +206,17 @@ def test_confidences_below_zero_are_measured_as_they_are():
     assert curve["mean_confidence"].tolist() == pytest.approx([-0.3, 0.65])
 
 
-@pytest.mark.parametrize("conf, corr, message", [
-    ([0.5, np.nan], [1, 0], r"confidence\[1\] is nan"),
-    ([0.5, np.inf], [1, 0], r"confidence\[1\] is inf"),
-    ([0.5, 1.2], [1, 0], r"confidence\[1\] is 1.2; expected values in \[0, 1\].*never above 1"),
-    ([0.5, 0.2], [1, 2], r"correct\[1\] is 2"),
-    ([0.5, 0.2], [1], "2 values but correct has 1"),
-    ([], [], "empty"),
-])
+@pytest.mark.parametrize(
+    "conf, corr, message",
+    [
+        ([0.5, np.nan], [1, 0], r"confidence\[1\] is nan"),
+        ([0.5, np.inf], [1, 0], r"confidence\[1\] is inf"),
+        ([0.5, 1.2], [1, 0], r"confidence\[1\] is 1.2; expected values in \[0, 1\].*never above 1"),
+        ([0.5, 0.2], [1, 2], r"correct\[1\] is 2"),
+        ([0.5, 0.2], [1], "2 values but correct has 1"),
+        ([], [], "empty"),
+    ],
+)
 def test_bad_inputs(conf, corr, message):
     with pytest.raises(ValueError, match=message):
         ace(conf, corr)

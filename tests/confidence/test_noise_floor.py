@@ -29,8 +29,7 @@ def test_the_floor_is_the_mean_metric_of_independently_simulated_calibrated_samp
         f = noise_floor(conf, metric, n_draws=1000, seed=1)
         # an independent simulation with the plain metric functions
         rng = np.random.default_rng(12345)
-        sims = np.array([PLAIN[metric](conf, rng.random(len(conf)) < conf)
-                         for _ in range(1000)])
+        sims = np.array([PLAIN[metric](conf, rng.random(len(conf)) < conf) for _ in range(1000)])
         se = np.hypot(f["floor_se"], sims.std(ddof=1) / np.sqrt(len(sims)))
         assert abs(f["floor"] - sims.mean()) < 4 * se, (metric, f, sims.mean())
         assert f["floor_low"] < f["floor"] < f["floor_high"]
@@ -92,14 +91,24 @@ def test_the_floor_test_holds_its_level_and_finds_miscalibration():
 def test_record_fields_and_the_debiased_interval():
     conf = beta_confidences(100)
     rec = floor_record(conf, 0.2, 0.15, 0.26, "ece", n_draws=100, seed=0)
-    assert list(rec) == ["ece_floor", "ece_floor_se", "ece_floor_low", "ece_floor_high",
-                         "ece_floor_p", "ece_within_floor", "ece_debiased", "ece_debiased_low",
-                         "ece_debiased_high"]
+    assert list(rec) == [
+        "ece_floor",
+        "ece_floor_se",
+        "ece_floor_low",
+        "ece_floor_high",
+        "ece_floor_p",
+        "ece_within_floor",
+        "ece_debiased",
+        "ece_debiased_low",
+        "ece_debiased_high",
+    ]
     z = 1.959963984540054
-    assert rec["ece_debiased_low"] == pytest.approx(0.15 - rec["ece_floor"]
-                                                    - z * rec["ece_floor_se"])
-    assert rec["ece_debiased_high"] == pytest.approx(0.26 - rec["ece_floor"]
-                                                     + z * rec["ece_floor_se"])
+    assert rec["ece_debiased_low"] == pytest.approx(
+        0.15 - rec["ece_floor"] - z * rec["ece_floor_se"]
+    )
+    assert rec["ece_debiased_high"] == pytest.approx(
+        0.26 - rec["ece_floor"] + z * rec["ece_floor_se"]
+    )
     d, lo, hi = debiased(0.3, float("nan"), float("nan"), 0.1, 0.01)
     assert d == pytest.approx(0.2) and np.isnan(lo) and np.isnan(hi)
     assert floor_p_value(0.5, np.array([0.1, 0.6, 0.7])) == pytest.approx(3 / 4)

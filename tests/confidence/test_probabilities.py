@@ -59,16 +59,23 @@ def test_probabilities_sum_to_one_and_ignore_row_order(random_table):
     np.testing.assert_allclose(sums, 1.0)
     shuffled = option_probabilities(sent.sample(frac=1.0, random_state=3))
     key = ["model", "relation", "instance", "template", "option"]
-    pd.testing.assert_frame_equal(probs.sort_values(key).reset_index(drop=True),
-                                  shuffled.sort_values(key).reset_index(drop=True))
+    pd.testing.assert_frame_equal(
+        probs.sort_values(key).reset_index(drop=True),
+        shuffled.sort_values(key).reset_index(drop=True),
+    )
     a = template_predictions(sent)
     b = template_predictions(sent.sample(frac=1.0, random_state=4))
     pd.testing.assert_frame_equal(a, b)
 
 
 def base_sent(make_table):
-    return sent_of(make_table, [("P1", "Q1", "paraphrase-0", [-1.0, -2.0, -3.0], 0),
-                                ("P1", "Q1", "paraphrase-1", [-1.0, -2.0, -3.0], 0)])
+    return sent_of(
+        make_table,
+        [
+            ("P1", "Q1", "paraphrase-0", [-1.0, -2.0, -3.0], 0),
+            ("P1", "Q1", "paraphrase-1", [-1.0, -2.0, -3.0], 0),
+        ],
+    )
 
 
 def test_correct_index_out_of_range(make_table):
@@ -108,8 +115,13 @@ def test_options_must_be_0_to_n_minus_1(make_table):
 
 
 def test_options_of_different_lengths_for_one_instance(make_table):
-    sent = sent_of(make_table, [("P1", "Q1", "paraphrase-0", [-1.0, -2.0, -3.0], 0),
-                                ("P1", "Q1", "paraphrase-1", [-1.0, -2.0], 0)])
+    sent = sent_of(
+        make_table,
+        [
+            ("P1", "Q1", "paraphrase-0", [-1.0, -2.0, -3.0], 0),
+            ("P1", "Q1", "paraphrase-1", [-1.0, -2.0], 0),
+        ],
+    )
     with pytest.raises(ValueError, match=r"answer spaces of different sizes .*paraphrase-1': 2"):
         template_predictions(sent)
 

@@ -36,8 +36,19 @@ def synthetic_scores(temperature, n_relations=6, per_relation=300, seed=0, model
             answer = int(rng.choice(k, p=p))
             for o in range(k):
                 rows.append((model, "bear", f"R{r}", f"Q{r}_{i}", PLAIN, o, answer, s[o]))
-    return pd.DataFrame(rows, columns=["model", "dataset", "relation", "instance", "template",
-                                       "option", "answer_idx", "score"])
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "model",
+            "dataset",
+            "relation",
+            "instance",
+            "template",
+            "option",
+            "answer_idx",
+            "score",
+        ],
+    )
 
 
 def test_relation_folds_are_seeded_balanced_and_depend_on_the_set_only():
@@ -130,21 +141,43 @@ def overconfident_estimates(n_relations=5, per_relation=200, seed=0):
     rng = np.random.default_rng(seed)
     n = n_relations * per_relation
     conf = rng.uniform(0.3, 1.0, n)
-    corr = rng.random(n) < conf ** 3  # much less often right than the confidence says
+    corr = rng.random(n) < conf**3  # much less often right than the confidence says
     rel = np.repeat([f"R{r}" for r in range(n_relations)], per_relation)
-    return pd.DataFrame({"estimator": "Base", "model": "m", "dataset": "bear", "relation": rel,
-                         "instance": [f"q{i}" for i in range(n)], "template": PLAIN,
-                         "prediction": 0, "correct": corr, "confidence": conf,
-                         "n_agree": pd.NA, "rejected": False})
+    return pd.DataFrame(
+        {
+            "estimator": "Base",
+            "model": "m",
+            "dataset": "bear",
+            "relation": rel,
+            "instance": [f"q{i}" for i in range(n)],
+            "template": PLAIN,
+            "prediction": 0,
+            "correct": corr,
+            "confidence": conf,
+            "n_agree": pd.NA,
+            "rejected": False,
+        }
+    )
 
 
 def test_platt_scaling_is_cross_fitted_and_recalibrates():
     est = overconfident_estimates()
     rec = platt_scaling(est, k=5, seed=1)
     out = rec.estimates
-    assert list(out.columns) == ["estimator", "model", "dataset", "relation", "instance",
-                                 "template", "prediction", "correct", "confidence", "n_agree",
-                                 "rejected", "fold"]
+    assert list(out.columns) == [
+        "estimator",
+        "model",
+        "dataset",
+        "relation",
+        "instance",
+        "template",
+        "prediction",
+        "correct",
+        "confidence",
+        "n_agree",
+        "rejected",
+        "fold",
+    ]
     assert (out.estimator == "Base (Platt)").all() and len(out) == len(est)
     assert ace(out.confidence, out.correct) < ace(est.confidence, est.correct) / 2
     for _, fit in rec.fits.iterrows():

@@ -37,8 +37,9 @@ def test_reliability_curve_is_the_calibration_curve_with_intervals():
     conf = rng.random(400)
     corr = rng.random(400) < conf
     curve = reliability_curve(conf, corr)
-    pd.testing.assert_frame_equal(curve.drop(columns=["accuracy_low", "accuracy_high"]),
-                                  calibration_curve(conf, corr))
+    pd.testing.assert_frame_equal(
+        curve.drop(columns=["accuracy_low", "accuracy_high"]), calibration_curve(conf, corr)
+    )
     assert (curve["accuracy_low"] <= curve["accuracy"]).all()
     assert (curve["accuracy"] <= curve["accuracy_high"]).all()
     k = np.round(curve["accuracy"] * curve["count"]).astype(int)
@@ -46,7 +47,8 @@ def test_reliability_curve_is_the_calibration_curve_with_intervals():
     np.testing.assert_allclose(curve["accuracy_low"], low)
     # a perfectly calibrated sample: most bins' intervals hold their mean confidence
     holds = (curve["accuracy_low"] <= curve["mean_confidence"]) & (
-        curve["mean_confidence"] <= curve["accuracy_high"])
+        curve["mean_confidence"] <= curve["accuracy_high"]
+    )
     assert holds.mean() >= 0.8
 
 
@@ -72,16 +74,30 @@ def test_reliability_diagram_frames_per_group():
     for m, n in (("m1", 150), ("m2", 90)):
         for e in ("Base", "Margin"):
             c = rng.random(n)
-            rows.append(pd.DataFrame({"model": m, "estimator": e, "confidence": c,
-                                      "correct": rng.random(n) < c}))
+            rows.append(
+                pd.DataFrame(
+                    {"model": m, "estimator": e, "confidence": c, "correct": rng.random(n) < c}
+                )
+            )
     est = pd.concat(rows, ignore_index=True)
     d = reliability_diagram(est, n_bins=10, histogram_bins=5)
     assert list(d.curve.columns[:2]) == ["model", "estimator"]
-    assert list(d.histogram.columns) == ["model", "estimator", "bin", "lower", "upper", "count",
-                                         "share"]
+    assert list(d.histogram.columns) == [
+        "model",
+        "estimator",
+        "bin",
+        "lower",
+        "upper",
+        "count",
+        "share",
+    ]
     counts = d.histogram.groupby(["model", "estimator"])["count"].sum()
-    assert counts.to_dict() == {("m1", "Base"): 150, ("m1", "Margin"): 150, ("m2", "Base"): 90,
-                                ("m2", "Margin"): 90}
+    assert counts.to_dict() == {
+        ("m1", "Base"): 150,
+        ("m1", "Margin"): 150,
+        ("m2", "Base"): 90,
+        ("m2", "Margin"): 90,
+    }
     curve_counts = d.curve.groupby(["model", "estimator"])["count"].sum()
     assert (curve_counts == counts).all()
     assert (d.histogram.groupby(["model", "estimator"]).size() == 5).all()

@@ -45,8 +45,9 @@ def test_auroc_hand_example_and_undefined_cases():
 
 def test_aurc_hand_examples():
     # descending confidence, errors 0, 1, 0, 1: risks 0/1, 1/2, 1/3, 2/4
-    assert aurc([0.9, 0.8, 0.7, 0.6], [1, 0, 1, 0]) == pytest.approx((0 + 1 / 2 + 1 / 3 + 1 / 2)
-                                                                     / 4)
+    assert aurc([0.9, 0.8, 0.7, 0.6], [1, 0, 1, 0]) == pytest.approx(
+        (0 + 1 / 2 + 1 / 3 + 1 / 2) / 4
+    )
     # ties: {0.9: right, wrong} share one error -> risks 0.5/1, 1/2; then 0.5: right -> 1/3
     assert aurc([0.9, 0.9, 0.5], [1, 0, 1]) == pytest.approx((0.5 + 0.5 + 1 / 3) / 3)
     assert aurc([0.3, 0.2], [1, 1]) == 0.0 and aurc([0.3, 0.2], [0, 0]) == 1.0
@@ -77,7 +78,7 @@ def test_weighted_auroc_and_aurc_equal_the_metrics_of_the_expanded_sample():
     for r in range(4):
         expanded = np.repeat(conf, w[r]), np.repeat(corr, w[r])
         for name, fn in (("auroc", auroc), ("aurc", aurc)):
-            got = WEIGHTED[name](c, y, w[r:r + 1, order])[0]
+            got = WEIGHTED[name](c, y, w[r : r + 1, order])[0]
             assert got == pytest.approx(fn(*expanded), abs=1e-12), name
     # row order never matters
     perm = np.random.default_rng(0).permutation(200)
@@ -91,9 +92,21 @@ def estimates(random_table):
 
 def test_selective_prediction_table(estimates):
     table = selective_prediction(estimates, by=["model", "estimator"], n_boot=100)
-    assert list(table.columns) == ["model", "estimator", "n", "auroc", "auroc_low", "auroc_high",
-                                   "aurc", "aurc_low", "aurc_high", "accuracy", "accuracy_low",
-                                   "accuracy_high", "rejection_rate"]
+    assert list(table.columns) == [
+        "model",
+        "estimator",
+        "n",
+        "auroc",
+        "auroc_low",
+        "auroc_high",
+        "aurc",
+        "aurc_low",
+        "aurc_high",
+        "accuracy",
+        "accuracy_low",
+        "accuracy_high",
+        "rejection_rate",
+    ]
     for _, row in table.iterrows():
         part = estimates[(estimates.model == row.model) & (estimates.estimator == row.estimator)]
         assert row.auroc == pytest.approx(roc_auc_score(part.correct, part.confidence))
@@ -103,22 +116,37 @@ def test_selective_prediction_table(estimates):
 
 
 def test_paired_differences_between_estimators(estimates):
-    diffs = selective_differences(estimates, [("Average/min", "Base"), ("Margin", "Base")],
-                                  n_boot=100, seed=2)
-    assert list(diffs.columns) == ["model", "a", "b", "metric", "difference", "low", "high",
-                                   "method", "p_value", "n", "n_boot"]
+    diffs = selective_differences(
+        estimates, [("Average/min", "Base"), ("Margin", "Base")], n_boot=100, seed=2
+    )
+    assert list(diffs.columns) == [
+        "model",
+        "a",
+        "b",
+        "metric",
+        "difference",
+        "low",
+        "high",
+        "method",
+        "p_value",
+        "n",
+        "n_boot",
+    ]
     assert len(diffs) == 2 * 2 * 2 and set(diffs.metric) == {"auroc", "aurc"}
     one = diffs[(diffs.model == "m1") & (diffs.a == "Margin") & (diffs.metric == "auroc")].iloc[0]
     m1 = estimates[estimates.model == "m1"]
-    direct = paired_estimates_difference(m1[m1.estimator == "Margin"], m1[m1.estimator == "Base"],
-                                         "auroc", n_boot=100, seed=2)
+    direct = paired_estimates_difference(
+        m1[m1.estimator == "Margin"], m1[m1.estimator == "Base"], "auroc", n_boot=100, seed=2
+    )
     assert one.difference == pytest.approx(direct["difference"])
-    assert (one.low, one.high, one.p_value) == pytest.approx((direct["low"], direct["high"],
-                                                              direct["p_value"]))
+    assert (one.low, one.high, one.p_value) == pytest.approx(
+        (direct["low"], direct["high"], direct["p_value"])
+    )
     a = m1[m1.estimator == "Margin"].sort_values("instance")
     b = m1[m1.estimator == "Base"].sort_values("instance")
-    assert one.difference == pytest.approx(roc_auc_score(a.correct, a.confidence)
-                                           - roc_auc_score(b.correct, b.confidence))
+    assert one.difference == pytest.approx(
+        roc_auc_score(a.correct, a.confidence) - roc_auc_score(b.correct, b.confidence)
+    )
     assert (diffs.low <= diffs.difference).all() and (diffs.difference <= diffs.high).all()
     # every pair of estimators when none are given, in the order they appear
     every = estimator_differences(estimates, metrics=("aurc",), n_boot=20)
@@ -131,6 +159,7 @@ def test_paired_differences_between_estimators(estimates):
 
 def test_differences_are_seeded(estimates):
     a = selective_differences(estimates, [("Margin", "Base")], n_boot=50, seed=4)
-    b = selective_differences(estimates.sample(frac=1.0, random_state=1), [("Margin", "Base")],
-                              n_boot=50, seed=4)
+    b = selective_differences(
+        estimates.sample(frac=1.0, random_state=1), [("Margin", "Base")], n_boot=50, seed=4
+    )
     pd.testing.assert_frame_equal(a, b)

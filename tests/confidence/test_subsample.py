@@ -20,7 +20,8 @@ def sent(random_table):
 
 def kept_sets(sub):
     return sub.groupby(["model", "relation", "instance", "template"])["source_option"].apply(
-        lambda s: tuple(sorted(s)))
+        lambda s: tuple(sorted(s))
+    )
 
 
 def test_k_options_with_the_correct_one(sent):
@@ -35,8 +36,11 @@ def test_k_options_with_the_correct_one(sent):
     assert len(merged) == len(truth)
     assert (merged["source_option"] == merged["option_y"]).all()
     # the kept options keep their scores and original order
-    back = sub.merge(sent, left_on=["model", "relation", "instance", "template", "source_option"],
-                     right_on=["model", "relation", "instance", "template", "option"])
+    back = sub.merge(
+        sent,
+        left_on=["model", "relation", "instance", "template", "source_option"],
+        right_on=["model", "relation", "instance", "template", "option"],
+    )
     np.testing.assert_array_equal(back["score_x"], back["score_y"])
     assert groups["source_option"].apply(lambda s: s.is_monotonic_increasing).all()
 
@@ -60,8 +64,9 @@ def test_seeded_repeatable_and_independent_of_row_order(sent):
 
 def test_draw_is_uniform_over_the_others(make_table):
     # 2000 instances with 6 options, correct 0: each other option kept with probability 2/5
-    sent = sentence_scores(make_table([("P1", f"Q{i}", "paraphrase-0", [-1.0] * 6, 0)
-                                       for i in range(2000)]))
+    sent = sentence_scores(
+        make_table([("P1", f"Q{i}", "paraphrase-0", [-1.0] * 6, 0) for i in range(2000)])
+    )
     counts = np.bincount(subsample_options(sent, 3, seed=0)["source_option"], minlength=6)
     assert counts[0] == 2000
     np.testing.assert_allclose(counts[1:] / 2000, 0.4, atol=0.04)
@@ -81,8 +86,9 @@ def test_too_small_answer_spaces(sent):
     with pytest.raises(ValueError, match=r"fewer than k=6 options \(relations \['R0'\]\)"):
         subsample_options(sent, 6)
     kept = subsample_options(sent, 6, too_small="keep")
-    assert set(kept.loc[kept["relation"] == "R0"].groupby(
-        ["model", "instance", "template"]).size()) == {5}
+    assert set(
+        kept.loc[kept["relation"] == "R0"].groupby(["model", "instance", "template"]).size()
+    ) == {5}
     dropped = subsample_options(sent, 6, too_small="drop")
     assert set(dropped["relation"]) == {"R1", "R2"}
     with pytest.raises(ValueError, match="k must be an integer >= 2"):

@@ -26,10 +26,11 @@ def estimates(random_table):
 def test_readme_flow(random_table):
     # the five lines the README shows
     from calib.confidence import sentence_scores, all_estimates, summary
-    scores = random_table                               # a score table (calib.scoring.schema)
-    sent = sentence_scores(scores, reduction="sum")     # Appendix C reduction
-    est = all_estimates(sent)                           # Base, Margin, Average/Consistency/Entropy
-    table = summary(est, n_boot=200, seed=0)            # ACE, Brier, accuracy + 95% intervals
+
+    scores = random_table  # a score table (calib.scoring.schema)
+    sent = sentence_scores(scores, reduction="sum")  # Appendix C reduction
+    est = all_estimates(sent)  # Base, Margin, Average/Consistency/Entropy
+    table = summary(est, n_boot=200, seed=0)  # ACE, Brier, accuracy + 95% intervals
     assert len(table) == 2 * 5
     assert {"ace", "ace_low", "ace_high", "brier", "accuracy"} <= set(table.columns)
 
@@ -39,8 +40,9 @@ def test_summary_values_match_the_metrics(estimates):
     assert list(table.columns[:4]) == ["model", "dataset", "estimator", "template"]
     assert len(table) == 2 * 8 and (table["n"] == 36).all()
     for _, row in table.iterrows():
-        part = estimates[(estimates["model"] == row["model"])
-                         & (estimates["estimator"] == row["estimator"])]
+        part = estimates[
+            (estimates["model"] == row["model"]) & (estimates["estimator"] == row["estimator"])
+        ]
         assert row["ace"] == pytest.approx(ace(part["confidence"], part["correct"]))
         assert row["brier"] == pytest.approx(brier(part["confidence"], part["correct"]))
         assert row["accuracy"] == pytest.approx(accuracy(part["correct"]))
@@ -82,20 +84,43 @@ def test_opt_in_metrics_beyond_the_paper(estimates):
     from calib.confidence import aurc, auroc, mce, noise_floor, rms_calibration_error, signed_gap
 
     metrics = ("ace", "brier", "accuracy", "ece", "mce", "rms", "gap", "auroc", "aurc")
-    table = summary(estimates, by=["model", "estimator"], n_boot=60, seed=2, metrics=metrics,
-                    floor=("ace", "ece"), n_draws=200)
+    table = summary(
+        estimates,
+        by=["model", "estimator"],
+        n_boot=60,
+        seed=2,
+        metrics=metrics,
+        floor=("ace", "ece"),
+        n_draws=200,
+    )
     plain = summary(estimates, by=["model", "estimator"], n_boot=60, seed=2)
     # the default columns are unchanged, and come from the same resamples
     pd.testing.assert_frame_equal(table[plain.columns], plain)
-    for col in ("gap_direction", "ace_floor", "ace_floor_se", "ace_floor_low", "ace_floor_high",
-                "ace_floor_p", "ace_within_floor", "ace_debiased", "ace_debiased_low",
-                "ace_debiased_high", "ece_floor", "ece_debiased"):
+    for col in (
+        "gap_direction",
+        "ace_floor",
+        "ace_floor_se",
+        "ace_floor_low",
+        "ace_floor_high",
+        "ace_floor_p",
+        "ace_within_floor",
+        "ace_debiased",
+        "ace_debiased_low",
+        "ace_debiased_high",
+        "ece_floor",
+        "ece_debiased",
+    ):
         assert col in table.columns, col
     for _, row in table.iterrows():
         part = estimates[(estimates.model == row.model) & (estimates.estimator == row.estimator)]
         c, y = part.confidence, part.correct
-        for m, fn in (("mce", mce), ("rms", rms_calibration_error), ("gap", signed_gap),
-                      ("auroc", auroc), ("aurc", aurc)):
+        for m, fn in (
+            ("mce", mce),
+            ("rms", rms_calibration_error),
+            ("gap", signed_gap),
+            ("auroc", auroc),
+            ("aurc", aurc),
+        ):
             assert row[m] == pytest.approx(fn(c, y)), m
             assert row[f"{m}_low"] <= row[m] <= row[f"{m}_high"], m
         f = noise_floor(c, "ace", n_draws=200, seed=2)

@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from calib.data.bear import (LINGUISTIC, PARAPHRASES, TEMPLATE_NAMES, load_bear,
-                             template_names)
+from calib.data.bear import LINGUISTIC, PARAPHRASES, TEMPLATE_NAMES, load_bear, template_names
 from calib.data.errors import DataFormatError
 from calib.data.root import data_root
 
@@ -67,7 +66,8 @@ def _copy_bear(tmp_path, relations):
     dst.mkdir(parents=True)
     meta = json.loads((src / "metadata_relations.json").read_text())
     (dst / "metadata_relations.json").write_text(
-        json.dumps({r: meta[r] for r in relations}, indent=1))
+        json.dumps({r: meta[r] for r in relations}, indent=1)
+    )
     shutil.copy(src / "relation_info.json", dst / "relation_info.json")
     for r in relations:
         shutil.copy(src / f"{r}.jsonl", dst / f"{r}.jsonl")
@@ -114,14 +114,19 @@ def test_answer_idx_must_point_at_object(tmp_path):
 
 def test_duplicate_and_empty_answer_space(tmp_path):
     root = _copy_bear(tmp_path, ["P30"])
-    _edit_meta(root, lambda m: m["P30"]["answer_space_labels"].__setitem__(
-        1, m["P30"]["answer_space_labels"][0]))
+    _edit_meta(
+        root,
+        lambda m: m["P30"]["answer_space_labels"].__setitem__(
+            1, m["P30"]["answer_space_labels"][0]
+        ),
+    )
     with pytest.raises(DataFormatError, match="answer_space_labels.: duplicate answer .Africa."):
         load_bear(root)
 
     def empty(m):
         m["P30"]["answer_space_labels"] = []
         m["P30"]["answer_space_ids"] = []
+
     _edit_meta(root, empty)
     with pytest.raises(DataFormatError, match="answer space is empty"):
         load_bear(root)

@@ -49,11 +49,13 @@ def test_items_keep_the_true_completion_first_without_leading_spaces(tmp_path):
 
 
 def test_bad_items_are_skipped_with_file_line_and_field(tmp_path):
-    rows = [("Line one\nline two ", "a", "b", "c", "d"),  # two prefix columns: lines 2-4
-            ("P ", "a", "", "c", "d"),  # line 5: empty contradiction_0
-            ("P ", "same", "b", " same", "d"),  # line 6: duplicate (after stripping)
-            ("   ", "a", "b", "c", "d"),  # line 7: empty prefix
-            ("P ", "a", "b", "c", "d")]  # line 8: fine
+    rows = [
+        ("Line one\nline two ", "a", "b", "c", "d"),  # two prefix columns: lines 2-4
+        ("P ", "a", "", "c", "d"),  # line 5: empty contradiction_0
+        ("P ", "same", "b", " same", "d"),  # line 6: duplicate (after stripping)
+        ("   ", "a", "b", "c", "d"),  # line 7: empty prefix
+        ("P ", "a", "b", "c", "d"),
+    ]  # line 8: fine
     write_factor(tmp_path, "expert", rows)
     f = load_factor("expert", tmp_path)
     assert f.items["line"].tolist() == [2, 8]
@@ -90,10 +92,15 @@ def test_wiki_is_download_only(tmp_path):
     assert len(load_factor("wiki", tmp_path)) == 1  # a local copy is used
 
 
-@pytest.mark.parametrize("kwargs, match", [({"subsets": ["lama"]}, "unknown FACTOR subset"),
-                                           ({"subsets": []}, "no FACTOR subset"),
-                                           ({"prefix_column": "context"}, "prefix_column"),
-                                           ({"on_invalid": "drop"}, "on_invalid")])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"subsets": ["lama"]}, "unknown FACTOR subset"),
+        ({"subsets": []}, "no FACTOR subset"),
+        ({"prefix_column": "context"}, "prefix_column"),
+        ({"on_invalid": "drop"}, "on_invalid"),
+    ],
+)
 def test_bad_arguments_are_errors(kwargs, match):
     with pytest.raises(ValueError, match=match):
         load_factor(**kwargs)

@@ -10,8 +10,7 @@ import pytest
 from calib.data.bear import Bear
 from calib.data.errors import DataFormatError
 from calib.data.probe import Probe
-from calib.data.lama import (MANUAL, answer_spaces, load_lama, load_lpaqa_prompts,
-                             load_sentences)
+from calib.data.lama import MANUAL, answer_spaces, load_lama, load_lpaqa_prompts, load_sentences
 from calib.data.root import DataNotFoundError, data_file
 
 
@@ -23,24 +22,38 @@ def _jsonl(path, rows):
 
 def make_root(tmp_path, relations=None, facts=None, train=None):
     """Two relations, P1 (test objects a, b; train adds c) and P2."""
-    _jsonl(tmp_path / "lama/relations.jsonl", relations or [
-        {"relation": "P1", "template": "[X] was born in [Y] .", "label": "born", "type": "N-1"},
-        {"relation": "P2", "template": "The capital of [X] is [Y] .", "label": "capital"},
-        {"relation": "P9", "template": "[X] has no facts [Y] ."},
-    ])
-    _jsonl(tmp_path / "lama/facts/P1.jsonl", facts or [
-        {"sub_label": "s1", "obj_label": "b", "uuid": "u1"},
-        {"sub_label": "s2", "obj_label": "a", "uuid": "u2"},
-        {"sub_label": "s3", "obj_label": "b", "uuid": "u3"},
-    ])
+    _jsonl(
+        tmp_path / "lama/relations.jsonl",
+        relations
+        or [
+            {"relation": "P1", "template": "[X] was born in [Y] .", "label": "born", "type": "N-1"},
+            {"relation": "P2", "template": "The capital of [X] is [Y] .", "label": "capital"},
+            {"relation": "P9", "template": "[X] has no facts [Y] ."},
+        ],
+    )
+    _jsonl(
+        tmp_path / "lama/facts/P1.jsonl",
+        facts
+        or [
+            {"sub_label": "s1", "obj_label": "b", "uuid": "u1"},
+            {"sub_label": "s2", "obj_label": "a", "uuid": "u2"},
+            {"sub_label": "s3", "obj_label": "b", "uuid": "u3"},
+        ],
+    )
     _jsonl(tmp_path / "lama/facts/P2.jsonl", [{"sub_label": "t1", "obj_label": "z", "uuid": "v1"}])
-    _jsonl(tmp_path / "lpaqa/TREx_train/P1.jsonl", train or [
-        {"sub_uri": "Q1", "obj_uri": "Q30", "sub_label": "r1", "obj_label": "c"},
-        {"sub_uri": "Q2", "obj_uri": "Q10", "sub_label": "r2", "obj_label": "a"},
-        {"sub_uri": "Q3", "obj_uri": "Q20", "sub_label": "s1", "obj_label": "b"},  # = test u1
-    ])
-    _jsonl(tmp_path / "lpaqa/TREx_train/P2.jsonl",
-           [{"sub_uri": "Q5", "obj_uri": "Q6", "sub_label": "r5", "obj_label": "z"}])
+    _jsonl(
+        tmp_path / "lpaqa/TREx_train/P1.jsonl",
+        train
+        or [
+            {"sub_uri": "Q1", "obj_uri": "Q30", "sub_label": "r1", "obj_label": "c"},
+            {"sub_uri": "Q2", "obj_uri": "Q10", "sub_label": "r2", "obj_label": "a"},
+            {"sub_uri": "Q3", "obj_uri": "Q20", "sub_label": "s1", "obj_label": "b"},  # = test u1
+        ],
+    )
+    _jsonl(
+        tmp_path / "lpaqa/TREx_train/P2.jsonl",
+        [{"sub_uri": "Q5", "obj_uri": "Q6", "sub_label": "r5", "obj_label": "z"}],
+    )
     return tmp_path
 
 
@@ -82,8 +95,13 @@ def test_select_sample_and_templates(tmp_path):
     assert small.relations["P1"].answer_labels == ("a", "b", "c")  # answer space kept
     assert lama.sample(2, seed=3).instances.equals(lama.sample(2, seed=3).instances)
     assert len(lama.sample(None, seed=0, n_relations=1).relations) == 1
-    prompts = pd.DataFrame({"relation": ["P1", "P1"], "template": ["m-0", "m-1"],
-                            "text": ["[X] lives in [Y] .", "[Y] native [X] ."]})
+    prompts = pd.DataFrame(
+        {
+            "relation": ["P1", "P1"],
+            "template": ["m-0", "m-1"],
+            "text": ["[X] lives in [Y] .", "[Y] native [X] ."],
+        }
+    )
     both = lama.with_templates(prompts)
     assert list(both.relations["P1"].templates) == [MANUAL, "m-0", "m-1"]
     assert list(both.relations["P2"].templates) == [MANUAL]
@@ -91,23 +109,60 @@ def test_select_sample_and_templates(tmp_path):
         lama.with_templates(prompts.assign(text=["[X] lives in .", "[Y] native [X] ."]))
 
 
-@pytest.mark.parametrize("target, rows, message, line, field", [
-    ("lama/relations.jsonl", ['{"relation": "P1", "template": "[X] born in ."}'],
-     r"must hold \[Y\] exactly once", 1, "template"),
-    ("lama/relations.jsonl", [{"relation": "P1", "template": "[X] a [Y]"},
-                              {"relation": "P1", "template": "[X] b [Y]"}],
-     "repeats line 1", 2, "relation"),
-    ("lama/facts/P1.jsonl", [{"sub_label": "s", "obj_label": "o", "uuid": "u"}, "{not json"],
-     "malformed JSON", 2, None),
-    ("lama/facts/P1.jsonl", [{"sub_label": "s", "uuid": "u"}], "missing", 1, "obj_label"),
-    ("lama/facts/P1.jsonl", [{"sub_label": "s", "obj_label": "", "uuid": "u"}],
-     "non-empty string", 1, "obj_label"),
-    ("lama/facts/P1.jsonl", [{"sub_label": "s", "obj_label": "o", "uuid": "u"},
-                             {"sub_label": "t", "obj_label": "o", "uuid": "u"}],
-     "uuid u repeats line 1", 2, "uuid"),
-    ("lpaqa/TREx_train/P1.jsonl", [{"sub_uri": "Q1", "sub_label": "s", "obj_label": "o"}],
-     "missing", 1, "obj_uri"),
-])
+@pytest.mark.parametrize(
+    "target, rows, message, line, field",
+    [
+        (
+            "lama/relations.jsonl",
+            ['{"relation": "P1", "template": "[X] born in ."}'],
+            r"must hold \[Y\] exactly once",
+            1,
+            "template",
+        ),
+        (
+            "lama/relations.jsonl",
+            [
+                {"relation": "P1", "template": "[X] a [Y]"},
+                {"relation": "P1", "template": "[X] b [Y]"},
+            ],
+            "repeats line 1",
+            2,
+            "relation",
+        ),
+        (
+            "lama/facts/P1.jsonl",
+            [{"sub_label": "s", "obj_label": "o", "uuid": "u"}, "{not json"],
+            "malformed JSON",
+            2,
+            None,
+        ),
+        ("lama/facts/P1.jsonl", [{"sub_label": "s", "uuid": "u"}], "missing", 1, "obj_label"),
+        (
+            "lama/facts/P1.jsonl",
+            [{"sub_label": "s", "obj_label": "", "uuid": "u"}],
+            "non-empty string",
+            1,
+            "obj_label",
+        ),
+        (
+            "lama/facts/P1.jsonl",
+            [
+                {"sub_label": "s", "obj_label": "o", "uuid": "u"},
+                {"sub_label": "t", "obj_label": "o", "uuid": "u"},
+            ],
+            "uuid u repeats line 1",
+            2,
+            "uuid",
+        ),
+        (
+            "lpaqa/TREx_train/P1.jsonl",
+            [{"sub_uri": "Q1", "sub_label": "s", "obj_label": "o"}],
+            "missing",
+            1,
+            "obj_uri",
+        ),
+    ],
+)
 def test_loader_errors_name_file_line_field(tmp_path, target, rows, message, line, field):
     make_root(tmp_path)
     _jsonl(tmp_path / target, rows)
@@ -125,9 +180,17 @@ def test_facts_without_relation_entry(tmp_path):
 
 
 def test_sentences_and_their_errors(tmp_path):
-    good = {"sub_label": "Ann", "obj_label": "Rome", "evidences": [
-        {"sub_surface": "Ann", "obj_surface": "Rome",
-         "masked_sentence": "Ann was born in [MASK]."}]}
+    good = {
+        "sub_label": "Ann",
+        "obj_label": "Rome",
+        "evidences": [
+            {
+                "sub_surface": "Ann",
+                "obj_surface": "Rome",
+                "masked_sentence": "Ann was born in [MASK].",
+            }
+        ],
+    }
     path = tmp_path / "lama/sentences/train/P1.jsonl"
     _jsonl(path, [good])
     frame = load_sentences(tmp_path, splits=["train"])
@@ -149,10 +212,14 @@ def test_sentences_and_their_errors(tmp_path):
 
 
 def test_lpaqa_prompt_formats_and_errors(tmp_path):
-    _jsonl(tmp_path / "lpaqa/prompt/mine/P1.jsonl", [
-        {"template": "[X] was born in [Y] .", "weight": 0.25},
-        {"template": "[Y] native [X] .", "weight": 0.75},
-        {"template": "[X] was born in [Y] .", "weight": 0.1}])  # repeat: dropped
+    _jsonl(
+        tmp_path / "lpaqa/prompt/mine/P1.jsonl",
+        [
+            {"template": "[X] was born in [Y] .", "weight": 0.25},
+            {"template": "[Y] native [X] .", "weight": 0.75},
+            {"template": "[X] was born in [Y] .", "weight": 0.1},
+        ],
+    )  # repeat: dropped
     (tmp_path / "lpaqa/prompt/manual_paraphrase").mkdir(parents=True)
     (tmp_path / "lpaqa/prompt/manual_paraphrase/P1.txt").write_text("[X] is from [Y].\n\n")
     mine = load_lpaqa_prompts("mine", tmp_path)
@@ -185,13 +252,17 @@ def test_real_lama_counts_and_answer_indices(lama):
     assert len(lama.relations) == 41 and len(lama) == 29411
     assert lama.relations["P19"].templates[MANUAL] == "[X] was born in [Y] ."
     for frame in (lama.instances, lama.train):
-        labels = [lama.relations[r].answer_labels[i]
-                  for r, i in zip(frame["relation"], frame["answer_idx"])]
+        labels = [
+            lama.relations[r].answer_labels[i]
+            for r, i in zip(frame["relation"], frame["answer_idx"])
+        ]
         assert labels == list(frame["obj_label"])
-    test_pairs = set(zip(lama.instances["relation"], lama.instances["sub_label"],
-                         lama.instances["obj_label"]))
-    assert not test_pairs & set(zip(lama.train["relation"], lama.train["sub_label"],
-                                    lama.train["obj_label"]))
+    test_pairs = set(
+        zip(lama.instances["relation"], lama.instances["sub_label"], lama.instances["obj_label"])
+    )
+    assert not test_pairs & set(
+        zip(lama.train["relation"], lama.train["sub_label"], lama.train["obj_label"])
+    )
     assert lama.instances.groupby("relation")["instance"].apply(lambda s: s.is_unique).all()
 
 

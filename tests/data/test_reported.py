@@ -111,6 +111,7 @@ def test_unknown_table_names_the_known_ones():
 
 # ----- the transcribed tables: shapes --------------------------------------------------------
 
+
 def _objective(table_id: str) -> pd.Series:
     spec = {r["name"]: r["objective"] for r in _paper_models()}
     return rep.reported(table_id)["registry_name"].map(spec)
@@ -138,8 +139,7 @@ def test_table3_has_29_models_21_causal_8_masked_and_marks_the_instruction_tuned
     assert t3["objective"].value_counts().to_dict() == {"CLM": 21, "MLM": 8}
     it = t3[t3["instruction_tuned"] == "yes"]
     assert len(it) == 11 and it["model"].str.endswith("(IT)").all()
-    assert set(it["registry_name"]) >= {"gemma-3-270m-it", "llama-3.2-1b-instruct",
-                                        "qwen3.5-0.8b"}
+    assert set(it["registry_name"]) >= {"gemma-3-270m-it", "llama-3.2-1b-instruct", "qwen3.5-0.8b"}
 
 
 def test_table4_has_16_causal_models():
@@ -174,23 +174,32 @@ def test_text_numbers_have_unique_keys_and_units():
     nums = rep.reported("kissling2026_text_numbers")
     assert nums["key"].is_unique
     assert set(nums["relation"]) <= {"=", "<", "<=", "about"}
-    assert set(nums["value_unit"]) <= {"fraction", "percent", "percentage points", "count",
-                                       "million parameters"}
+    assert set(nums["value_unit"]) <= {
+        "fraction",
+        "percent",
+        "percentage points",
+        "count",
+        "million parameters",
+    }
     frac = nums[nums["value_unit"] == "fraction"]["value"]
     assert frac.between(0, 1).all()
 
 
 # ----- the transcribed tables: every cell against the paper's text ----------------------------
 
+
 def _tsv_rows(text: str, header: str, n: int) -> list[list[str]]:
     lines = text.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith(header))
-    return [line.split("\t") for line in lines[start + 1:start + 1 + n]]
+    return [line.split("\t") for line in lines[start + 1 : start + 1 + n]]
 
 
 def test_every_table1_cell_is_the_papers(paper_text):
-    line = next(li for li in paper_text["kissling2026"].splitlines()
-                if li.startswith("ACE ($\\downarrow$) Brier Score"))
+    line = next(
+        li
+        for li in paper_text["kissling2026"].splitlines()
+        if li.startswith("ACE ($\\downarrow$) Brier Score")
+    )
     t1 = rep.reported("kissling2026_table1")
     for row in t1.itertuples(index=False):
         printed = re.search(re.escape(row.model) + r"((?: \d\.\d{3}){9})", line)
@@ -204,15 +213,19 @@ def test_every_cell_of_tables_2_3_4_is_the_papers(paper_text):
     printed_rows = _tsv_rows(text, "Model\tAcc.\t$C_{\\text{Margin}}$", 12)
     for ours, printed in zip(t2.itertuples(index=False), printed_rows, strict=True):
         assert printed[0] == f"{ours.model} ({ours.size})"
-        assert [float(x) for x in printed[1:]] == [ours.accuracy, ours.brier_margin,
-                                                    ours.brier_average]
+        assert [float(x) for x in printed[1:]] == [
+            ours.accuracy,
+            ours.brier_margin,
+            ours.brier_average,
+        ]
     t3 = rep.reported("kissling2026_table3")
     printed_rows = _tsv_rows(text, "Model\t# Param.\tObjective\tAccuracy", 29)
     for ours, printed in zip(t3.itertuples(index=False), printed_rows, strict=True):
         assert printed == [ours.model, ours.parameters, ours.objective, f"{ours.accuracy:.1f}"]
     t4 = rep.reported("kissling2026_table4")
-    for ours, printed in zip(t4.itertuples(index=False),
-                             _tsv_rows(text, "Model\t$Accuracy$", 16), strict=True):
+    for ours, printed in zip(
+        t4.itertuples(index=False), _tsv_rows(text, "Model\t$Accuracy$", 16), strict=True
+    ):
         assert printed[0] == ours.model
         assert [float(x) for x in printed[1:]] == list(ours[2:])
 
@@ -248,10 +261,14 @@ def test_table2_keeps_the_values_that_differ_from_table1_with_a_note():
     t2 = rep.reported("kissling2026_table2").set_index("registry_name")
     assert t2.at["gemma-3-270m-it", "brier_margin"] == 0.224
     assert t1.at["gemma-3-270m-it", "brier_margin"] == 0.218
-    assert (t2.at["modernbert-base", "brier_margin"], t2.at["modernbert-base", "brier_average"]
-            ) == (0.289, 0.152)
-    assert (t1.at["modernbert-base", "brier_margin"], t1.at["modernbert-base", "brier_average"]
-            ) == (0.279, 0.147)
+    assert (
+        t2.at["modernbert-base", "brier_margin"],
+        t2.at["modernbert-base", "brier_average"],
+    ) == (0.289, 0.152)
+    assert (
+        t1.at["modernbert-base", "brier_margin"],
+        t1.at["modernbert-base", "brier_average"],
+    ) == (0.279, 0.147)
     note = rep.metadata("kissling2026_table2")["notes"]
     for text in ("0.224", "0.289 / 0.152", "five model pairs"):
         assert text in note
@@ -259,9 +276,8 @@ def test_table2_keeps_the_values_that_differ_from_table1_with_a_note():
 
 def _runs(text: str) -> set[tuple[float, ...]]:
     """Every run of four consecutive number lines in the LPAQA text."""
-    nums = [float(li) if re.fullmatch(r"\d+\.\d", li.strip()) else None
-            for li in text.splitlines()]
-    return {tuple(nums[i:i + 4]) for i in range(len(nums) - 3) if None not in nums[i:i + 4]}
+    nums = [float(li) if re.fullmatch(r"\d+\.\d", li.strip()) else None for li in text.splitlines()]
+    return {tuple(nums[i : i + 4]) for i in range(len(nums) - 3) if None not in nums[i : i + 4]}
 
 
 def test_every_assigned_lpaqa_column_is_a_run_of_the_papers_text(paper_text):
@@ -284,15 +300,26 @@ def test_every_assigned_lpaqa_column_is_a_run_of_the_papers_text(paper_text):
 
 # ----- the loader rejects malformed files -------------------------------------------------------
 
+
 def _good_doc(table_id: str = "t") -> dict:
     return {
-        "id": table_id, "status": "complete", "label": "reported in the paper",
-        "paper": {"citation": "A (2026)", "arxiv_id": "1", "arxiv_version": "v1",
-                  "arxiv_url": "https://arxiv.org/abs/1"},
-        "table": "Table 9", "section": "5", "source": {"kind": "paper", "where": "p. 3"},
+        "id": table_id,
+        "status": "complete",
+        "label": "reported in the paper",
+        "paper": {
+            "citation": "A (2026)",
+            "arxiv_id": "1",
+            "arxiv_version": "v1",
+            "arxiv_url": "https://arxiv.org/abs/1",
+        },
+        "table": "Table 9",
+        "section": "5",
+        "source": {"kind": "paper", "where": "p. 3"},
         "caption": "c",
-        "columns": [{"name": "model", "unit": "label", "description": "m"},
-                    {"name": "ace", "unit": "fraction", "description": "a"}],
+        "columns": [
+            {"name": "model", "unit": "label", "description": "m"},
+            {"name": "ace", "unit": "fraction", "description": "a"},
+        ],
         "rows": [["gpt2", 0.25]],
     }
 
@@ -315,18 +342,21 @@ def test_a_good_file_loads(tmp_path):
     assert rep.available_tables(tmp_path) == ["t"]
 
 
-@pytest.mark.parametrize("change, field", [
-    (lambda d: d["rows"].__setitem__(0, ["gpt2", 1.5]), "ace"),  # fraction out of range
-    (lambda d: d["rows"].__setitem__(0, ["gpt2", "0.2"]), "ace"),  # a number as text
-    (lambda d: d["rows"].__setitem__(0, ["gpt2"]), "rows"),  # a short row
-    (lambda d: d.pop("caption"), "caption"),
-    (lambda d: d["paper"].pop("arxiv_version"), "arxiv_version"),
-    (lambda d: d.__setitem__("id", "other"), "id"),
-    (lambda d: d.__setitem__("status", "done"), "status"),
-    (lambda d: d["columns"][1].__setitem__("unit", "ratio"), "columns"),
-    (lambda d: d.__setitem__("status", "partial"), "missing"),  # partial needs 'missing'
-    (lambda d: d.update(status="not_recovered", missing="x"), "rows"),  # rows must be empty
-])
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        (lambda d: d["rows"].__setitem__(0, ["gpt2", 1.5]), "ace"),  # fraction out of range
+        (lambda d: d["rows"].__setitem__(0, ["gpt2", "0.2"]), "ace"),  # a number as text
+        (lambda d: d["rows"].__setitem__(0, ["gpt2"]), "rows"),  # a short row
+        (lambda d: d.pop("caption"), "caption"),
+        (lambda d: d["paper"].pop("arxiv_version"), "arxiv_version"),
+        (lambda d: d.__setitem__("id", "other"), "id"),
+        (lambda d: d.__setitem__("status", "done"), "status"),
+        (lambda d: d["columns"][1].__setitem__("unit", "ratio"), "columns"),
+        (lambda d: d.__setitem__("status", "partial"), "missing"),  # partial needs 'missing'
+        (lambda d: d.update(status="not_recovered", missing="x"), "rows"),  # rows must be empty
+    ],
+)
 def test_a_malformed_file_is_rejected_with_file_and_field(tmp_path, change, field):
     doc = _good_doc()
     change(doc)

@@ -21,12 +21,18 @@ def test_precedence(monkeypatch, tmp_path):
 def test_every_pinned_file_has_a_source():
     names = list(droot.checksums())
     assert len(names) > 300
-    assert all(droot.source_for(n) is not None for n in names if not n.endswith(
-        ("LICENSE", "LICENSE.md", "LICENSE-pararel", "README.md")))
+    assert all(
+        droot.source_for(n) is not None
+        for n in names
+        if not n.endswith(("LICENSE", "LICENSE.md", "LICENSE-pararel", "README.md"))
+    )
     src = droot.source_for("lpaqa/TREx_train/P19.jsonl")
     assert src.member("lpaqa/TREx_train/P19.jsonl") == "TREx_train/P19.jsonl"
-    assert droot.source_for("lama/sentences/dev/P19.jsonl").url(
-        "lama/sentences/dev/P19.jsonl").endswith("/data/lama/original_rob/P19/dev.jsonl")
+    assert (
+        droot.source_for("lama/sentences/dev/P19.jsonl")
+        .url("lama/sentences/dev/P19.jsonl")
+        .endswith("/data/lama/original_rob/P19/dev.jsonl")
+    )
 
 
 def test_missing_file_offline_names_file_and_variable(monkeypatch, tmp_path):
@@ -51,15 +57,19 @@ class _Response(io.BytesIO):
 def test_download_verifies_checksum(monkeypatch, tmp_path):
     real = (droot.data_root() / "bear" / "P30.jsonl").read_bytes()
     urls = []
-    monkeypatch.setattr(droot.urllib.request, "urlopen",
-                        lambda url, timeout: urls.append(url) or _Response(real))
+    monkeypatch.setattr(
+        droot.urllib.request, "urlopen", lambda url, timeout: urls.append(url) or _Response(real)
+    )
     path = droot.data_file("bear/P30.jsonl", tmp_path)
     assert path.read_bytes() == real
-    assert urls == ["https://raw.githubusercontent.com/lm-pub-quiz/BEAR/"
-                    "3818fdc029d335b603631255c135d2a87b0bd24d/BEAR/P30.jsonl"]
+    assert urls == [
+        "https://raw.githubusercontent.com/lm-pub-quiz/BEAR/"
+        "3818fdc029d335b603631255c135d2a87b0bd24d/BEAR/P30.jsonl"
+    ]
     # a tampered download is refused and leaves nothing behind
-    monkeypatch.setattr(droot.urllib.request, "urlopen",
-                        lambda url, timeout: _Response(real + b"x"))
+    monkeypatch.setattr(
+        droot.urllib.request, "urlopen", lambda url, timeout: _Response(real + b"x")
+    )
     with pytest.raises(droot.DataIntegrityError, match="sha256"):
         droot.data_file("bear/P19.jsonl", tmp_path)
     assert not (tmp_path / "bear" / "P19.jsonl").exists()

@@ -23,8 +23,9 @@ GROUPS = {"m1": "CLM under 1B", "m2": "CLM under 1B", "m3": "MLM"}
 
 @pytest.fixture(scope="module")
 def sent():
-    scores = random_score_table(n_instances=10, sizes=(60, 60), templates=(PLAIN,),
-                                models=("m1", "m2", "m3"))
+    scores = random_score_table(
+        n_instances=10, sizes=(60, 60), templates=(PLAIN,), models=("m1", "m2", "m3")
+    )
     return sentence_scores(scores)
 
 
@@ -44,8 +45,14 @@ def _by_hand(est, model, k, metric, estimator="Base"):
     values = []
     for _, draw in part.groupby("repeat"):
         c, y = draw["confidence"].to_numpy(), draw["correct"].to_numpy()
-        values.append({"ace": ace(c, y), "accuracy": accuracy(y), "confidence": c.mean(),
-                       "gap": c.mean() - y.mean()}[metric])
+        values.append(
+            {
+                "ace": ace(c, y),
+                "accuracy": accuracy(y),
+                "confidence": c.mean(),
+                "gap": c.mean() - y.mean(),
+            }[metric]
+        )
     return float(np.mean(values))
 
 
@@ -55,24 +62,27 @@ def test_every_model_k_draw_and_estimator(est, sent):
     whole = base(sent, PLAIN).sort_values(["model", "relation", "instance"])
     for r in range(3):  # every draw keeps the 60 options
         mine = est[(est["k"] == 60) & (est["repeat"] == r) & (est["estimator"] == "Base")]
-        assert np.allclose(mine.sort_values(["model", "relation", "instance"])["confidence"],
-                           whole["confidence"])
+        assert np.allclose(
+            mine.sort_values(["model", "relation", "instance"])["confidence"], whole["confidence"]
+        )
     with pytest.raises(ValueError, match="ks"):
         ax.option_estimates(sent, (1, 5))
 
 
 def test_figure3s_points_are_means_over_draws_with_intervals_and_floors(est, points):
     assert len(points) == 3 * 2 * len(KS)
-    row = points[(points["model"] == "m2") & (points["k"] == 5)
-                 & (points["estimator"] == "Base")].iloc[0]
+    row = points[
+        (points["model"] == "m2") & (points["k"] == 5) & (points["estimator"] == "Base")
+    ].iloc[0]
     for metric in ("ace", "accuracy", "confidence"):
         assert row[metric] == pytest.approx(_by_hand(est, "m2", 5, metric))
         assert row[f"{metric}_low"] <= row[metric] <= row[f"{metric}_high"]
         assert row[f"{metric}_min"] <= row[metric] <= row[f"{metric}_max"]
     full = points[points["k"] == 60]
     assert (full["ace_min"] == full["ace_max"]).all()  # every draw the same
-    assert {"ace_floor", "ace_within_floor", "ace_debiased", "ace_debiased_low"} <= \
-        set(points.columns)
+    assert {"ace_floor", "ace_within_floor", "ace_debiased", "ace_debiased_low"} <= set(
+        points.columns
+    )
     assert np.allclose(points["ace_debiased"], points["ace"] - points["ace_floor"])
     assert row["objective"] == "clm" and row["repeats"] == 3 and row["n"] == 20
     pd.testing.assert_frame_equal(points, ax.curve_points(est, KINDS, n_boot=50, seed=0))
@@ -94,37 +104,38 @@ def test_a_model_that_always_ranks_the_truth_first_stays_right(sent):
 
 
 def test_groups_and_reference_ks():
-    assert ax.model_groups({"a": "clm", "b": "clm", "c": "mlm", "d": "clm"},
-                           {"a": 135, "b": 1300, "c": 110, "d": None}) == \
-        {"a": "CLM under 1B", "b": "CLM of 1B or more", "c": "MLM", "d": ""}
+    assert ax.model_groups(
+        {"a": "clm", "b": "clm", "c": "mlm", "d": "clm"}, {"a": 135, "b": 1300, "c": 110, "d": None}
+    ) == {"a": "CLM under 1B", "b": "CLM of 1B or more", "c": "MLM", "d": ""}
     assert ax.reference_ks(ax.K_GRID) == {"kmin": 5, "kmax": 60, "klow": 15, "kstable": 20}
     assert ax.reference_ks((5, 60)) == {"kmin": 5, "kmax": 60, "klow": None, "kstable": None}
-    assert ax.reference_ks((5, 10, 20)) == {"kmin": 5, "kmax": 20, "klow": 10,
-                                            "kstable": None}
-    assert ax.model_sizes(["smollm2-135m-instruct", "no-such-model"]) == \
-        {"smollm2-135m-instruct": 135.0, "no-such-model": None}
+    assert ax.reference_ks((5, 10, 20)) == {"kmin": 5, "kmax": 20, "klow": 10, "kstable": None}
+    assert ax.model_sizes(["smollm2-135m-instruct", "no-such-model"]) == {
+        "smollm2-135m-instruct": 135.0,
+        "no-such-model": None,
+    }
 
 
 def test_the_changes_are_differences_of_means_over_draws(est):
-    changes = ax.option_changes(est, KS, GROUPS, n_boot=50, seed=0).set_index(["model",
-                                                                               "change"])
+    changes = ax.option_changes(est, KS, GROUPS, n_boot=50, seed=0).set_index(["model", "change"])
     assert len(changes) == 3 * len(ax.CHANGES)
     row = changes.loc[("m1", "ace_change")]
     assert (row["a"], row["b"]) == (60, 5) and row["group"] == "CLM under 1B"
-    assert row["difference"] == pytest.approx(_by_hand(est, "m1", 60, "ace")
-                                              - _by_hand(est, "m1", 5, "ace"))
+    assert row["difference"] == pytest.approx(
+        _by_hand(est, "m1", 60, "ace") - _by_hand(est, "m1", 5, "ace")
+    )
     assert row["low"] <= row["difference"] <= row["high"] and pd.notna(row["debiased"])
     gap = changes.loc[("m3", "gap_drop")]
-    assert gap["difference"] == pytest.approx(_by_hand(est, "m3", 5, "gap")
-                                              - _by_hand(est, "m3", 60, "gap"))
+    assert gap["difference"] == pytest.approx(
+        _by_hand(est, "m3", 5, "gap") - _by_hand(est, "m3", 60, "gap")
+    )
     assert pd.isna(gap["debiased"])  # no floor for the signed gap
     stable = changes.loc[("m2", "ace_stable_change")]
     assert (stable["a"], stable["b"]) == (60, 20)
     low = changes.loc[("m2", "gap_low_change")]
     assert (low["a"], low["b"]) == (15, 5)
     few = ax.option_changes(est[est["k"].isin([5, 60])], (5, 60), GROUPS, n_boot=20)
-    assert set(few["change"]) == {"ace_change", "confidence_change", "accuracy_change",
-                                  "gap_drop"}
+    assert set(few["change"]) == {"ace_change", "confidence_change", "accuracy_change", "gap_drop"}
     assert fd.option_change_sentences(few)[0].startswith(("k=60 gives", "This run shows"))
 
 
@@ -136,19 +147,37 @@ def test_less_pronounced_is_a_models_fall_against_the_small_clms_mean(est):
         return _by_hand(est, m, 5, "ace") - _by_hand(est, m, 60, "ace")
 
     assert out["difference"].iloc[0] == pytest.approx(fall("m3") - (fall("m1") + fall("m2")) / 2)
-    assert ax.less_pronounced(est, KS, {"m1": "CLM under 1B", "m2": "CLM under 1B",
-                                        "m3": "CLM under 1B"}, n_boot=10).empty
+    assert ax.less_pronounced(
+        est, KS, {"m1": "CLM under 1B", "m2": "CLM under 1B", "m3": "CLM under 1B"}, n_boot=10
+    ).empty
 
 
 def _factor_summary(models, acc, aces):
     rows = []
     for m, a, e in zip(models, acc, aces):
-        rows.append({"model": m, "subset": "news", "estimator": "Base", "n": 30, "accuracy": a,
-                     "accuracy_low": a - 0.1, "accuracy_high": a + 0.1, "ace": e,
-                     "ace_low": e - 0.1, "ace_high": e + 0.1, "ace_floor": 0.1,
-                     "ace_floor_se": 0.001, "ace_floor_low": 0.05, "ace_floor_high": 0.2,
-                     "ace_floor_p": 0.5, "ace_within_floor": False, "ace_debiased": e - 0.1,
-                     "ace_debiased_low": e - 0.2, "ace_debiased_high": e})
+        rows.append(
+            {
+                "model": m,
+                "subset": "news",
+                "estimator": "Base",
+                "n": 30,
+                "accuracy": a,
+                "accuracy_low": a - 0.1,
+                "accuracy_high": a + 0.1,
+                "ace": e,
+                "ace_low": e - 0.1,
+                "ace_high": e + 0.1,
+                "ace_floor": 0.1,
+                "ace_floor_se": 0.001,
+                "ace_floor_low": 0.05,
+                "ace_floor_high": 0.2,
+                "ace_floor_p": 0.5,
+                "ace_within_floor": False,
+                "ace_debiased": e - 0.1,
+                "ace_debiased_low": e - 0.2,
+                "ace_debiased_high": e,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -157,8 +186,9 @@ def test_figure4_joins_the_models_of_both(points):
     fig = ax.figure4_points(points, fac, k=5)
     assert list(fig["model"]) == ["m1", "m1"]
     assert list(fig["benchmark"]) == ["BEAR 1:1 (5 options)", "FACTOR news (4 options)"]
-    at5 = points[(points["model"] == "m1") & (points["k"] == 5)
-                 & (points["estimator"] == "Base")].iloc[0]
+    at5 = points[
+        (points["model"] == "m1") & (points["k"] == 5) & (points["estimator"] == "Base")
+    ].iloc[0]
     assert fig.loc[0, "ace"] == at5["ace"] and fig.loc[0, "ace_floor"] == at5["ace_floor"]
     assert fig.loc[1, "options"] == 4 and "ace_within_floor" in fig.columns
     assert len(fd.figure4_floor_sentences(fig)) == 1
@@ -172,8 +202,14 @@ def test_the_offset_from_the_bear_line_by_hand():
     slope, intercept = np.polyfit(acc5[0], ace5[0], 1)
     want = np.mean(ace_f[0] - (intercept + slope * acc_f[0]))
     assert ax._line_offset(acc5, ace5, acc_f, ace_f)[0] == pytest.approx(want)
-    assert np.isnan(ax._line_offset(np.array([[0.3, 0.3]]), np.array([[0.1, 0.2]]),
-                                    np.array([[0.3, 0.3]]), np.array([[0.1, 0.2]]))[0])
+    assert np.isnan(
+        ax._line_offset(
+            np.array([[0.3, 0.3]]),
+            np.array([[0.1, 0.2]]),
+            np.array([[0.3, 0.3]]),
+            np.array([[0.1, 0.2]]),
+        )[0]
+    )
 
 
 def _factor_estimates(sent, models):
@@ -181,7 +217,8 @@ def _factor_estimates(sent, models):
     b = base(sent, PLAIN)
     b = b[b["instance"].isin(sorted(b["instance"].unique())[:12])]
     return b.assign(dataset="factor-news", relation="news", estimator="Base")[
-        b["model"].isin(models)]
+        b["model"].isin(models)
+    ]
 
 
 def test_relation_offsets_on_raw_points(est, points, sent):
@@ -189,12 +226,16 @@ def test_relation_offsets_on_raw_points(est, points, sent):
     out = ax.relation_offsets(est, fac_est, ["m1", "m2"], k=5, n_boot=30, seed=0)
     assert list(out["subset"]) == ["news"] and out["n_models"].iloc[0] == 2
     at5 = points[(points["k"] == 5) & (points["estimator"] == "Base")].set_index("model")
-    fac = {m: (p["correct"].mean(), ace(p["confidence"], p["correct"]))
-           for m, p in fac_est.groupby("model")}
-    raw = ax._line_offset(at5.loc[["m1", "m2"], "accuracy"].to_numpy()[None, :],
-                          at5.loc[["m1", "m2"], "ace"].to_numpy()[None, :],
-                          np.array([[fac["m1"][0], fac["m2"][0]]]),
-                          np.array([[fac["m1"][1], fac["m2"][1]]]))[0]
+    fac = {
+        m: (p["correct"].mean(), ace(p["confidence"], p["correct"]))
+        for m, p in fac_est.groupby("model")
+    }
+    raw = ax._line_offset(
+        at5.loc[["m1", "m2"], "accuracy"].to_numpy()[None, :],
+        at5.loc[["m1", "m2"], "ace"].to_numpy()[None, :],
+        np.array([[fac["m1"][0], fac["m2"][0]]]),
+        np.array([[fac["m1"][1], fac["m2"][1]]]),
+    )[0]
     assert out["raw"].iloc[0] == pytest.approx(raw)
     assert ax.relation_offsets(est, fac_est, ["m1"], n_boot=10).empty
 
@@ -238,10 +279,14 @@ def _evidence(units, low, high, **cols):
 
 
 def test_more_options_and_confidence_falls_faster():
-    assert ax.more_options_lower_ace(_evidence(["a", "b"], [-0.2, -0.1], [-0.05, -0.01])) \
-        .verdict is HOLDS
-    assert ax.more_options_lower_ace(_evidence(["a", "b"], [-0.2, 0.01], [-0.05, 0.1])) \
-        .verdict is FAILS
+    assert (
+        ax.more_options_lower_ace(_evidence(["a", "b"], [-0.2, -0.1], [-0.05, -0.01])).verdict
+        is HOLDS
+    )
+    assert (
+        ax.more_options_lower_ace(_evidence(["a", "b"], [-0.2, 0.01], [-0.05, 0.1])).verdict
+        is FAILS
+    )
     undecided = ax.more_options_lower_ace(_evidence(["a", "b"], [-0.2, -0.1], [-0.05, 0.1]))
     assert undecided.verdict is UNDECIDED and "1 causal model" in undecided.reason
     assert ax.more_options_lower_ace(Evidence.empty("no small CLM")).verdict is UNTESTABLE
@@ -263,19 +308,38 @@ def test_ace_stabilises_is_an_equivalence_test():
     # lack of power: an interval that reaches the tolerance is not support
     wide = ax.ace_stable(rows(-0.3, 0.3))
     assert wide.verdict is UNDECIDED and "interval includes" in wide.reason
-    assert len(ax._both_directions(pd.DataFrame({"unit": ["m"], "difference": [0.1],
-                                                 "low": [0.0], "high": [0.2]}), "-", "+")) == 2
+    assert (
+        len(
+            ax._both_directions(
+                pd.DataFrame({"unit": ["m"], "difference": [0.1], "low": [0.0], "high": [0.2]}),
+                "-",
+                "+",
+            )
+        )
+        == 2
+    )
 
 
 def test_less_pronounced_needs_both_parts():
-    both = _evidence(["x: present", "x: less pronounced"], [-0.1, -0.2], [-0.01, -0.05],
-                     part=["present", "less pronounced"])
+    both = _evidence(
+        ["x: present", "x: less pronounced"],
+        [-0.1, -0.2],
+        [-0.01, -0.05],
+        part=["present", "less pronounced"],
+    )
     assert ax.less_pronounced_but_present(both).verdict is HOLDS
-    stronger = _evidence(["x: present", "x: less pronounced"], [-0.1, 0.05], [-0.01, 0.2],
-                         part=["present", "less pronounced"])
+    stronger = _evidence(
+        ["x: present", "x: less pronounced"],
+        [-0.1, 0.05],
+        [-0.01, 0.2],
+        part=["present", "less pronounced"],
+    )
     assert ax.less_pronounced_but_present(stronger).verdict is FAILS
-    only = Evidence(_evidence(["x: present"], [-0.1], [-0.01], part=["present"]).frame,
-                    "hand-made", missing="no CLM under 1B to compare with")
+    only = Evidence(
+        _evidence(["x: present"], [-0.1], [-0.01], part=["present"]).frame,
+        "hand-made",
+        missing="no CLM under 1B to compare with",
+    )
     judged = ax.less_pronounced_but_present(only)
     assert judged.verdict is UNTESTABLE and "no CLM under 1B" in judged.reason
     rises = _evidence(["x: present"], [0.01], [0.1], part=["present"])
@@ -283,11 +347,16 @@ def test_less_pronounced_needs_both_parts():
 
 
 def test_accuracy_faster_needs_both_named_models():
-    both = _evidence(["q: gap", "q: ace", "b: gap", "b: ace"], [0.01] * 4, [0.1] * 4,
-                     registry_name=["qwen3.5-4b"] * 2 + ["bert-base-cased"] * 2)
+    both = _evidence(
+        ["q: gap", "q: ace", "b: gap", "b: ace"],
+        [0.01] * 4,
+        [0.1] * 4,
+        registry_name=["qwen3.5-4b"] * 2 + ["bert-base-cased"] * 2,
+    )
     assert ax.accuracy_faster(both).verdict is HOLDS
-    one = _evidence(["b: gap", "b: ace"], [0.01] * 2, [0.1] * 2,
-                    registry_name=["bert-base-cased"] * 2)
+    one = _evidence(
+        ["b: gap", "b: ace"], [0.01] * 2, [0.1] * 2, registry_name=["bert-base-cased"] * 2
+    )
     judged = ax.accuracy_faster(one)
     assert judged.verdict is UNTESTABLE and "qwen3.5-4b" in judged.reason
 
@@ -302,8 +371,10 @@ def test_same_relation_on_the_papers_printed_example():
     assert "Similar parity is observed for gpt2-xl and gpt2" in judged.evidence
     frame = pd.DataFrame({"unit": ["x"], "low": [0.08], "high": [0.2]})
     frame["difference"] = 0.1
-    assert ax.same_relation(Evidence(ax._both_directions(frame, "below", "above"), "hand")) \
-        .verdict is FAILS
+    assert (
+        ax.same_relation(Evidence(ax._both_directions(frame, "below", "above"), "hand")).verdict
+        is FAILS
+    )
 
 
 def test_figure3s_claims_have_no_printed_evidence():
@@ -324,21 +395,50 @@ def _result(groups, changes, less=None, offsets=None, models=None):
     empty = pd.DataFrame({"x": []})
     objectives = {m: ("mlm" if g == "MLM" else "clm") for m, g in groups.items()}
     return ax.AnswerSetResult(
-        params=ax.Params(models=models), objectives=objectives,
-        sizes={m: 100.0 for m in groups}, groups=dict(groups), relations=["P36"],
-        n_instances=20, points=empty, curve=empty, changes=changes,
-        less_pronounced=less if less is not None else pd.DataFrame(
-            columns=["model", "group", "difference", "low", "high", "p_value", "n_small"]),
-        n_factor_items=30, figure4=empty,
-        offsets=offsets if offsets is not None else pd.DataFrame(
-            columns=["subset", "unit", "n_models", "difference", "low", "high", "p_value",
-                     "raw"]),
-        authors_curve=empty, authors=empty)
+        params=ax.Params(models=models),
+        objectives=objectives,
+        sizes={m: 100.0 for m in groups},
+        groups=dict(groups),
+        relations=["P36"],
+        n_instances=20,
+        points=empty,
+        curve=empty,
+        changes=changes,
+        less_pronounced=less
+        if less is not None
+        else pd.DataFrame(
+            columns=["model", "group", "difference", "low", "high", "p_value", "n_small"]
+        ),
+        n_factor_items=30,
+        figure4=empty,
+        offsets=offsets
+        if offsets is not None
+        else pd.DataFrame(
+            columns=["subset", "unit", "n_models", "difference", "low", "high", "p_value", "raw"]
+        ),
+        authors_curve=empty,
+        authors=empty,
+    )
 
 
 def _changes(rows):
-    cols = ["model", "group", "change", "what", "metric", "a", "b", "difference", "low",
-            "high", "p_value", "n", "debiased", "debiased_low", "debiased_high"]
+    cols = [
+        "model",
+        "group",
+        "change",
+        "what",
+        "metric",
+        "a",
+        "b",
+        "difference",
+        "low",
+        "high",
+        "p_value",
+        "n",
+        "debiased",
+        "debiased_low",
+        "debiased_high",
+    ]
     return pd.DataFrame([{**dict.fromkeys(cols, np.nan), **r} for r in rows], columns=cols)
 
 
@@ -346,11 +446,26 @@ def test_build_evidence_of_a_cpu_like_build():
     """Two CLMs under 1B (the cpu profile's): the small-CLM claims are judged, the claims
     about larger models and MLMs are not testable and say what would test them."""
     groups = {"smollm2-135m-instruct": "CLM under 1B", "gemma-3-270m": "CLM under 1B"}
-    changes = _changes([
-        {"model": m, "group": "CLM under 1B", "change": c, "a": a, "b": b,
-         "difference": d, "low": d - 0.05, "high": d + 0.05}
-        for m in groups for c, a, b, d in (("ace_change", 60, 5, -0.2), ("gap_drop", 5, 60, 0.1),
-                                           ("ace_stable_change", 60, 20, -0.01))])
+    changes = _changes(
+        [
+            {
+                "model": m,
+                "group": "CLM under 1B",
+                "change": c,
+                "a": a,
+                "b": b,
+                "difference": d,
+                "low": d - 0.05,
+                "high": d + 0.05,
+            }
+            for m in groups
+            for c, a, b, d in (
+                ("ace_change", 60, 5, -0.2),
+                ("gap_drop", 5, 60, 0.1),
+                ("ace_stable_change", 60, 20, -0.01),
+            )
+        ]
+    )
     result = _result(groups, changes)
     claims = {c.key: c for c in ax.CLAIMS}
     assert claims["more_options"].judge_build(result).verdict is HOLDS
@@ -369,20 +484,68 @@ def test_build_evidence_of_a_cpu_like_build():
 def test_build_evidence_with_larger_models():
     groups = {"a": "CLM under 1B", "big": "CLM of 1B or more", "bert": "MLM"}
     changes = _changes(
-        [{"model": "a", "group": "CLM under 1B", "change": "ace_change", "a": 60, "b": 5,
-          "difference": -0.2, "low": -0.3, "high": -0.1}]
-        + [{"model": m, "group": g, "change": "ace_change", "a": 60, "b": 5,
-            "difference": -0.05, "low": -0.08, "high": -0.02} for m, g in
-           (("big", "CLM of 1B or more"), ("bert", "MLM"))]
-        + [{"model": m, "group": g, "change": "ace_stable_change", "a": 60, "b": 20,
-            "difference": 0.0, "low": -0.02, "high": 0.02} for m, g in
-           (("big", "CLM of 1B or more"), ("bert", "MLM"))])
-    less = pd.DataFrame({"model": ["big", "bert"], "group": ["CLM of 1B or more", "MLM"],
-                         "difference": [-0.15, -0.15], "low": [-0.2, -0.2],
-                         "high": [-0.1, -0.1], "p_value": [0.0, 0.0], "n_small": [1, 1]})
-    offsets = pd.DataFrame({"subset": ["news"], "unit": ["FACTOR news"], "n_models": [2],
-                            "difference": [0.01], "low": [-0.03], "high": [0.04],
-                            "p_value": [0.5], "raw": [0.02]})
+        [
+            {
+                "model": "a",
+                "group": "CLM under 1B",
+                "change": "ace_change",
+                "a": 60,
+                "b": 5,
+                "difference": -0.2,
+                "low": -0.3,
+                "high": -0.1,
+            }
+        ]
+        + [
+            {
+                "model": m,
+                "group": g,
+                "change": "ace_change",
+                "a": 60,
+                "b": 5,
+                "difference": -0.05,
+                "low": -0.08,
+                "high": -0.02,
+            }
+            for m, g in (("big", "CLM of 1B or more"), ("bert", "MLM"))
+        ]
+        + [
+            {
+                "model": m,
+                "group": g,
+                "change": "ace_stable_change",
+                "a": 60,
+                "b": 20,
+                "difference": 0.0,
+                "low": -0.02,
+                "high": 0.02,
+            }
+            for m, g in (("big", "CLM of 1B or more"), ("bert", "MLM"))
+        ]
+    )
+    less = pd.DataFrame(
+        {
+            "model": ["big", "bert"],
+            "group": ["CLM of 1B or more", "MLM"],
+            "difference": [-0.15, -0.15],
+            "low": [-0.2, -0.2],
+            "high": [-0.1, -0.1],
+            "p_value": [0.0, 0.0],
+            "n_small": [1, 1],
+        }
+    )
+    offsets = pd.DataFrame(
+        {
+            "subset": ["news"],
+            "unit": ["FACTOR news"],
+            "n_models": [2],
+            "difference": [0.01],
+            "low": [-0.03],
+            "high": [0.04],
+            "p_value": [0.5],
+            "raw": [0.02],
+        }
+    )
     result = _result(groups, changes, less, offsets)
     claims = {c.key: c for c in ax.CLAIMS}
     judged = claims["less_pronounced_larger"].judge_build(result)
@@ -398,8 +561,14 @@ def test_build_evidence_with_larger_models():
 def test_the_figure3_chart_draws_the_floor_band(points):
     from calib.report import charts
 
-    spec = charts.metric_band(ax.curve_long(points), lower="low", upper="high", facet="metric",
-                              floor_low="floor_low", floor_high="floor_high").to_dict()
+    spec = charts.metric_band(
+        ax.curve_long(points),
+        lower="low",
+        upper="high",
+        facet="metric",
+        floor_low="floor_low",
+        floor_high="floor_high",
+    ).to_dict()
     layers = spec["spec"]["layer"]
     floor = [layer for layer in layers if layer["mark"].get("color") == charts.FLOOR_COLOR]
     assert len(floor) == 1 and floor[0]["encoding"]["y"]["field"] == "floor_low"
@@ -407,9 +576,14 @@ def test_the_figure3_chart_draws_the_floor_band(points):
     assert "isValid" in floor[0]["transform"][0]["filter"]  # only the ACE panel
     assert spec["facet"]["field"] == "metric"
     with pytest.raises(ValueError, match="floor_high"):
-        charts.metric_band(ax.curve_long(points).drop(columns="floor_high"), lower="low",
-                           upper="high", facet="metric", floor_low="floor_low",
-                           floor_high="floor_high")
+        charts.metric_band(
+            ax.curve_long(points).drop(columns="floor_high"),
+            lower="low",
+            upper="high",
+            facet="metric",
+            floor_low="floor_low",
+            floor_high="floor_high",
+        )
 
 
 def test_the_floor_sentence(points):
@@ -418,7 +592,6 @@ def test_the_floor_sentence(points):
     text = fd.floor_summary_sentence(part, ["model", "k"], what="ACE of C_Base")
     assert text.startswith("2 of the 4 values of ACE of C_Base are within their noise floor")
     assert fd.WITHIN_FLOOR in text and "The other 2 values of ACE of C_Base exceed" in text
-    assert "; and 1 more. The other 2" in fd.floor_summary_sentence(part, ["model", "k"],
-                                                                     limit=1)
+    assert "; and 1 more. The other 2" in fd.floor_summary_sentence(part, ["model", "k"], limit=1)
     part["ace_within_floor"] = False
     assert fd.floor_summary_sentence(part, ["model"]).startswith("All 4 values of ACE exceed")

@@ -20,12 +20,15 @@ BY_KEY = {c.key: c for c in cx.CLAIMS}
 def _ev(rows, **frames) -> Evidence:
     """Evidence of ``(unit, low, high)`` rows (``difference`` the middle), plus extra columns
     given as dicts in the rows, and further frames as lists of such rows."""
+
     def frame(rs):
-        out = pd.DataFrame([{"unit": r[0], "low": r[1], "high": r[2], **(r[3] if len(r) > 3
-                                                                       else {})} for r in rs],
-                           columns=None if rs else ["unit", "low", "high"])
+        out = pd.DataFrame(
+            [{"unit": r[0], "low": r[1], "high": r[2], **(r[3] if len(r) > 3 else {})} for r in rs],
+            columns=None if rs else ["unit", "low", "high"],
+        )
         out["difference"] = (out["low"] + out["high"]) / 2
         return out
+
     return Evidence(frame(rows), "hand-made", frames={k: frame(v) for k, v in frames.items()})
 
 
@@ -68,8 +71,7 @@ def test_a_most_rule_is_not_refuted_by_one_model():
     assert rule(_ev(three)).verdict == "holds"
     assert rule(_ev([("a", -0.2, -0.1), ("c", 0.1, 0.2)])).verdict == "does not hold"
     undecided = rule(_ev([("a", -0.2, -0.1), ("b", -0.2, 0.1), ("c", 0.1, 0.2)]))
-    assert undecided.verdict == "undecided" and "more than 1.5 must support it" in \
-        undecided.reason
+    assert undecided.verdict == "undecided" and "more than 1.5 must support it" in undecided.reason
     missing = rule(_ev([("a", np.nan, np.nan), ("b", -0.3, -0.1), ("c", -0.3, -0.1)]))
     assert missing.verdict == "holds"  # a model without instances in the range is undecided
 
@@ -78,17 +80,21 @@ def test_overconfidence_needs_the_models_and_the_comparison_of_objectives():
     models = [("m1", 0.1, 0.2), ("m2", 0.05, 0.3), ("m3", -0.1, 0.2)]
     rule = BY_KEY["overconfident"].rule  # most models; MLMs above CLMs
     assert rule(_ev(models, objectives=[("MLMs - CLMs", 0.02, 0.1)])).verdict == "holds"
-    assert rule(_ev(models, objectives=[("MLMs - CLMs", -0.1, -0.02)])).verdict == \
-        "does not hold"
+    assert rule(_ev(models, objectives=[("MLMs - CLMs", -0.1, -0.02)])).verdict == "does not hold"
     assert rule(_ev(models, objectives=[("MLMs - CLMs", -0.1, 0.1)])).verdict == "undecided"
     clms_only = rule(_ev(models, objectives=[]))
     assert clms_only.verdict == "not testable" and "causal and masked" in clms_only.reason
     # "consistently": every model, so m3's open interval leaves it undecided
     strict = BY_KEY["intrinsic_overconfident"].rule(
-        _ev(models, objectives=[("MLMs - CLMs", 0.02, 0.1)]))
+        _ev(models, objectives=[("MLMs - CLMs", 0.02, 0.1)])
+    )
     assert strict.verdict == "undecided"
-    assert BY_KEY["intrinsic_overconfident"].rule(
-        _ev([("m1", -0.2, -0.1)], objectives=[("x", 0.1, 0.2)])).verdict == "does not hold"
+    assert (
+        BY_KEY["intrinsic_overconfident"]
+        .rule(_ev([("m1", -0.2, -0.1)], objectives=[("x", 0.1, 0.2)]))
+        .verdict
+        == "does not hold"
+    )
 
 
 def test_three_named_models_must_be_in_the_evidence():
@@ -97,8 +103,9 @@ def test_three_named_models_must_be_in_the_evidence():
     assert rule(_ev(rows)).verdict == "holds"
     two = rule(_ev(rows[:2]))
     assert two.verdict == "not testable" and "qwen3.5-9b" in two.reason
-    assert rule(_ev([(rows[0][0], 0.06, 0.07, {"model": rows[0][0]})])).verdict == \
-        "does not hold"  # a present model against it decides even with the others missing
+    assert (
+        rule(_ev([(rows[0][0], 0.06, 0.07, {"model": rows[0][0]})])).verdict == "does not hold"
+    )  # a present model against it decides even with the others missing
 
 
 def test_average_near_margin_has_two_parts():
@@ -106,27 +113,40 @@ def test_average_near_margin_has_two_parts():
     small = [("a", 0.0, 0.02), ("b", 0.01, 0.04), ("c", 0.06, 0.09)]
     llama = [("llama-3.1-8b-instruct", -0.02, -0.005)]
     assert rule(_ev([], large=small, llama=llama)).verdict == "holds"
-    assert rule(_ev([], large=small, llama=[(llama[0][0], 0.01, 0.02)])).verdict == \
-        "does not hold"
+    assert rule(_ev([], large=small, llama=[(llama[0][0], 0.01, 0.02)])).verdict == "does not hold"
     no_llama = rule(_ev([], large=small, llama=[]))
     assert no_llama.verdict == "not testable" and "llama-3.1-8b-instruct" in no_llama.reason
-    assert rule(_ev([], large=[("a", 0.06, 0.1), ("b", 0.07, 0.2)], llama=llama)).verdict == \
-        "does not hold"
+    assert (
+        rule(_ev([], large=[("a", 0.06, 0.1), ("b", 0.07, 0.2)], llama=llama)).verdict
+        == "does not hold"
+    )
 
 
 def test_larger_better_is_most_families_for_every_estimator_and_metric():
     def step(family, est, metric, lo, hi):
-        return (f"{family}: s -> l, {est}, {metric}", lo, hi,
-                {"family": family, "estimator": est, "metric": metric})
+        return (
+            f"{family}: s -> l, {est}, {metric}",
+            lo,
+            hi,
+            {"family": family, "estimator": est, "metric": metric},
+        )
+
     down, up, open_ = (-0.2, -0.1), (0.1, 0.2), (-0.1, 0.1)
-    good = [step("A", "Base", "ace", *down), step("A", "Base", "ace", *down),
-            step("B", "Base", "ace", *down), step("C", "Base", "ace", *up)]
+    good = [
+        step("A", "Base", "ace", *down),
+        step("A", "Base", "ace", *down),
+        step("B", "Base", "ace", *down),
+        step("C", "Base", "ace", *up),
+    ]
     rule = BY_KEY["larger_better"].rule
     assert rule(_ev(good)).verdict == "holds"  # 2 of 3 families: most
     one_step_up = good[:1] + [step("A", "Base", "ace", *up)] + good[2:]
     assert rule(_ev(one_step_up)).verdict == "does not hold"  # A and C against: 1 of 3
-    unsure = [step("A", "Base", "ace", *down), step("B", "Base", "ace", *open_),
-              step("C", "Base", "ace", *up)]
+    unsure = [
+        step("A", "Base", "ace", *down),
+        step("B", "Base", "ace", *open_),
+        step("C", "Base", "ace", *up),
+    ]
     assert rule(_ev(unsure)).verdict == "undecided"
     other_estimator = good + [step("A", "Margin", "ace", *up), step("B", "Margin", "ace", *up)]
     assert rule(_ev(other_estimator)).verdict == "does not hold"  # "all estimation methods"
@@ -135,12 +155,13 @@ def test_larger_better_is_most_families_for_every_estimator_and_metric():
 
 def test_best_families_needs_both_named_families():
     rule = BY_KEY["best_families"].rule
-    rows = [("ace: Gemma - OPT", -0.2, -0.1, {"a": "Gemma"}),
-            ("ace: Llama 3 - OPT", -0.2, -0.1, {"a": "Llama 3"})]
+    rows = [
+        ("ace: Gemma - OPT", -0.2, -0.1, {"a": "Gemma"}),
+        ("ace: Llama 3 - OPT", -0.2, -0.1, {"a": "Llama 3"}),
+    ]
     assert rule(_ev(rows)).verdict == "holds"
     assert rule(_ev(rows[:1])).verdict == "not testable"
-    assert rule(_ev([("ace: Gemma - OPT", 0.1, 0.2, {"a": "Gemma"})])).verdict == \
-        "does not hold"
+    assert rule(_ev([("ace: Gemma - OPT", 0.1, 0.2, {"a": "Gemma"})])).verdict == "does not hold"
 
 
 def test_the_gemma7b_example_needs_gemma7b():
@@ -156,31 +177,57 @@ def test_the_gemma7b_example_needs_gemma7b():
 def _table(rows):
     """A calibration table with the floor columns: (model, estimator, ace, ace_high,
     ace_debiased_low)."""
-    return pd.DataFrame([{"block": cx.PAPER_BLOCK, "model": m, "estimator": e, "ace": a,
-                          "ace_high": hi, "ace_debiased_low": dlo, "ace_floor": 0.05}
-                         for m, e, a, hi, dlo in rows])
+    return pd.DataFrame(
+        [
+            {
+                "block": cx.PAPER_BLOCK,
+                "model": m,
+                "estimator": e,
+                "ace": a,
+                "ace_high": hi,
+                "ace_debiased_low": dlo,
+                "ace_floor": 0.05,
+            }
+            for m, e, a, hi, dlo in rows
+        ]
+    )
 
 
 def test_a_threshold_on_ace_is_judged_conservatively_on_both_sides():
     """Supports only if the ACE's upper bound is below 0.1 (ACE is biased upward); contradicts
     only if even the debiased ACE's lower bound is above it (it is biased downward)."""
-    table = _table([("a", "Margin", 0.06, 0.09, 0.0),     # below: supports
-                    ("b", "Margin", 0.15, 0.2, 0.02),     # above, but within its floor
-                    ("c", "Margin", 0.3, 0.4, 0.12)])     # above even when debiased
+    table = _table(
+        [
+            ("a", "Margin", 0.06, 0.09, 0.0),  # below: supports
+            ("b", "Margin", 0.15, 0.2, 0.02),  # above, but within its floor
+            ("c", "Margin", 0.3, 0.4, 0.12),
+        ]
+    )  # above even when debiased
     rows = cx._threshold_rows(table, ["Margin"]).set_index("unit")
     assert rows.at["a, Margin", "high"] == 0.09 and rows.at["c, Margin", "low"] == 0.12
     judged = cx.margin_well_calibrated_rule(Evidence(rows.reset_index(), "t"))
-    assert judged.verdict == "does not hold" and "against it for 1 and undecided for 1" in \
-        judged.evidence
-    best = cx._threshold_rows(pd.concat([table, _table([("c", "Base", 0.08, 0.095, 0.0)])]),
-                              ["Margin", "Base"], best=True).set_index("model")
+    assert (
+        judged.verdict == "does not hold"
+        and "against it for 1 and undecided for 1" in judged.evidence
+    )
+    best = cx._threshold_rows(
+        pd.concat([table, _table([("c", "Base", 0.08, 0.095, 0.0)])]), ["Margin", "Base"], best=True
+    ).set_index("model")
     assert best.at["c", "high"] == 0.095 and best.at["c", "low"] == 0.0  # its best estimate
 
 
 def test_differences_and_their_absolute_values():
-    diffs = pd.DataFrame({"model": ["m", "m"], "a": ["Average/min"] * 2, "b": ["Margin"] * 2,
-                          "metric": ["ace", "brier"], "difference": [-0.03, 0.01],
-                          "low": [-0.05, -0.01], "high": [-0.01, 0.03]})
+    diffs = pd.DataFrame(
+        {
+            "model": ["m", "m"],
+            "a": ["Average/min"] * 2,
+            "b": ["Margin"] * 2,
+            "metric": ["ace", "brier"],
+            "difference": [-0.03, 0.01],
+            "low": [-0.05, -0.01],
+            "high": [-0.01, 0.03],
+        }
+    )
     plus = cx._differences(diffs, "Average/min", "Margin", ["ace"])
     assert plus["unit"].tolist() == ["m, ace: Average/min - Margin"]
     minus = cx._differences(diffs, "Average/min", "Margin", ["ace"], sign=-1.0).iloc[0]
@@ -201,8 +248,9 @@ def test_average_best_on_table1_ace_is_against_it_for_9_of_25_models():
     others = T1[["ace_base", "ace_margin", "ace_entropy"]].min(axis=1)
     by_hand = set(T1.index[T1["ace_average"] >= others])
     assert len(by_hand) == 9
-    brier_others = T1[["brier_base", "brier_margin", "brier_consistency",
-                       "brier_entropy"]].min(axis=1)
+    brier_others = T1[["brier_base", "brier_margin", "brier_consistency", "brier_entropy"]].min(
+        axis=1
+    )
     assert (T1["brier_average"] < brier_others).all()  # by hand: Brier is all in line
     ev = BY_KEY["average_best"].paper_evidence().frame
     against = ev[ev["high"] >= 0]
@@ -236,20 +284,27 @@ def test_ace_falls_with_accuracy_on_the_printed_values():
     for col in ("ace_margin", "ace_average"):
         assert np.corrcoef(acc, T1[col])[0, 1] < -0.7  # by hand: -0.80, -0.77
     ev = BY_KEY["ace_accuracy"].paper_evidence().frame.set_index("unit")
-    assert ev.at["Margin", "difference"] == pytest.approx(
-        np.corrcoef(acc, T1["ace_margin"])[0, 1])
+    assert ev.at["Margin", "difference"] == pytest.approx(np.corrcoef(acc, T1["ace_margin"])[0, 1])
     assert BY_KEY["ace_accuracy"].judge_paper().verdict == "holds"
 
 
 def test_larger_better_fails_on_entropy_and_holds_for_base():
     t1 = reported("kissling2026_table1")
-    t1 = t1.assign(family=paper_models().set_index("registry_name")["family"]
-                   .loc[t1["registry_name"]].to_numpy(), size=SIZES.loc[t1["registry_name"]]
-                   .to_numpy()).sort_values("size", kind="stable")
+    t1 = t1.assign(
+        family=paper_models()
+        .set_index("registry_name")["family"]
+        .loc[t1["registry_name"]]
+        .to_numpy(),
+        size=SIZES.loc[t1["registry_name"]].to_numpy(),
+    ).sort_values("size", kind="stable")
 
     def falls(col):  # per family: every step up in size lowers the value
-        return {f: bool((np.diff(p[col].to_numpy()) < 0).all())
-                for f, p in t1.groupby("family") if len(p) > 1}
+        return {
+            f: bool((np.diff(p[col].to_numpy()) < 0).all())
+            for f, p in t1.groupby("family")
+            if len(p) > 1
+        }
+
     assert all(falls("ace_base").values()) and len(falls("ace_base")) == 9
     assert sum(falls("ace_entropy").values()) == 1  # Entropy's ACE rises with size
     judged = BY_KEY["larger_better"].judge_paper()
@@ -290,8 +345,9 @@ def test_average_near_margin_for_the_models_above_1b():
     big = [m for m in T1.index if SIZES[m] > 1000]
     gap = (T1.loc[big, "ace_average"] - T1.loc[big, "ace_margin"]).abs()
     assert (gap < 0.05).sum() == 9 and (gap < 0.02).sum() == 5  # the paper_note's sensitivity
-    assert T1.at["llama-3.1-8b-instruct", "ace_margin"] < \
-        T1.at["llama-3.1-8b-instruct", "ace_average"]
+    assert (
+        T1.at["llama-3.1-8b-instruct", "ace_margin"] < T1.at["llama-3.1-8b-instruct", "ace_average"]
+    )
     assert BY_KEY["average_near_margin_large"].judge_paper().verdict == "holds"
 
 
@@ -303,9 +359,16 @@ def test_consistency_and_entropy_on_the_printed_values():
 
 
 def test_claims_without_printed_numbers_say_why():
-    for key in ("overconfident", "intrinsic_overconfident", "base_overconfident",
-                "base_low_range", "margin_underconfident_low", "selective", "selective_gemma7b",
-                "recalibrated_baseline"):
+    for key in (
+        "overconfident",
+        "intrinsic_overconfident",
+        "base_overconfident",
+        "base_low_range",
+        "margin_underconfident_low",
+        "selective",
+        "selective_gemma7b",
+        "recalibrated_baseline",
+    ):
         judged = BY_KEY[key].judge_paper()
         assert judged.verdict == "not testable" and judged.reason, key
     assert "no recalibration" in BY_KEY["recalibrated_baseline"].judge_paper().reason

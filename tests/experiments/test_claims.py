@@ -26,8 +26,11 @@ def test_every_key_is_defined_once_in_the_chapter_module_that_tests_it():
     sources = {p: p.read_text(encoding="utf-8") for p in CALIB.rglob("*.py")}
     sources.update({p: p.read_text(encoding="utf-8") for p in CALIB.rglob("*.yaml")})
     for claim in CLAIMS:
-        found = [p for p, text in sources.items()
-                 if re.search(rf"key=\"{claim.key}\"|key: {claim.key}\b", text)]
+        found = [
+            p
+            for p, text in sources.items()
+            if re.search(rf"key=\"{claim.key}\"|key: {claim.key}\b", text)
+        ]
         assert found == [CALIB / "experiments" / f"{claim.chapter}.py"], (claim.key, found)
     assert not (CALIB / "experiments" / "claims.yaml").exists()
 
@@ -45,8 +48,13 @@ def test_sections_quantifiers_and_fields_are_well_formed():
         assert claim.statement and claim.about and claim.needs and claim.metrics, claim.key
         assert callable(claim.rule), claim.key
         assert claim.paper_evidence is not None or claim.paper_note, claim.key
-    assert section_key("§5.1") < section_key("§5.3") < section_key("§6") \
-        < section_key("Appendix C") < section_key("Appendix G")
+    assert (
+        section_key("§5.1")
+        < section_key("§5.3")
+        < section_key("§6")
+        < section_key("Appendix C")
+        < section_key("Appendix G")
+    )
     assert section_key("LPAQA §5.2") == section_key("§5.2")
     with pytest.raises(ValueError, match="section '5.1'"):
         Claim(**{**BY_KEY["margin_bear"].__dict__, "key": "x", "section": "5.1"})
@@ -59,8 +67,9 @@ def test_a_claim_defined_twice_or_in_another_chapters_module_is_named(monkeypatc
         CLAIMS = (BY_KEY["margin_bear"],)
 
     monkeypatch.setitem(sys.modules, "calib.experiments.fake", Fake)
-    with pytest.raises(ValueError, match="lives in calib.experiments.fake but names chapter "
-                                         "'calibration'"):
+    with pytest.raises(
+        ValueError, match="lives in calib.experiments.fake but names chapter 'calibration'"
+    ):
         ledger.all_claims(("fake",))
     with pytest.raises(ValueError, match="'margin_bear' is defined in calibration and in fake"):
         ledger.all_claims(("calibration", "fake"))
@@ -96,8 +105,10 @@ def test_margin_factor_does_not_hold_on_table4():
     worse_brier = t4.loc[t4["brier_margin"] >= t4["brier_base"], "registry_name"].tolist()
     assert worse_brier == worse  # "both evaluation metrics": the same six rows on Brier
     judged = BY_KEY["margin_factor"].judge_paper()
-    assert judged.verdict is FAILS and "for 20, against it for 12 and undecided for 0 of 32" \
-        in judged.evidence
+    assert (
+        judged.verdict is FAILS
+        and "for 20, against it for 12 and undecided for 0 of 32" in judged.evidence
+    )
 
 
 def test_clm_better_holds_on_table2_every_pair():
@@ -123,8 +134,9 @@ def test_lpaqa_top1_beats_the_manual_prompt_in_table2():
     trex = reported("jiang2020_lpaqa_trex")
     base = reported("jiang2020_lpaqa_trex_baselines")
     micro = trex[trex["averaging"] == "micro"]
-    man = base[(base["averaging"] == "micro") & (base["baseline"] == "Man")] \
-        .set_index("model")["accuracy"]
+    man = base[(base["averaging"] == "micro") & (base["baseline"] == "Man")].set_index("model")[
+        "accuracy"
+    ]
     assert (micro["top1"] > micro["model"].map(man)).all()
     assert BY_KEY["lpaqa_beats_manual"].judge_paper().verdict is HOLDS
 

@@ -19,20 +19,35 @@ def acc_frame(rows):
 
 
 def test_pairs_take_the_smallest_gap_first_and_use_each_model_once():
-    acc = acc_frame([("a", "clm", "all", 50, 0.50), ("b", "clm", "all", 50, 0.30),
-                     ("c", "clm", "all", 50, 0.10), ("x", "mlm", "all", 50, 0.32),
-                     ("y", "mlm", "all", 50, 0.55)])
+    acc = acc_frame(
+        [
+            ("a", "clm", "all", 50, 0.50),
+            ("b", "clm", "all", 50, 0.30),
+            ("c", "clm", "all", 50, 0.10),
+            ("x", "mlm", "all", 50, 0.32),
+            ("y", "mlm", "all", 50, 0.55),
+        ]
+    )
     pairs = cm.pair_models(acc)
     assert list(pairs[["pair", "clm", "mlm"]].itertuples(index=False, name=None)) == [
-        (1, "b", "x"), (2, "a", "y")]
+        (1, "b", "x"),
+        (2, "a", "y"),
+    ]
     assert pairs["gap"].tolist() == pytest.approx([0.02, 0.05])
     assert len(cm.pair_models(acc, max_gap=0.03)) == 1
 
 
 def test_pairs_pick_the_domain_where_the_two_are_closest():
-    acc = acc_frame([("a", "clm", "Arts", 20, 0.50), ("a", "clm", "Movies", 20, 0.40),
-                     ("x", "mlm", "Arts", 20, 0.20), ("x", "mlm", "Movies", 20, 0.41),
-                     ("a", "clm", "Sports", 3, 0.70), ("x", "mlm", "Sports", 3, 0.70)])
+    acc = acc_frame(
+        [
+            ("a", "clm", "Arts", 20, 0.50),
+            ("a", "clm", "Movies", 20, 0.40),
+            ("x", "mlm", "Arts", 20, 0.20),
+            ("x", "mlm", "Movies", 20, 0.41),
+            ("a", "clm", "Sports", 3, 0.70),
+            ("x", "mlm", "Sports", 3, 0.70),
+        ]
+    )
     pairs = cm.pair_models(acc, min_instances=10)
     assert pairs[["clm", "mlm", "scope", "n"]].iloc[0].tolist() == ["a", "x", "Movies", 20]
     assert cm.pair_models(acc, min_instances=1)["scope"].iloc[0] == "Sports"
@@ -58,8 +73,9 @@ def est(sent):
 
 @pytest.fixture(scope="module")
 def domains():
-    return pd.DataFrame({"relation": ["R0", "R1", "R1", "R2"],
-                         "domain": ["Arts", "Arts", "Movies", "Movies"]})
+    return pd.DataFrame(
+        {"relation": ["R0", "R1", "R1", "R2"], "domain": ["Arts", "Arts", "Movies", "Movies"]}
+    )
 
 
 def test_estimates_and_scopes(sent, est, domains):
@@ -89,19 +105,25 @@ def test_pairing_accuracy_is_the_mean_over_all_templates(sent, domains):
 
 
 def test_the_paper_pairs_get_this_builds_values_only_where_both_models_ran(sent, est, domains):
-    reported = pd.DataFrame({"pair": [1, 1, 2, 2], "model": ["c1", "m1", "c2", "absent"],
-                             "size": ["1M"] * 4, "accuracy": [15.6, 16.0, 18.4, 18.1],
-                             "brier_margin": [0.186, 0.291, 0.179, 0.276],
-                             "brier_average": [0.130, 0.162, 0.110, 0.205]})
+    reported = pd.DataFrame(
+        {
+            "pair": [1, 1, 2, 2],
+            "model": ["c1", "m1", "c2", "absent"],
+            "size": ["1M"] * 4,
+            "accuracy": [15.6, 16.0, 18.4, 18.1],
+            "brier_margin": [0.186, 0.291, 0.179, 0.276],
+            "brier_average": [0.130, 0.162, 0.110, 0.205],
+        }
+    )
     rows = cm.model_table(est, KINDS, n_boot=0)
     acc = cm.template_accuracy(sent, KINDS, domains)
     out = cm.paper_pairs(reported, rows, acc)
     assert out["model"].tolist() == ["c1", "m1"]  # pair 2 lacks a model here
     mine = out.set_index("model")
-    assert mine.loc["m1", "accuracy"] == pytest.approx(
-        acc.set_index("model").loc["m1", "accuracy"])
+    assert mine.loc["m1", "accuracy"] == pytest.approx(acc.set_index("model").loc["m1", "accuracy"])
     assert mine.loc["c1", "brier_margin"] == pytest.approx(
-        rows.set_index("model").loc["c1", "brier_margin"])
+        rows.set_index("model").loc["c1", "brier_margin"]
+    )
     assert cm.paper_pairs(reported.iloc[:0], rows, acc).empty
     with pytest.raises(ValueError, match="brier_average"):
         cm.paper_pairs(reported.drop(columns="brier_average"), rows, acc)
@@ -135,8 +157,13 @@ def test_the_pair_table_holds_the_brier_scores_of_the_pairs_instances(sent, est,
 
 
 def test_the_objective_sentence_counts_the_pairs():
-    diffs = pd.DataFrame({"estimator": ["Margin", "Margin", "Average/min"],
-                          "low": [-0.2, 0.01, -0.1], "high": [-0.1, 0.2, 0.1]})
+    diffs = pd.DataFrame(
+        {
+            "estimator": ["Margin", "Margin", "Average/min"],
+            "low": [-0.2, 0.01, -0.1],
+            "high": [-0.1, 0.2, 0.1],
+        }
+    )
     text = fd.objective_sentence(diffs)
     assert "for Margin, the causal model has the lower Brier score in 1 of 2" in text
     assert "the higher in 1" in text and "cannot be told apart in 1" in text
@@ -151,8 +178,11 @@ def test_model_rows_without_pairs(sent, est, domains):
     mine = rows.set_index("model")
     whole = acc.set_index("model")
     assert mine.loc["c1", "accuracy_templates"] == whole.loc["c1", "accuracy"]
-    assert mine.loc["c1", "accuracy_templates_low"] <= mine.loc["c1", "accuracy_templates"] \
+    assert (
+        mine.loc["c1", "accuracy_templates_low"]
+        <= mine.loc["c1", "accuracy_templates"]
         <= mine.loc["c1", "accuracy_templates_high"]
+    )
     assert "accuracy_templates" not in cm.model_table(est, kinds, n_boot=0).columns
 
 
@@ -165,5 +195,8 @@ def test_the_pairing_note_states_the_settings():
 
 def test_relation_domains_from_bear():
     dom = cm.relation_domains(["P37", "P19"])
-    assert set(map(tuple, dom.values)) == {("P37", "Political"), ("P37", "Geographic"),
-                                           ("P19", "Biographical")}
+    assert set(map(tuple, dom.values)) == {
+        ("P37", "Political"),
+        ("P37", "Geographic"),
+        ("P19", "Biographical"),
+    }

@@ -31,8 +31,10 @@ def test_the_defaults_live_in_params_and_the_gap_limit_comes_from_table2():
     assert gaps == pytest.approx([0.4, 0.3, 0.4, 0.3, 1.3, 0.4])
     table = cm.table2_gaps()
     assert table["gap"].tolist() == pytest.approx([g / 100 for g in gaps])
-    assert table.loc[table["gap"].idxmax(), ["clm", "mlm"]].tolist() == ["gemma-3-270m-it",
-                                                                         "modernbert-base"]
+    assert table.loc[table["gap"].idxmax(), ["clm", "mlm"]].tolist() == [
+        "gemma-3-270m-it",
+        "modernbert-base",
+    ]
     # the default is the largest printed gap rounded up to the half point: every Table 2 pair
     # is within it, and it is no wider than the rounding of one printed decimal allows
     assert (table["gap"] <= p.max_gap).all()
@@ -46,8 +48,14 @@ def _acc(rows):
 
 
 def test_pairs_beyond_the_gap_are_not_formed_and_are_named():
-    acc = _acc([("a", "clm", cm.ALL, 50, 0.200), ("b", "clm", cm.ALL, 50, 0.300),
-                ("x", "mlm", cm.ALL, 50, 0.210), ("y", "mlm", cm.ALL, 50, 0.330)])
+    acc = _acc(
+        [
+            ("a", "clm", cm.ALL, 50, 0.200),
+            ("b", "clm", cm.ALL, 50, 0.300),
+            ("x", "mlm", cm.ALL, 50, 0.210),
+            ("y", "mlm", cm.ALL, 50, 0.330),
+        ]
+    )
     pairs = cm.pair_models(acc, max_gap=0.015)
     assert pairs[["clm", "mlm"]].values.tolist() == [["a", "x"]]
     left = cm.left_out_pairs(acc, pairs)
@@ -63,8 +71,9 @@ KINDS = {"c1": "clm", "c2": "clm", "m1": "mlm", "m2": "mlm"}
 
 @pytest.fixture(scope="module")
 def sent():
-    return sentence_scores(random_score_table(n_instances=10, sizes=(5, 8, 13),
-                                              models=tuple(KINDS)))
+    return sentence_scores(
+        random_score_table(n_instances=10, sizes=(5, 8, 13), models=tuple(KINDS))
+    )
 
 
 @pytest.fixture(scope="module")
@@ -72,14 +81,24 @@ def est(sent):
     return cm.clm_mlm_estimates(sent)
 
 
-DOMAINS = pd.DataFrame({"relation": ["R0", "R1", "R1", "R2"],
-                        "domain": ["Arts", "Arts", "Movies", "Movies"]})
+DOMAINS = pd.DataFrame(
+    {"relation": ["R0", "R1", "R1", "R2"], "domain": ["Arts", "Arts", "Movies", "Movies"]}
+)
 
 
 def _two_pairs():
-    return pd.DataFrame({"pair": [1, 2], "clm": ["c1", "c2"], "mlm": ["m1", "m2"],
-                         "scope": [cm.ALL, cm.ALL], "n": [30, 30], "clm_accuracy": [0.2, 0.3],
-                         "mlm_accuracy": [0.2, 0.3], "gap": [0.0, 0.0]})
+    return pd.DataFrame(
+        {
+            "pair": [1, 2],
+            "clm": ["c1", "c2"],
+            "mlm": ["m1", "m2"],
+            "scope": [cm.ALL, cm.ALL],
+            "n": [30, 30],
+            "clm_accuracy": [0.2, 0.3],
+            "mlm_accuracy": [0.2, 0.3],
+            "gap": [0.0, 0.0],
+        }
+    )
 
 
 def test_the_mean_over_pairs_is_the_mean_of_the_pairs_differences(est):
@@ -95,9 +114,11 @@ def test_the_mean_over_pairs_is_the_mean_of_the_pairs_differences(est):
     one = cm.mean_pair_differences(est, pairs.iloc[:1], DOMAINS, n_boot=30)
     first = diffs[diffs["pair"] == 1].set_index("estimator")
     assert one["difference"].tolist() == pytest.approx(
-        (-first.loc[list(cm.ESTIMATORS), "difference"]).tolist())
-    pd.testing.assert_frame_equal(means.reset_index(),
-                                  cm.mean_pair_differences(est, pairs, DOMAINS, n_boot=30))
+        (-first.loc[list(cm.ESTIMATORS), "difference"]).tolist()
+    )
+    pd.testing.assert_frame_equal(
+        means.reset_index(), cm.mean_pair_differences(est, pairs, DOMAINS, n_boot=30)
+    )
     assert cm.mean_pair_differences(est, pairs.iloc[:0], DOMAINS).empty
 
 
@@ -130,23 +151,42 @@ def _ev(rows, **extra):
 
 
 def test_clm_better_is_most_estimates_within_every_pair():
-    holds = _ev([("p1", "Margin", -0.2, -0.1), ("p1", "Average", -0.1, -0.01),
-                 ("p2", "Margin", -0.2, -0.1), ("p2", "Average", -0.3, -0.2)])
+    holds = _ev(
+        [
+            ("p1", "Margin", -0.2, -0.1),
+            ("p1", "Average", -0.1, -0.01),
+            ("p2", "Margin", -0.2, -0.1),
+            ("p2", "Average", -0.3, -0.2),
+        ]
+    )
     assert cm.clm_lower_brier(holds).verdict is HOLDS
     # one estimate of one pair against it: with two estimates "most" is both, so that pair is
     # against the claim, and a claim about every pair does not hold
-    against = _ev([("p1", "Margin", -0.2, -0.1), ("p1", "Average", 0.01, 0.1),
-                   ("p2", "Margin", -0.2, -0.1), ("p2", "Average", -0.3, -0.2)])
+    against = _ev(
+        [
+            ("p1", "Margin", -0.2, -0.1),
+            ("p1", "Average", 0.01, 0.1),
+            ("p2", "Margin", -0.2, -0.1),
+            ("p2", "Average", -0.3, -0.2),
+        ]
+    )
     judged = cm.clm_lower_brier(against)
     assert judged.verdict is FAILS and "against it for 1" in judged.evidence
     # one estimate undecided: the pair is undecided, and so is the claim (not "does not hold")
-    open_ = _ev([("p1", "Margin", -0.2, -0.1), ("p1", "Average", -0.1, 0.05),
-                 ("p2", "Margin", -0.2, -0.1), ("p2", "Average", -0.3, -0.2)])
+    open_ = _ev(
+        [
+            ("p1", "Margin", -0.2, -0.1),
+            ("p1", "Average", -0.1, 0.05),
+            ("p2", "Margin", -0.2, -0.1),
+            ("p2", "Average", -0.3, -0.2),
+        ]
+    )
     judged = cm.clm_lower_brier(open_)
     assert judged.verdict is UNDECIDED and "p1" in judged.reason
     # with three estimates, two of three supporting is "most"
-    three = _ev([("p1", "Margin", -0.2, -0.1), ("p1", "Average", -0.1, -0.05),
-                 ("p1", "Base", 0.01, 0.1)])
+    three = _ev(
+        [("p1", "Margin", -0.2, -0.1), ("p1", "Average", -0.1, -0.05), ("p1", "Base", 0.01, 0.1)]
+    )
     assert cm.clm_lower_brier(three).verdict is HOLDS
     empty = cm.clm_lower_brier(Evidence.empty("no masked model here"))
     assert empty.verdict is UNTESTABLE and empty.reason == "no masked model here"
@@ -154,9 +194,14 @@ def test_clm_better_is_most_estimates_within_every_pair():
 
 def test_pair_differences_large_is_most_pairs_for_each_estimator():
     # MLM - CLM: Margin in the band for 2 of 3 pairs, Average for 2 of 3
-    rows = [("p1", "Margin", 0.08, 0.12), ("p2", "Margin", 0.15, 0.2),
-            ("p3", "Margin", 0.01, 0.03), ("p1", "Average", 0.06, 0.1),
-            ("p2", "Average", 0.1, 0.2), ("p3", "Average", 0.3, 0.4)]
+    rows = [
+        ("p1", "Margin", 0.08, 0.12),
+        ("p2", "Margin", 0.15, 0.2),
+        ("p3", "Margin", 0.01, 0.03),
+        ("p1", "Average", 0.06, 0.1),
+        ("p2", "Average", 0.1, 0.2),
+        ("p3", "Average", 0.3, 0.4),
+    ]
     assert cm.differences_large(_ev(rows)).verdict is HOLDS
     # Average in the band for 1 of 3 only: not "often" for C_Average
     rows[4] = ("p2", "Average", 0.0, 0.02)
@@ -180,8 +225,12 @@ def test_brier_bound_needs_every_clm_at_most_02_and_every_mlm_above():
     mlm_low = _models([("c, Margin", "clm", 0.1, 0.18), ("m, Average", "mlm", 0.1, 0.19)])
     judged = cm.brier_bound(mlm_low)
     assert judged.verdict is FAILS and "m, Average" in judged.evidence
-    assert cm.brier_bound(_models([("c, Margin", "clm", 0.1, 0.25),
-                                   ("m, Margin", "mlm", 0.22, 0.3)])).verdict is UNDECIDED
+    assert (
+        cm.brier_bound(
+            _models([("c, Margin", "clm", 0.1, 0.25), ("m, Margin", "mlm", 0.22, 0.3)])
+        ).verdict
+        is UNDECIDED
+    )
     clm_only = cm.brier_bound(_models([("c, Margin", "clm", 0.1, 0.18)]))
     assert clm_only.verdict is UNTESTABLE and "MLM" in clm_only.reason
     assert cm.brier_bound(_models([("c, Margin", "clm", 0.21, 0.3)])).verdict is FAILS
@@ -192,6 +241,7 @@ def test_reliability_gap_is_the_mean_over_pairs_per_estimator():
         frame = pd.DataFrame({"unit": ["Margin", "Average"], "low": lows, "high": highs})
         frame["difference"] = (frame["low"] + frame["high"]) / 2
         return Evidence(frame, "hand-made")
+
     assert cm.reliability_gap(ev([0.01, 0.02], [0.1, 0.2])).verdict is HOLDS
     assert cm.reliability_gap(ev([0.01, -0.2], [0.1, -0.1])).verdict is FAILS
     assert cm.reliability_gap(ev([0.01, -0.02], [0.1, 0.2])).verdict is UNDECIDED
@@ -228,8 +278,10 @@ def test_pair_differences_large_does_not_hold_on_table2_for_average():
     assert ((average >= 0.05) & (average < 0.25)).sum() == 2
     judged = BY_KEY["pair_differences_large"].judge_paper()
     assert judged.verdict is FAILS
-    assert "in line with the claim for 1, against it for 1 and undecided for 0 of 2 estimators" \
+    assert (
+        "in line with the claim for 1, against it for 1 and undecided for 0 of 2 estimators"
         in judged.evidence
+    )
 
 
 def test_clm_brier_02_is_contradicted_by_table2_itself():
@@ -249,8 +301,7 @@ def test_reliability_gap_holds_on_table2_means():
     _, clm, mlm = _table2()
     margin = (mlm["brier_margin"] - clm["brier_margin"]).mean()
     average = (mlm["brier_average"] - clm["brier_average"]).mean()
-    assert margin == pytest.approx(0.095, abs=5e-4) and average == pytest.approx(0.0512,
-                                                                                 abs=5e-4)
+    assert margin == pytest.approx(0.095, abs=5e-4) and average == pytest.approx(0.0512, abs=5e-4)
     judged = BY_KEY["reliability_gap"].judge_paper()
     assert judged.verdict is HOLDS and "0.095" in judged.evidence and "0.051" in judged.evidence
 
@@ -262,26 +313,71 @@ def _result(objectives, pairs=None, left_out=None):
     pairs = pd.DataFrame(columns=list(cm.PAIR_COLUMNS)) if pairs is None else pairs
     empty = pd.DataFrame({"x": []})
     diffs = pd.DataFrame(columns=list(cm.DIFFERENCE_COLUMNS))
-    rows = pd.DataFrame(columns=["pair", "model", "objective", "brier_margin",
-                                 "brier_margin_low", "brier_margin_high", "brier_average",
-                                 "brier_average_low", "brier_average_high"])
+    rows = pd.DataFrame(
+        columns=[
+            "pair",
+            "model",
+            "objective",
+            "brier_margin",
+            "brier_margin_low",
+            "brier_margin_high",
+            "brier_average",
+            "brier_average_low",
+            "brier_average_high",
+        ]
+    )
     means = pd.DataFrame(columns=["estimator", "n_pairs", "difference", "low", "high"])
     if len(pairs):
-        diffs = pd.DataFrame({"pair": [1, 1], "clm": ["c", "c"], "mlm": ["m", "m"],
-                              "scope": cm.ALL, "estimator": list(cm.ESTIMATORS),
-                              "metric": "brier", "difference": [-0.12, -0.02],
-                              "low": [-0.18, -0.06], "high": [-0.07, 0.01]})
-        rows = pd.DataFrame({"pair": [1, 1], "model": ["c", "m"], "objective": ["clm", "mlm"],
-                             "brier_margin": [0.15, 0.27], "brier_margin_low": [0.12, 0.23],
-                             "brier_margin_high": [0.18, 0.31], "brier_average": [0.12, 0.14],
-                             "brier_average_low": [0.1, 0.11],
-                             "brier_average_high": [0.14, 0.17]})
-        means = pd.DataFrame({"estimator": list(cm.ESTIMATORS), "n_pairs": [1, 1],
-                              "difference": [0.12, 0.02], "low": [0.07, -0.01],
-                              "high": [0.18, 0.06]})
+        diffs = pd.DataFrame(
+            {
+                "pair": [1, 1],
+                "clm": ["c", "c"],
+                "mlm": ["m", "m"],
+                "scope": cm.ALL,
+                "estimator": list(cm.ESTIMATORS),
+                "metric": "brier",
+                "difference": [-0.12, -0.02],
+                "low": [-0.18, -0.06],
+                "high": [-0.07, 0.01],
+            }
+        )
+        rows = pd.DataFrame(
+            {
+                "pair": [1, 1],
+                "model": ["c", "m"],
+                "objective": ["clm", "mlm"],
+                "brier_margin": [0.15, 0.27],
+                "brier_margin_low": [0.12, 0.23],
+                "brier_margin_high": [0.18, 0.31],
+                "brier_average": [0.12, 0.14],
+                "brier_average_low": [0.1, 0.11],
+                "brier_average_high": [0.14, 0.17],
+            }
+        )
+        means = pd.DataFrame(
+            {
+                "estimator": list(cm.ESTIMATORS),
+                "n_pairs": [1, 1],
+                "difference": [0.12, 0.02],
+                "low": [0.07, -0.01],
+                "high": [0.18, 0.06],
+            }
+        )
     left_out = pd.DataFrame(columns=list(cm.PAIR_COLUMNS)) if left_out is None else left_out
-    return cm.ClmVsMlmResult(cm.Params(models=tuple(objectives)), dict(objectives), 60, 120,
-                             empty, empty, pairs, left_out, rows, diffs, means, empty)
+    return cm.ClmVsMlmResult(
+        cm.Params(models=tuple(objectives)),
+        dict(objectives),
+        60,
+        120,
+        empty,
+        empty,
+        pairs,
+        left_out,
+        rows,
+        diffs,
+        means,
+        empty,
+    )
 
 
 def test_a_build_without_a_masked_model_cannot_test_the_claims():
@@ -295,8 +391,9 @@ def test_a_build_without_a_masked_model_cannot_test_the_claims():
 
 
 def test_a_build_whose_pairs_are_too_far_apart_says_so():
-    left = pd.DataFrame([(1, "c", "m", cm.ALL, 15, 0.16, 0.13, 0.027)],
-                        columns=list(cm.PAIR_COLUMNS))
+    left = pd.DataFrame(
+        [(1, "c", "m", cm.ALL, 15, 0.16, 0.13, 0.027)], columns=list(cm.PAIR_COLUMNS)
+    )
     result = _result({"c": "clm", "m": "mlm"}, left_out=left)
     judged = BY_KEY["clm_better"].judge_build(result)
     assert judged.verdict is UNTESTABLE
@@ -304,8 +401,9 @@ def test_a_build_whose_pairs_are_too_far_apart_says_so():
 
 
 def test_the_build_evidence_of_one_pair():
-    pairs = pd.DataFrame([(1, "c", "m", cm.ALL, 120, 0.2, 0.21, 0.01)],
-                         columns=list(cm.PAIR_COLUMNS))
+    pairs = pd.DataFrame(
+        [(1, "c", "m", cm.ALL, 120, 0.2, 0.21, 0.01)], columns=list(cm.PAIR_COLUMNS)
+    )
     result = _result({"c": "clm", "m": "mlm"}, pairs)
     better = BY_KEY["clm_better"].judge_build(result)
     assert better.verdict is UNDECIDED  # Average's interval [-0.06, 0.01] includes 0
@@ -313,7 +411,8 @@ def test_the_build_evidence_of_one_pair():
     assert "largest accuracy gap of a pair 0.010" in better.evidence
     large = cm.differences_large_build(result).frame.set_index("estimator")
     assert large.loc["Margin", ["difference", "low", "high"]].tolist() == pytest.approx(
-        [0.12, 0.07, 0.18])  # MLM - CLM: the interval flipped
+        [0.12, 0.07, 0.18]
+    )  # MLM - CLM: the interval flipped
     large = BY_KEY["pair_differences_large"].judge_build(result)
     assert large.verdict is UNDECIDED  # Average's [-0.01, 0.06] reaches into [0.05, 0.25)
     assert large.reason.endswith("Average")

@@ -36,7 +36,7 @@ def test_one_query_per_item_with_the_true_completion_at_correct(sample, tiny_mod
         assert q.instance == row["item"] and q.template == fx.TEMPLATE
         assert sorted(q.answers) == sorted(row["completions"])
         assert q.answers[q.answer_idx] == row["completions"][0]
-        prefixes = {s.text[:s.spans[0][1]] for s in q.statements}
+        prefixes = {s.text[: s.spans[0][1]] for s in q.statements}
         assert len(prefixes) == 1  # one shared prefix
         prefix = prefixes.pop()
         assert row["prefix"].endswith(prefix)
@@ -62,12 +62,17 @@ def test_fit_prefix_keeps_the_last_tokens_that_fit(tiny_models):
         kept = fx.fit_prefix(prefix, comps, tok, budget)
         assert prefix.endswith(kept) and kept != prefix
         assert max(_tokens(tok, kept + c) for c in comps) <= budget - 1
-        starts = [a for a, _ in tok(prefix, add_special_tokens=False,
-                                    return_offsets_mapping=True)["offset_mapping"]]
-        longer = prefix[max(a for a in starts if a < prefix.index(kept)):]
+        starts = [
+            a
+            for a, _ in tok(prefix, add_special_tokens=False, return_offsets_mapping=True)[
+                "offset_mapping"
+            ]
+        ]
+        longer = prefix[max(a for a in starts if a < prefix.index(kept)) :]
         assert max(_tokens(tok, longer + c) for c in comps) > budget - 1  # one more would not
-    assert fx.fit_prefix(prefix, comps, tok, 20, n_special=3) != fx.fit_prefix(prefix, comps,
-                                                                                tok, 20)
+    assert fx.fit_prefix(prefix, comps, tok, 20, n_special=3) != fx.fit_prefix(
+        prefix, comps, tok, 20
+    )
     with pytest.raises(ValueError, match="no token of the prefix fits"):
         fx.fit_prefix(prefix, comps, tok, 5)
 
@@ -94,11 +99,20 @@ def factor_scores_table(items: int = 12, models=("c1", "c2"), seed: int = 0) -> 
                 for o in range(4):
                     comp = -rng.gamma(2.0, 0.7, size=3) + (1.5 if o == correct else 0.0)
                     comp = np.minimum(comp, -1e-3)
-                    rows.append({"model": model, "dataset": f"factor-{subset}",
-                                 "relation": subset, "instance": str(i),
-                                 "template": fx.TEMPLATE, "option": o, "answer": f"c{o}",
-                                 "answer_idx": correct, "token_logprobs": prefix + comp.tolist(),
-                                 "token_roles": ["template"] * 5 + ["object"] * 3})
+                    rows.append(
+                        {
+                            "model": model,
+                            "dataset": f"factor-{subset}",
+                            "relation": subset,
+                            "instance": str(i),
+                            "template": fx.TEMPLATE,
+                            "option": o,
+                            "answer": f"c{o}",
+                            "answer_idx": correct,
+                            "token_logprobs": prefix + comp.tolist(),
+                            "token_roles": ["template"] * 5 + ["object"] * 3,
+                        }
+                    )
     return pd.DataFrame(rows, columns=list(SCORE_COLUMNS))
 
 
@@ -130,11 +144,16 @@ def test_base_and_margin_by_hand(scores):
 def test_table4_has_the_papers_columns_the_metric_values_and_the_floors(scores):
     est = fx.factor_estimates(scores)
     summ = fx.factor_summary(est, n_boot=50, seed=0, objectives={"c1": "clm", "c2": "clm"})
-    assert {"ace_floor", "ace_within_floor", "ace_debiased", "subset", "objective"} <= \
-        set(summ.columns)
+    assert {"ace_floor", "ace_within_floor", "ace_debiased", "subset", "objective"} <= set(
+        summ.columns
+    )
     table = fx.table4(summ)
     assert list(table[["model", "subset"]].itertuples(index=False, name=None)) == [
-        ("c1", "expert"), ("c1", "news"), ("c2", "expert"), ("c2", "news")]
+        ("c1", "expert"),
+        ("c1", "news"),
+        ("c2", "expert"),
+        ("c2", "news"),
+    ]
     for col in ("accuracy", "ace_base", "ace_margin", "brier_base", "brier_margin"):
         assert (table[f"{col}_low"] <= table[col] + 1e-12).all()
         assert (table[col] <= table[f"{col}_high"] + 1e-12).all()
@@ -159,12 +178,14 @@ def test_margin_vs_base_on_both_metrics(scores):
     diffs = fx.margin_vs_base(est, n_boot=100, seed=0)
     assert len(diffs) == 8 and set(diffs["metric"]) == {"ace", "brier"}
     assert all("Margin" in s for s in fd.margin_sentences(diffs))
-    one = diffs[(diffs["model"] == "c1") & (diffs["subset"] == "news")
-                & (diffs["metric"] == "brier")].iloc[0]
+    one = diffs[
+        (diffs["model"] == "c1") & (diffs["subset"] == "news") & (diffs["metric"] == "brier")
+    ].iloc[0]
     part = est[(est["model"] == "c1") & (est["dataset"] == "factor-news")]
     b, m = part[part["estimator"] == "Base"], part[part["estimator"] == "Margin"]
-    assert one["difference"] == pytest.approx(brier(m["confidence"], m["correct"])
-                                              - brier(b["confidence"], b["correct"]))
+    assert one["difference"] == pytest.approx(
+        brier(m["confidence"], m["correct"]) - brier(b["confidence"], b["correct"])
+    )
     fake = pd.DataFrame({"low": [-0.2, -0.1], "high": [-0.05, 0.1]})
     text = fd.margin_claim(fake, 0.48, 0.45)
     assert "cannot decide" in text and "undecided for 1 of 2" in text and "0.450 vs 0.480" in text
@@ -177,11 +198,14 @@ def test_margin_vs_base_on_both_metrics(scores):
 def bear_side():
     from calib.confidence.subsample import subsampled_estimates
 
-    bear = random_score_table(n_instances=10, sizes=(60, 8), templates=(PLAIN,),
-                              models=("c1", "c2"))
+    bear = random_score_table(
+        n_instances=10, sizes=(60, 8), templates=(PLAIN,), models=("c1", "c2")
+    )
     sent = sentence_scores(bear)
-    return (subsampled_estimates(sent, None),
-            subsampled_estimates(sent[sent["relation"] == "R0"], 5, 3, 0))
+    return (
+        subsampled_estimates(sent, None),
+        subsampled_estimates(sent[sent["relation"] == "R0"], 5, 3, 0),
+    )
 
 
 def _ace(est, model, estimator, dataset=None, repeat=None):
@@ -199,8 +223,9 @@ def test_higher_ace_is_the_mean_over_models_of_factor_minus_bear(bear_side, scor
     out = fx.higher_ace(whole, fest, ["c1", "c2"], n_boot=50, seed=0).set_index("unit")
     assert list(out.index) == ["Base, expert", "Margin, expert", "Base, news", "Margin, news"]
     row = out.loc["Margin, news"]
-    raw = np.mean([_ace(fest, m, "Margin", "factor-news") - _ace(whole, m, "Margin")
-                   for m in ("c1", "c2")])
+    raw = np.mean(
+        [_ace(fest, m, "Margin", "factor-news") - _ace(whole, m, "Margin") for m in ("c1", "c2")]
+    )
     assert row["raw"] == pytest.approx(raw) and row["n_models"] == 2
     assert row["n_bear"] == 20 and row["n_factor"] == 12
     assert row["low"] <= row["difference"] <= row["high"]
@@ -215,12 +240,18 @@ def test_the_gains_and_their_comparisons(bear_side, scores):
     means = means.set_index("benchmark")
 
     def gain(est, dataset=None):
-        return np.mean([_ace(est, m, "Base", dataset) - _ace(est, m, "Margin", dataset)
-                        for m in ("c1", "c2")])
+        return np.mean(
+            [_ace(est, m, "Base", dataset) - _ace(est, m, "Margin", dataset) for m in ("c1", "c2")]
+        )
 
     g_b = gain(whole)
-    g_5 = np.mean([_ace(cut, m, "Base", repeat=r) - _ace(cut, m, "Margin", repeat=r)
-                   for m in ("c1", "c2") for r in range(3)])
+    g_5 = np.mean(
+        [
+            _ace(cut, m, "Base", repeat=r) - _ace(cut, m, "Margin", repeat=r)
+            for m in ("c1", "c2")
+            for r in range(3)
+        ]
+    )
     g_f = gain(fest, "factor-news")
     assert means.at["BEAR (sample, whole answer spaces)", "gain"] == pytest.approx(g_b)
     assert means.at["BEAR 1:1 (5 options)", "gain"] == pytest.approx(g_5)
@@ -252,8 +283,7 @@ CLAIMS = {c.key: c for c in fx.CLAIMS}
 def test_margin_factor_needs_both_metrics():
     both = _evidence(["a ACE", "a Brier"], [-0.1, -0.1], [-0.01, -0.01], metric=["ace", "brier"])
     assert fx.margin_below_base_factor(both).verdict is HOLDS
-    against = _evidence(["a ACE", "a Brier"], [-0.1, 0.01], [-0.01, 0.1],
-                        metric=["ace", "brier"])
+    against = _evidence(["a ACE", "a Brier"], [-0.1, 0.01], [-0.01, 0.1], metric=["ace", "brier"])
     assert fx.margin_below_base_factor(against).verdict is FAILS
     open_ = _evidence(["a ACE", "a Brier"], [-0.1, -0.1], [-0.01, 0.1], metric=["ace", "brier"])
     assert fx.margin_below_base_factor(open_).verdict is UNDECIDED
@@ -280,29 +310,36 @@ def test_factor_higher_ace_on_the_printed_means_by_hand():
     assert judged.verdict is HOLDS
     assert "C_Base, mean over the CLMs: 0.262" in judged.evidence  # 0.475 - 0.213
     assert "C_Margin, mean over the CLMs: 0.339" in judged.evidence  # 0.446 - 0.107
-    assert fx.higher_on_factor(_evidence(["Base"], [0.1], [0.2], estimator=["Base"])) \
-        .verdict is UNTESTABLE  # Margin required too
-    assert fx.higher_on_factor(_evidence(["Base", "Margin"], [-0.2, 0.1], [-0.1, 0.2],
-                                         estimator=["Base", "Margin"])).verdict is FAILS
+    assert (
+        fx.higher_on_factor(_evidence(["Base"], [0.1], [0.2], estimator=["Base"])).verdict
+        is UNTESTABLE
+    )  # Margin required too
+    assert (
+        fx.higher_on_factor(
+            _evidence(["Base", "Margin"], [-0.2, 0.1], [-0.1, 0.2], estimator=["Base", "Margin"])
+        ).verdict
+        is FAILS
+    )
 
 
 def test_the_means_note_is_what_the_tables_give():
     from calib.experiments.paper_tables import table1_long
 
     t4 = reported("kissling2026_table4")
-    assert f"{t4['ace_base'].mean():.3f}" == "0.372" and f"{t4['ace_margin'].mean():.3f}" == \
-        "0.433"
+    assert f"{t4['ace_base'].mean():.3f}" == "0.372" and f"{t4['ace_margin'].mean():.3f}" == "0.433"
     assert "0.372 and 0.433" in fx.MEANS_NOTE
     first = t4.head(10)
-    assert first["ace_base"].mean() == pytest.approx(0.4755) and \
-        first["ace_margin"].mean() == pytest.approx(0.4457)
+    assert first["ace_base"].mean() == pytest.approx(0.4755) and first[
+        "ace_margin"
+    ].mean() == pytest.approx(0.4457)
     t1 = table1_long()
     clm = t1[t1["objective"] == "clm"]
     assert clm["registry_name"].nunique() == 17
     base = clm[clm["estimator"] == "Base"]["ace"].mean()
     margin = clm[clm["estimator"] == "Margin"]["ace"].mean()
-    assert f"{base:.3f} and {margin:.3f}" == "0.201 and 0.104" and "(0.201 and 0.104)" in \
-        fx.MEANS_NOTE
+    assert (
+        f"{base:.3f} and {margin:.3f}" == "0.201 and 0.104" and "(0.201 and 0.104)" in fx.MEANS_NOTE
+    )
     means = fx.table4_means().set_index("what")
     assert means.at["Table 4, all rows", "gain"] == pytest.approx(-0.0616, abs=1e-4)
     assert "-0.061" in CLAIMS["factor_smaller_gain"].paper_note
@@ -320,20 +357,47 @@ def test_the_gain_claims_on_the_printed_means_by_hand():
 
 def _result(clms=("c1",), **frames):
     empty = pd.DataFrame({"x": []})
-    fields = {f: empty for f in ("items", "cost", "summary", "table", "intervals",
-                                 "margin_vs_base", "bear", "bear_cut", "higher_ace", "gains",
-                                 "gain_comparisons", "paper_means")}
+    fields = {
+        f: empty
+        for f in (
+            "items",
+            "cost",
+            "summary",
+            "table",
+            "intervals",
+            "margin_vs_base",
+            "bear",
+            "bear_cut",
+            "higher_ace",
+            "gains",
+            "gain_comparisons",
+            "paper_means",
+        )
+    }
     fields.update(frames)
-    return fx.FactorResult(params=fx.Params(models=("c1", "b1")),
-                           objectives={"c1": "clm", "b1": "mlm"}, clms=list(clms), n_items=12,
-                           n_bear=20, n_bear_one_to_one=10, **fields)
+    return fx.FactorResult(
+        params=fx.Params(models=("c1", "b1")),
+        objectives={"c1": "clm", "b1": "mlm"},
+        clms=list(clms),
+        n_items=12,
+        n_bear=20,
+        n_bear_one_to_one=10,
+        **fields,
+    )
 
 
 def test_build_evidence_from_a_hand_made_result():
-    diffs = pd.DataFrame({"model": ["c1", "c1", "b1"], "subset": ["news"] * 3,
-                          "metric": ["ace", "brier", "ace"], "difference": [-0.1, -0.05, 0.2],
-                          "low": [-0.2, -0.1, 0.1], "high": [-0.01, -0.01, 0.3],
-                          "p_value": [0.0] * 3})
+    diffs = pd.DataFrame(
+        {
+            "model": ["c1", "c1", "b1"],
+            "subset": ["news"] * 3,
+            "metric": ["ace", "brier", "ace"],
+            "difference": [-0.1, -0.05, 0.2],
+            "low": [-0.2, -0.1, 0.1],
+            "high": [-0.01, -0.01, 0.3],
+            "p_value": [0.0] * 3,
+        }
+    )
     result = _result(margin_vs_base=diffs)
     ev = CLAIMS["margin_factor"].build_evidence(result)
     assert list(ev.frame["unit"]) == ["c1, news, ACE", "c1, news, Brier"]  # causal models only
@@ -341,10 +405,19 @@ def test_build_evidence_from_a_hand_made_result():
     none = _result(margin_vs_base=diffs, clms=[])
     judged = CLAIMS["margin_factor"].judge_build(none)
     assert judged.verdict is UNTESTABLE and "no causal model" in judged.reason
-    comp = pd.DataFrame({"subset": ["news"], "comparison": ["smaller"],
-                         "unit": ["gain(BEAR) - gain(FACTOR news)"], "n_models": [1],
-                         "difference": [0.1], "low": [0.05], "high": [0.15], "p_value": [0.0],
-                         "raw": [0.12]})
+    comp = pd.DataFrame(
+        {
+            "subset": ["news"],
+            "comparison": ["smaller"],
+            "unit": ["gain(BEAR) - gain(FACTOR news)"],
+            "n_models": [1],
+            "difference": [0.1],
+            "low": [0.05],
+            "high": [0.15],
+            "p_value": [0.0],
+            "raw": [0.12],
+        }
+    )
     result = _result(gain_comparisons=comp)
     assert CLAIMS["factor_smaller_gain"].judge_build(result).verdict is HOLDS
     judged = CLAIMS["bear5_gain_closer"].judge_build(result)
@@ -363,12 +436,20 @@ def test_prefixes_fit_the_models_context_and_long_completions_are_named():
 
 @pytest.mark.slow
 def test_a_tiny_run_end_to_end(tmp_path):
-    params = fx.Params(models=("tiny-gpt2", "tiny-bert"), relations=("P36", "P19"),
-                       per_relation=2, n_bootstrap=20, factor_items=2, factor_max_tokens=160,
-                       factor_completion_words=25)
+    params = fx.Params(
+        models=("tiny-gpt2", "tiny-bert"),
+        relations=("P36", "P19"),
+        per_relation=2,
+        n_bootstrap=20,
+        factor_items=2,
+        factor_max_tokens=160,
+        factor_completion_words=25,
+    )
     result = fx.run(params)
-    assert result.cost["items"].tolist() == [4, 4] and result.cost["statements"].tolist() == \
-        [16, 16]
+    assert result.cost["items"].tolist() == [4, 4] and result.cost["statements"].tolist() == [
+        16,
+        16,
+    ]
     assert result.cost["budget"].tolist() == [160, 160] and (result.cost["cut"] > 0).all()
     assert len(result.table) == 4 and result.clms == ["tiny-gpt2"]
     assert result.n_bear == 4 and result.n_bear_one_to_one == 2
@@ -380,8 +461,12 @@ def test_a_tiny_run_end_to_end(tmp_path):
     again = records.load_record_folder(path)
     pd.testing.assert_frame_equal(again.table, result.table)
     for claim in fx.CLAIMS:
-        assert claim.judge_build(again).verdict.value in ("holds", "does not hold", "undecided",
-                                                          "not testable")
+        assert claim.judge_build(again).verdict.value in (
+            "holds",
+            "does not hold",
+            "undecided",
+            "not testable",
+        )
     rerun = fx.run(params)
     pd.testing.assert_frame_equal(rerun.table, result.table)  # seeded
 
@@ -390,15 +475,26 @@ def test_the_interval_chart_draws_the_floor_band_and_the_table_keeps_its_bounds(
     from calib.report import charts, table_format
 
     summ = fx.factor_summary(fx.factor_estimates(scores), n_boot=20, seed=0)
-    spec = charts.interval_chart(fx.interval_rows(summ), category="row", band_low="floor_low",
-                                 band_high="floor_high").to_dict()
-    floor = [layer for layer in spec["spec"]["layer"]
-             if layer["mark"].get("color") == charts.FLOOR_COLOR]
+    spec = charts.interval_chart(
+        fx.interval_rows(summ), category="row", band_low="floor_low", band_high="floor_high"
+    ).to_dict()
+    floor = [
+        layer for layer in spec["spec"]["layer"] if layer["mark"].get("color") == charts.FLOOR_COLOR
+    ]
     assert len(floor) == 1 and floor[0]["encoding"]["x2"]["field"] == "floor_high"
-    shown = table_format.with_bounds(summ, ["model", "ace", "ace_floor", "ace_debiased"],
-                                     fx.SUMMARY_INTERVALS)
-    assert list(shown.columns) == ["model", "ace", "ace_floor", "ace_debiased", "ace_low",
-                                   "ace_high", "ace_debiased_low", "ace_debiased_high"]
+    shown = table_format.with_bounds(
+        summ, ["model", "ace", "ace_floor", "ace_debiased"], fx.SUMMARY_INTERVALS
+    )
+    assert list(shown.columns) == [
+        "model",
+        "ace",
+        "ace_floor",
+        "ace_debiased",
+        "ace_low",
+        "ace_high",
+        "ace_debiased_low",
+        "ace_debiased_high",
+    ]
     two = {c: fx.SUMMARY_INTERVALS[c] for c in ("ace", "ace_debiased")}
     html = table_format.html_table(shown, intervals=two, record=False).html
     assert "ace_low" not in html and "ace_floor" in html

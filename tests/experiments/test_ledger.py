@@ -14,9 +14,21 @@ from calib.report import ledger_page
 
 
 def _differences(objectives, pairs, metric, low, high):
-    rows = [{"objective": o, "a": a, "b": b, "metric": metric, "difference": (low + high) / 2,
-             "low": low, "high": high, "n_models": 1, "n": 30} for o in objectives
-            for a, b in pairs]
+    rows = [
+        {
+            "objective": o,
+            "a": a,
+            "b": b,
+            "metric": metric,
+            "difference": (low + high) / 2,
+            "low": low,
+            "high": high,
+            "n_models": 1,
+            "n": 30,
+        }
+        for o in objectives
+        for a, b in pairs
+    ]
     return pd.DataFrame(rows)
 
 
@@ -25,19 +37,38 @@ def _recorded_reductions(build, objectives=("clm", "mlm"), low=0.01, high=0.05):
     for each objective present (intervals [low, high])."""
     pairs = [("sum", r) for r in ("mean", "sum-answer", "mean-answer")]
     mean_pairs = [(m, s) for m in ("mean", "mean-answer") for s in ("sum", "sum-answer")]
-    shape = pd.DataFrame({"model": ["m1", "m2"], "reduction": "mean", "label": "Mean",
-                          "n": 30, "mean": 0.2, "max": [0.4, 0.45], "skewness": [1.5, 0.5],
-                          "skewness_low": [1.2, -0.1], "skewness_high": [1.9, 1.1]})
+    shape = pd.DataFrame(
+        {
+            "model": ["m1", "m2"],
+            "reduction": "mean",
+            "label": "Mean",
+            "n": 30,
+            "mean": 0.2,
+            "max": [0.4, 0.45],
+            "skewness": [1.5, 0.5],
+            "skewness_low": [1.2, -0.1],
+            "skewness_high": [1.9, 1.1],
+        }
+    )
     empty = pd.DataFrame({"x": np.array([], dtype=float)})
     result = ReductionsResult(
         params=Params(models=("m1", "m2"), per_relation=3, n_bootstrap=50),
-        objectives=dict(zip(("m1", "m2"), objectives)) if len(objectives) == 2
+        objectives=dict(zip(("m1", "m2"), objectives))
+        if len(objectives) == 2
         else {"m1": objectives[0], "m2": objectives[0]},
-        n_relations=10, n_facts=30, table=empty, means=empty,
+        n_relations=10,
+        n_facts=30,
+        table=empty,
+        means=empty,
         h_differences=_differences(objectives, pairs, "H", low, high),
-        mean_vs_sum=pd.concat([_differences(objectives, mean_pairs, m, -0.2, -0.1)
-                               for m in ("ace", "accuracy")], ignore_index=True),
-        histograms=empty, shape=shape, authors_means=empty)
+        mean_vs_sum=pd.concat(
+            [_differences(objectives, mean_pairs, m, -0.2, -0.1) for m in ("ace", "accuracy")],
+            ignore_index=True,
+        ),
+        histograms=empty,
+        shape=shape,
+        authors_means=empty,
+    )
     records.write_record(result, build / "chapters")
     return result
 
@@ -45,16 +76,17 @@ def _recorded_reductions(build, objectives=("clm", "mlm"), low=0.01, high=0.05):
 def test_without_records_every_claim_is_not_run_and_keeps_the_papers_verdict():
     rows = ledger.build_ledger({})
     assert set(rows["verdict"]) == {"not run in this build"}
-    assert rows["paper_verdict"].isin(["holds", "does not hold", "undecided",
-                                       "not testable"]).all()
+    assert rows["paper_verdict"].isin(["holds", "does not hold", "undecided", "not testable"]).all()
     for chapter, part in rows.groupby("chapter"):  # converted chapters name their command
-        want = (f"calib run {chapter}" if ledger.records_claims(chapter)
-                else "does not record its result yet")
+        want = (
+            f"calib run {chapter}"
+            if ledger.records_claims(chapter)
+            else "does not record its result yet"
+        )
         assert part["reason"].str.contains(want, regex=False).all(), chapter
     assert ledger.records_claims("reductions") and ledger.records_claims("calibration")
     # grouped by paper, then in the paper's section order
-    assert rows["paper"].tolist() == sorted(rows["paper"], key=["kissling2026",
-                                                                "jiang2020"].index)
+    assert rows["paper"].tolist() == sorted(rows["paper"], key=["kissling2026", "jiang2020"].index)
     keys = [section_key(s) for s in rows.loc[rows["paper"] == "kissling2026", "section"]]
     assert keys == sorted(keys)
 

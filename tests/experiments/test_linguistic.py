@@ -51,20 +51,30 @@ def test_estimates_name_a_missing_template():
 
 def test_template_calibration_carries_the_noise_floor_beside_each_ace(est, calibration):
     assert len(calibration) == 2 * len(TEMPLATES)
-    assert list(calibration["template"][:len(TEMPLATES)]) == list(TEMPLATES)
-    for col in ("ace_floor", "ace_within_floor", "ace_debiased", "ace_debiased_low",
-                "ace_debiased_high", "ace_floor_low", "ace_floor_high", "gap", "gap_low"):
+    assert list(calibration["template"][: len(TEMPLATES)]) == list(TEMPLATES)
+    for col in (
+        "ace_floor",
+        "ace_within_floor",
+        "ace_debiased",
+        "ace_debiased_low",
+        "ace_debiased_high",
+        "ace_floor_low",
+        "ace_floor_high",
+        "gap",
+        "gap_low",
+    ):
         assert col in calibration.columns, col
-    row = calibration[(calibration["model"] == "m1")
-                      & (calibration["template"] == "possibly")].iloc[0]
+    row = calibration[
+        (calibration["model"] == "m1") & (calibration["template"] == "possibly")
+    ].iloc[0]
     part = est[(est["model"] == "m1") & (est["template"] == "possibly")]
     assert row["ace"] == pytest.approx(ace(part["confidence"], part["correct"]))
     assert row["mean_confidence"] == pytest.approx(part["confidence"].mean())
     assert row["gap"] == pytest.approx(part["confidence"].mean() - part["correct"].mean())
-    assert np.allclose(calibration["ace_debiased"],
-                       calibration["ace"] - calibration["ace_floor"])
-    assert (calibration["ace_within_floor"]
-            == (calibration["ace"] <= calibration["ace_floor_high"])).all()
+    assert np.allclose(calibration["ace_debiased"], calibration["ace"] - calibration["ace_floor"])
+    assert (
+        calibration["ace_within_floor"] == (calibration["ace"] <= calibration["ace_floor_high"])
+    ).all()
     assert "rejection_rate" not in calibration.columns
 
 
@@ -87,14 +97,18 @@ def test_injection_effects_are_injected_minus_plain(est, effects):
     pick = effects.set_index(["model", "template", "quantity"])
     inj = est[(est["model"] == "m1") & (est["template"] == "certainly")]
     plain = est[(est["model"] == "m1") & (est["template"] == PLAIN)]
-    assert pick.at[("m1", "certainly", "ace"), "injected"] == \
-        pytest.approx(ace(inj["confidence"], inj["correct"]))
-    assert pick.at[("m1", "certainly", "ace"), "plain"] == \
-        pytest.approx(ace(plain["confidence"], plain["correct"]))
-    assert pick.at[("m1", "certainly", "accuracy"), "injected"] == \
-        pytest.approx(accuracy(inj["correct"]))
-    gap = (inj["confidence"].mean() - inj["correct"].mean()) \
-        - (plain["confidence"].mean() - plain["correct"].mean())
+    assert pick.at[("m1", "certainly", "ace"), "injected"] == pytest.approx(
+        ace(inj["confidence"], inj["correct"])
+    )
+    assert pick.at[("m1", "certainly", "ace"), "plain"] == pytest.approx(
+        ace(plain["confidence"], plain["correct"])
+    )
+    assert pick.at[("m1", "certainly", "accuracy"), "injected"] == pytest.approx(
+        accuracy(inj["correct"])
+    )
+    gap = (inj["confidence"].mean() - inj["correct"].mean()) - (
+        plain["confidence"].mean() - plain["correct"].mean()
+    )
     assert pick.at[("m1", "certainly", "gap"), "delta"] == pytest.approx(gap)
     assert np.allclose(effects["delta"], effects["injected"] - effects["plain"])
     assert (effects["low"] <= effects["high"]).all()
@@ -122,23 +136,54 @@ def test_ace_changes_set_each_change_beside_both_floors(effects, calibration):
 def test_the_floor_sentences_say_when_a_change_is_within_what_the_floors_allow():
     from calib.report import findings
 
-    row = {"model": "m", "template": "possibly", "delta": -0.05, "low": -0.08, "high": -0.02,
-           "ace_plain": 0.12, "ace_injected": 0.07, "ace_plain_floor": 0.11,
-           "ace_injected_floor": 0.06, "floor_change": -0.05, "delta_debiased": 0.0,
-           "delta_debiased_low": -0.03, "delta_debiased_high": 0.03, "within_floors": True}
+    row = {
+        "model": "m",
+        "template": "possibly",
+        "delta": -0.05,
+        "low": -0.08,
+        "high": -0.02,
+        "ace_plain": 0.12,
+        "ace_injected": 0.07,
+        "ace_plain_floor": 0.11,
+        "ace_injected_floor": 0.06,
+        "floor_change": -0.05,
+        "delta_debiased": 0.0,
+        "delta_debiased_low": -0.03,
+        "delta_debiased_high": 0.03,
+        "within_floors": True,
+    }
     both = findings.ace_change_sentences(pd.DataFrame([row]))[0]
     assert "lower ACE" in both and "within their noise floors" in both
     assert "not distinguishable from perfect calibration at this sample size" in both
     shifted = findings.ace_change_sentences(pd.DataFrame([{**row, "within_floors": False}]))[0]
     assert "which includes 0: the change is within what the floors allow" in shifted
-    beyond = findings.ace_change_sentences(pd.DataFrame([{
-        **row, "within_floors": False, "delta_debiased": -0.04, "delta_debiased_low": -0.07,
-        "delta_debiased_high": -0.01}]))[0]
+    beyond = findings.ace_change_sentences(
+        pd.DataFrame(
+            [
+                {
+                    **row,
+                    "within_floors": False,
+                    "delta_debiased": -0.04,
+                    "delta_debiased_low": -0.07,
+                    "delta_debiased_high": -0.01,
+                }
+            ]
+        )
+    )[0]
     assert "within what the floors allow" not in beyond and "-0.040" in beyond
-    cal = pd.DataFrame({"model": ["m", "m"], "template": ["a", "b"], "ace": [0.1, 0.3],
-                        "ace_floor": [0.12, 0.1], "ace_floor_high": [0.15, 0.14],
-                        "ace_within_floor": [True, False], "ace_debiased": [-0.02, 0.2],
-                        "ace_debiased_low": [-0.05, 0.1], "ace_debiased_high": [0.01, 0.3]})
+    cal = pd.DataFrame(
+        {
+            "model": ["m", "m"],
+            "template": ["a", "b"],
+            "ace": [0.1, 0.3],
+            "ace_floor": [0.12, 0.1],
+            "ace_floor_high": [0.15, 0.14],
+            "ace_within_floor": [True, False],
+            "ace_debiased": [-0.02, 0.2],
+            "ace_debiased_low": [-0.05, 0.1],
+            "ace_debiased_high": [0.01, 0.3],
+        }
+    )
     text = findings.floor_summary_sentence(cal, label=("model", "template"))
     assert "m, a" in text and findings.WITHIN_FLOOR in text
 
@@ -149,8 +194,9 @@ def test_reliability_curves_use_plain_possibly_and_certainly(est):
     counts = diagram.curve.groupby(["model", "template"])["count"].sum()
     n = est.groupby(["model", "template"]).size()
     assert (counts == n.loc[counts.index]).all()
-    assert (diagram.histogram.groupby(["model", "template"])["count"].sum()
-            == n.loc[counts.index]).all()
+    assert (
+        diagram.histogram.groupby(["model", "template"])["count"].sum() == n.loc[counts.index]
+    ).all()
     assert (diagram.curve["accuracy_low"] <= diagram.curve["accuracy"]).all()
     with pytest.raises(ValueError, match="maybe"):
         lx.reliability(est, templates=(PLAIN, "maybe"))
@@ -179,16 +225,26 @@ def test_numeric_differences_are_numeric100_minus_numeric0(est):
 
 
 def _effect(model, template, low, high):
-    return {"model": model, "template": template, "quantity": "confidence", "low": low,
-            "high": high}
+    return {
+        "model": model,
+        "template": template,
+        "quantity": "confidence",
+        "low": low,
+        "high": high,
+    }
 
 
 def test_grounding_checks_and_tally_give_verdicts():
-    effects = pd.DataFrame([
-        _effect("good", "possibly", -0.2, -0.1), _effect("good", "certainly", 0.1, 0.2),
-        _effect("bad", "possibly", 0.1, 0.2), _effect("bad", "certainly", -0.1, 0.1),
-        _effect("unsure", "possibly", -0.1, 0.1), _effect("unsure", "certainly", 0.1, 0.2),
-    ])
+    effects = pd.DataFrame(
+        [
+            _effect("good", "possibly", -0.2, -0.1),
+            _effect("good", "certainly", 0.1, 0.2),
+            _effect("bad", "possibly", 0.1, 0.2),
+            _effect("bad", "certainly", -0.1, 0.1),
+            _effect("unsure", "possibly", -0.1, 0.1),
+            _effect("unsure", "certainly", 0.1, 0.2),
+        ]
+    )
     numeric = pd.DataFrame({"model": ["good", "bad"], "low": [0.05, -0.1], "high": [0.1, 0.2]})
     checks = lx.grounding_checks(effects, numeric).set_index("model")
     assert checks.loc["good"].tolist() == ["lower", "higher", "higher", "holds"]
@@ -203,15 +259,27 @@ def test_canonical_names_model_table_and_size_pairs():
     assert lx.canonical_name("google/gemma-3-4b-pt") == "gemma-3-4b"
     assert lx.canonical_name("google/gemma-3-4b-it") == "gemma-3-4b-it"
     assert lx.canonical_name("openai-community/gpt2") == "gpt2"  # the registry's hub id
-    table = lx.model_table(["gpt2-xl", "gpt2", "gpt2-medium", "gemma-3-270m", "gemma-3-1b-it",
-                            "gemma-3-4b-it", "tiny-gpt2", "some/unknown"])
+    table = lx.model_table(
+        [
+            "gpt2-xl",
+            "gpt2",
+            "gpt2-medium",
+            "gemma-3-270m",
+            "gemma-3-1b-it",
+            "gemma-3-4b-it",
+            "tiny-gpt2",
+            "some/unknown",
+        ]
+    )
     row = table.set_index("model").loc["gpt2-xl"]
     assert row["family"] == "GPT-2" and row["size_m"] == 1600 and row["in_paper"]
     assert not table.set_index("model").at["gemma-3-270m", "in_paper"]
     pairs = lx.size_pairs(table)
     assert pairs[["family", "smaller", "larger"]].values.tolist() == [
-        ["GPT-2", "gpt2", "gpt2-medium"], ["GPT-2", "gpt2-medium", "gpt2-xl"],
-        ["Gemma 3 (IT)", "gemma-3-1b-it", "gemma-3-4b-it"]]  # base gemma-3-270m pairs with none
+        ["GPT-2", "gpt2", "gpt2-medium"],
+        ["GPT-2", "gpt2-medium", "gpt2-xl"],
+        ["Gemma 3 (IT)", "gemma-3-1b-it", "gemma-3-4b-it"],
+    ]  # base gemma-3-270m pairs with none
     assert lx.size_pairs(lx.model_table(["smollm2-135m-instruct", "gemma-3-270m"])).empty
     assert "no two models" in lx.pairs_note(lx.model_table(["tiny-gpt2", "tiny-bert"]))
 
@@ -219,8 +287,9 @@ def test_canonical_names_model_table_and_size_pairs():
 def test_mean_intervals_and_aligned_outcomes(est):
     wide = lx.aligned_outcomes(est, "correct")
     assert wide.shape == (36, 2 * len(TEMPLATES))
-    cols = pd.DataFrame({"a": wide[("m1", PLAIN)], "same": wide[("m1", PLAIN)]
-                         - wide[("m1", PLAIN)]})
+    cols = pd.DataFrame(
+        {"a": wide[("m1", PLAIN)], "same": wide[("m1", PLAIN)] - wide[("m1", PLAIN)]}
+    )
     out = lx.mean_intervals(cols, n_bootstrap=50, seed=0).set_index("unit")
     assert out.at["a", "difference"] == pytest.approx(wide[("m1", PLAIN)].mean())
     assert out.at["a", "low"] <= out.at["a", "difference"] <= out.at["a", "high"]
@@ -239,9 +308,11 @@ def test_sensitivity_alignment_and_pair_differences_by_hand(est):
     assert sens.at[("m2", "verbal"), "difference"] == pytest.approx(verbal)
     conf = est.groupby(["model", "template"])["confidence"].mean()
     al = lx.alignment(est, n_bootstrap=30).set_index(["model", "cue"])
-    moves = [conf[("m1", PLAIN)] - conf[("m1", "possibly")],
-             conf[("m1", "certainly")] - conf[("m1", PLAIN)],
-             conf[("m1", "numeric-100")] - conf[("m1", "numeric-0")]]
+    moves = [
+        conf[("m1", PLAIN)] - conf[("m1", "possibly")],
+        conf[("m1", "certainly")] - conf[("m1", PLAIN)],
+        conf[("m1", "numeric-100")] - conf[("m1", "numeric-0")],
+    ]
     assert al.at[("m1", "possibly"), "difference"] == pytest.approx(moves[0])
     assert al.at[("m1", "alignment"), "difference"] == pytest.approx(np.mean(moves))
     pairs = pd.DataFrame([{"family": "F", "smaller": "m1", "larger": "m2"}])
@@ -249,11 +320,12 @@ def test_sensitivity_alignment_and_pair_differences_by_hand(est):
     assert sp.at["all injections", "difference"] == pytest.approx(drop["m2"] - drop["m1"])
     s = sens["difference"]
     assert sp.at["numeric beyond verbal", "difference"] == pytest.approx(
-        (s[("m2", "numeric")] - s[("m1", "numeric")]) - (s[("m2", "verbal")]
-                                                         - s[("m1", "verbal")]))
+        (s[("m2", "numeric")] - s[("m1", "numeric")]) - (s[("m2", "verbal")] - s[("m1", "verbal")])
+    )
     ap = lx.pair_differences(est, pairs, "alignment", n_bootstrap=30)
-    assert ap["difference"].iloc[0] == pytest.approx(al.at[("m2", "alignment"), "difference"]
-                                                     - al.at[("m1", "alignment"), "difference"])
+    assert ap["difference"].iloc[0] == pytest.approx(
+        al.at[("m2", "alignment"), "difference"] - al.at[("m1", "alignment"), "difference"]
+    )
     assert lx.pair_differences(est, pairs.iloc[:0], "alignment").empty
     with pytest.raises(ValueError, match="kind"):
         lx.pair_differences(est, pairs, "size")
@@ -290,10 +362,15 @@ def _ace_cells(possibly, numeric):
     """Evidence for possibly_vs_numeric: possibly's and the two numeric weakeners' ACE change
     per model, each given as (low, high)."""
     rows = [(f"m{i}", "possibly", lo, hi) for i, (lo, hi) in enumerate(possibly)]
-    rows += [(f"m{i // 2}", lx.NUMERIC_WEAKENERS[i % 2], lo, hi)
-             for i, (lo, hi) in enumerate(numeric)]
-    return _evidence([f"{m}, {t}" for m, t, _, _ in rows], [r[2] for r in rows],
-                     [r[3] for r in rows], template=[r[1] for r in rows])
+    rows += [
+        (f"m{i // 2}", lx.NUMERIC_WEAKENERS[i % 2], lo, hi) for i, (lo, hi) in enumerate(numeric)
+    ]
+    return _evidence(
+        [f"{m}, {t}" for m, t, _, _ in rows],
+        [r[2] for r in rows],
+        [r[3] for r in rows],
+        template=[r[1] for r in rows],
+    )
 
 
 def test_possibly_vs_numeric_compares_the_shares_of_significant_improvements():
@@ -313,26 +390,46 @@ def test_possibly_vs_numeric_compares_the_shares_of_significant_improvements():
 
 
 def test_certainly_it_gemma3_needs_both_models_and_both_quantities():
-    units = ["gemma-3-4b-it, ACE", "gemma-3-4b-it, gap", "gemma-3-12b-it, ACE",
-             "gemma-3-12b-it, gap"]
+    units = [
+        "gemma-3-4b-it, ACE",
+        "gemma-3-4b-it, gap",
+        "gemma-3-12b-it, ACE",
+        "gemma-3-12b-it, gap",
+    ]
     names = ["gemma-3-4b-it"] * 2 + ["gemma-3-12b-it"] * 2
-    assert lx.certainly_lowers_ace(_evidence(units, [-0.2] * 4, [-0.1] * 4,
-                                             paper_name=names)).verdict == HOLDS
-    assert lx.certainly_lowers_ace(_evidence(units, [-0.2, 0.01, -0.2, -0.2], [-0.1, 0.1, -0.1,
-                                   -0.1], paper_name=names)).verdict == FAILS
-    assert lx.certainly_lowers_ace(_evidence(units, [-0.2, -0.1, -0.2, -0.2], [-0.1, 0.1, -0.1,
-                                   -0.1], paper_name=names)).verdict == UNDECIDED
-    one = lx.certainly_lowers_ace(_evidence(units[:2], [-0.2] * 2, [-0.1] * 2,
-                                            paper_name=names[:2]))
+    assert (
+        lx.certainly_lowers_ace(_evidence(units, [-0.2] * 4, [-0.1] * 4, paper_name=names)).verdict
+        == HOLDS
+    )
+    assert (
+        lx.certainly_lowers_ace(
+            _evidence(units, [-0.2, 0.01, -0.2, -0.2], [-0.1, 0.1, -0.1, -0.1], paper_name=names)
+        ).verdict
+        == FAILS
+    )
+    assert (
+        lx.certainly_lowers_ace(
+            _evidence(units, [-0.2, -0.1, -0.2, -0.2], [-0.1, 0.1, -0.1, -0.1], paper_name=names)
+        ).verdict
+        == UNDECIDED
+    )
+    one = lx.certainly_lowers_ace(
+        _evidence(units[:2], [-0.2] * 2, [-0.1] * 2, paper_name=names[:2])
+    )
     assert one.verdict == UNTESTABLE and "gemma-3-12b-it" in one.reason
 
 
 def test_possibly_shifts_curve_needs_the_four_models_of_figure6():
-    four = _evidence(list(lx.FIGURE6_MODELS), [-0.2] * 4, [-0.1] * 4,
-                     paper_name=list(lx.FIGURE6_MODELS))
+    four = _evidence(
+        list(lx.FIGURE6_MODELS), [-0.2] * 4, [-0.1] * 4, paper_name=list(lx.FIGURE6_MODELS)
+    )
     assert lx.possibly_lowers_ace(four).verdict == HOLDS
-    it_only = _evidence(["gemma-3-4b-it", "gemma-3-12b-it"], [-0.2] * 2, [-0.1] * 2,
-                        paper_name=["gemma-3-4b-it", "gemma-3-12b-it"])
+    it_only = _evidence(
+        ["gemma-3-4b-it", "gemma-3-12b-it"],
+        [-0.2] * 2,
+        [-0.1] * 2,
+        paper_name=["gemma-3-4b-it", "gemma-3-12b-it"],
+    )
     judged = lx.possibly_lowers_ace(it_only)
     assert judged.verdict == UNTESTABLE and "gemma-3-4b," in judged.reason + ","
     against = _evidence(["gemma-3-4b-it"], [0.01], [0.1], paper_name=["gemma-3-4b-it"])
@@ -341,19 +438,33 @@ def test_possibly_shifts_curve_needs_the_four_models_of_figure6():
 
 def test_certainly_above_baseline_cannot_be_refuted_by_a_mean():
     names = ["gemma-3-4b-it", "gemma-3-12b-it"]
-    assert lx.certainly_curve_above(_evidence(names, [-0.2] * 2, [-0.1] * 2,
-                                              paper_name=names)).verdict == HOLDS
+    assert (
+        lx.certainly_curve_above(_evidence(names, [-0.2] * 2, [-0.1] * 2, paper_name=names)).verdict
+        == HOLDS
+    )
     higher = lx.certainly_curve_above(_evidence(names, [0.1] * 2, [0.2] * 2, paper_name=names))
     assert higher.verdict == UNDECIDED and "cannot refute" in higher.reason
 
 
 def test_injections_accuracy_is_a_claim_about_most_cells():
-    assert lx.injections_lower_accuracy(_evidence(["a", "b", "c"], [-0.2, -0.2, 0.01],
-                                                  [-0.1, -0.1, 0.1])).verdict == HOLDS
-    assert lx.injections_lower_accuracy(_evidence(["a", "b", "c"], [-0.2, 0.1, 0.01],
-                                                  [-0.1, 0.2, 0.1])).verdict == FAILS
-    assert lx.injections_lower_accuracy(_evidence(["a", "b", "c"], [-0.2, -0.1, 0.01],
-                                                  [-0.1, 0.1, 0.1])).verdict == UNDECIDED
+    assert (
+        lx.injections_lower_accuracy(
+            _evidence(["a", "b", "c"], [-0.2, -0.2, 0.01], [-0.1, -0.1, 0.1])
+        ).verdict
+        == HOLDS
+    )
+    assert (
+        lx.injections_lower_accuracy(
+            _evidence(["a", "b", "c"], [-0.2, 0.1, 0.01], [-0.1, 0.2, 0.1])
+        ).verdict
+        == FAILS
+    )
+    assert (
+        lx.injections_lower_accuracy(
+            _evidence(["a", "b", "c"], [-0.2, -0.1, 0.01], [-0.1, 0.1, 0.1])
+        ).verdict
+        == UNDECIDED
+    )
     assert lx.injections_lower_accuracy(Evidence.empty("none")).verdict == UNTESTABLE
 
 
@@ -369,13 +480,16 @@ def test_larger_more_sensitive_needs_both_parts():
     assert judged.verdict == UNDECIDED and "numeric beyond verbal" in judged.reason
     assert lx.larger_more_sensitive(Evidence.empty("no pairs")).verdict == UNTESTABLE
     # one pair against a claim about most pairs is not enough to refute it
-    three = _evidence(["a", "b", "c"], [0.01, 0.01, -0.1], [0.1, 0.1, -0.01],
-                      part=["all injections"] * 3)
+    three = _evidence(
+        ["a", "b", "c"], [0.01, 0.01, -0.1], [0.1, 0.1, -0.01], part=["all injections"] * 3
+    )
     assert lx.larger_more_sensitive(three).verdict == HOLDS
-    assert lx.larger_align_more(_evidence(["a", "b"], [0.01, -0.1], [0.1, 0.1])).verdict \
-        == UNDECIDED
-    assert lx.larger_align_more(_evidence(["a", "b"], [0.01, -0.1], [0.1, -0.01])).verdict \
-        == FAILS  # one of two pairs against it: at most half can support it
+    assert (
+        lx.larger_align_more(_evidence(["a", "b"], [0.01, -0.1], [0.1, 0.1])).verdict == UNDECIDED
+    )
+    assert (
+        lx.larger_align_more(_evidence(["a", "b"], [0.01, -0.1], [0.1, -0.01])).verdict == FAILS
+    )  # one of two pairs against it: at most half can support it
 
 
 def test_largest_drop_on_the_papers_printed_numbers():
@@ -392,34 +506,45 @@ def test_largest_drop_on_the_papers_printed_numbers():
 
 
 def test_the_claims_without_printed_numbers_are_not_testable_on_the_paper():
-    for key in ("possibly_vs_numeric", "certainly_it_gemma3", "possibly_shifts_curve",
-                "certainly_above_baseline", "injections_accuracy", "larger_more_sensitive",
-                "scale_dependency"):
+    for key in (
+        "possibly_vs_numeric",
+        "certainly_it_gemma3",
+        "possibly_shifts_curve",
+        "certainly_above_baseline",
+        "injections_accuracy",
+        "larger_more_sensitive",
+        "scale_dependency",
+    ):
         judged = BY_KEY[key].judge_paper()
         assert judged.verdict == UNTESTABLE and "no numbers" in judged.reason, key
 
 
 # -- build evidence on hand-made results ----------------------------------------------------
 
-PAPER_MODELS = ("gemma-3-4b-it", "gemma-3-12b-it", "gemma-7b", "roberta-base", "gpt2",
-                "gpt2-medium")
+PAPER_MODELS = (
+    "gemma-3-4b-it",
+    "gemma-3-12b-it",
+    "gemma-7b",
+    "roberta-base",
+    "gpt2",
+    "gpt2-medium",
+)
 
 
 @pytest.fixture(scope="module")
 def paper_like():
     """A result on synthetic scores under the names of the paper's models."""
-    scores = random_score_table(models=PAPER_MODELS, templates=TEMPLATES, n_instances=8,
-                                seed=1)
+    scores = random_score_table(models=PAPER_MODELS, templates=TEMPLATES, n_instances=8, seed=1)
     params = lx.Params(models=PAPER_MODELS, n_bootstrap=30, floor_draws=30, curve_bins=4)
     return lx.result_from_scores(scores, params)
 
 
 @pytest.fixture(scope="module")
 def cpu_like():
-    scores = random_score_table(models=("smollm2-135m-instruct", "gemma-3-270m"),
-                                templates=TEMPLATES, n_instances=6, seed=2)
-    return lx.result_from_scores(scores, lx.Params(n_bootstrap=20, floor_draws=20,
-                                                   curve_bins=4))
+    scores = random_score_table(
+        models=("smollm2-135m-instruct", "gemma-3-270m"), templates=TEMPLATES, n_instances=6, seed=2
+    )
+    return lx.result_from_scores(scores, lx.Params(n_bootstrap=20, floor_draws=20, curve_bins=4))
 
 
 def test_a_result_is_recordable_and_reads_back(paper_like, tmp_path):
@@ -433,7 +558,9 @@ def test_a_result_is_recordable_and_reads_back(paper_like, tmp_path):
 def test_build_evidence_on_the_papers_models(paper_like):
     r = paper_like
     assert sorted(r.pairs[["smaller", "larger"]].values.tolist()) == [
-        ["gemma-3-4b-it", "gemma-3-12b-it"], ["gpt2", "gpt2-medium"]]
+        ["gemma-3-4b-it", "gemma-3-12b-it"],
+        ["gpt2", "gpt2-medium"],
+    ]
     assert set(r.sensitivity_pairs["part"]) == {"all injections", "numeric beyond verbal"}
     for claim in lx.CLAIMS:
         judged = claim.judge_build(r)
@@ -448,8 +575,11 @@ def test_build_evidence_on_the_papers_models(paper_like):
     if shifts.verdict == UNTESTABLE:
         assert "gemma-3-4b" in shifts.reason and "google/gemma-3-4b-pt" in shifts.reason
     drop = lx.largest_drop_build(r).frame
-    assert set(drop["part"]) == {"change(other cell) - change(gemma-7b, numeric-25)",
-                                 "change(roberta-base, certainly)", "change(other cell)"}
+    assert set(drop["part"]) == {
+        "change(other cell) - change(gemma-7b, numeric-25)",
+        "change(roberta-base, certainly)",
+        "change(other cell)",
+    }
     n_cells = len(PAPER_MODELS) * len(LINGUISTIC)
     assert (drop["part"] == "change(other cell)").sum() == n_cells - 1
     assert len(lx.injections_lower_accuracy_build(r).frame) == n_cells
@@ -457,8 +587,14 @@ def test_build_evidence_on_the_papers_models(paper_like):
 
 def test_build_evidence_on_the_cpu_models_says_what_would_test_each_claim(cpu_like):
     judged = {c.key: c.judge_build(cpu_like) for c in lx.CLAIMS}
-    for key in ("certainly_it_gemma3", "possibly_shifts_curve", "certainly_above_baseline",
-                "larger_more_sensitive", "largest_drop", "scale_dependency"):
+    for key in (
+        "certainly_it_gemma3",
+        "possibly_shifts_curve",
+        "certainly_above_baseline",
+        "larger_more_sensitive",
+        "largest_drop",
+        "scale_dependency",
+    ):
         assert judged[key].verdict == UNTESTABLE, key
         assert "calib" in judged[key].reason and "--profile paper" in judged[key].reason, key
     assert "gemma-3-4b-it and gemma-3-12b-it" in judged["certainly_it_gemma3"].reason
@@ -480,25 +616,45 @@ def test_params_are_the_notebooks_and_refuse_an_unknown_name():
 def test_change_sentence_is_neutral_and_follows_the_interval():
     from calib.report.prose import change_sentence
 
-    up = change_sentence("'certainly'", "plain", {"difference": 0.1, "low": 0.02, "high": 0.2},
-                         "mean confidence", "m1")
+    up = change_sentence(
+        "'certainly'",
+        "plain",
+        {"difference": 0.1, "low": 0.02, "high": 0.2},
+        "mean confidence",
+        "m1",
+    )
     assert "higher mean confidence" in up and "better" not in up and "worse" not in up
-    none = change_sentence("'possibly'", "plain", {"difference": -0.1, "low": -0.2, "high": 0.1},
-                           "mean confidence")
+    none = change_sentence(
+        "'possibly'", "plain", {"difference": -0.1, "low": -0.2, "high": 0.1}, "mean confidence"
+    )
     assert "no change" in none and "lower" not in none
 
 
 def test_the_charts_keep_the_template_order_and_draw_the_floor_band(effects, calibration):
     from calib.report import charts
 
-    spec = charts.grouped_bars(effects[effects["quantity"] == "ace"], category="model",
-                               group="template", value="delta", lower="low", upper="high",
-                               order=list(LINGUISTIC)).to_dict()
+    spec = charts.grouped_bars(
+        effects[effects["quantity"] == "ace"],
+        category="model",
+        group="template",
+        value="delta",
+        lower="low",
+        upper="high",
+        order=list(LINGUISTIC),
+    ).to_dict()
     enc = spec["layer"][0]["encoding"]
     assert enc["xOffset"]["sort"] == list(LINGUISTIC) == enc["color"]["sort"]
     band = charts.interval_chart(
-        calibration, value="ace", lower="ace_low", upper="ace_high", band_low="ace_floor_low",
-        band_high="ace_floor_high", category="template", color="model", facet=None).to_dict()
+        calibration,
+        value="ace",
+        lower="ace_low",
+        upper="ace_high",
+        band_low="ace_floor_low",
+        band_high="ace_floor_high",
+        category="template",
+        color="model",
+        facet=None,
+    ).to_dict()
     first = band["layer"][0]
     assert first["mark"]["type"] == "bar" and first["encoding"]["x"]["field"] == "ace_floor_low"
     assert first["encoding"]["x2"]["field"] == "ace_floor_high"

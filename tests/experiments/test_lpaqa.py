@@ -22,8 +22,11 @@ def test_params_are_the_only_defaults_and_an_unknown_key_names_the_nearest():
     p = lp.Params()
     assert p.pivots == ("es", "ca", "gl", "eo") and p.paraphrase_rounds == 2
     assert p.lama_relations == ("P30", "P1303", "P140", "P449") and p.beyond_paper
-    with pytest.raises(ParameterError, match="chapter 'lpaqa' has no parameter 'pivot' "
-                                             r"\(did you mean 'pivots'\?\)"):
+    with pytest.raises(
+        ParameterError,
+        match="chapter 'lpaqa' has no parameter 'pivot' "
+        r"\(did you mean 'pivots'\?\)",
+    ):
         lp.Params.from_mapping({"pivot": ["es"]})
     with pytest.raises(ParameterError, match="'top_t' expects int"):
         lp.Params(top_t="4")
@@ -45,23 +48,34 @@ def test_load_sample_rejects_named_relations_without_training_pairs():
 
 
 def test_relations_without_prompts_of_one_mining_method_are_left_out_or_named(small_lama):
-    mined = pd.DataFrame({"relation": ["P30", "P30", "P1303"], "n_middle": [1, 0, 2],
-                          "n_dependency": [0, 3, 0]})
+    mined = pd.DataFrame(
+        {"relation": ["P30", "P30", "P1303"], "n_middle": [1, 0, 2], "n_dependency": [0, 3, 0]}
+    )
     assert lp.without_unmined(small_lama, mined, named=False).sample.relations.keys() == {"P30"}
-    assert "P1303 (no mined prompt of one method)" in \
-        lp.without_unmined(small_lama, mined, named=False).dropped
+    assert (
+        "P1303 (no mined prompt of one method)"
+        in lp.without_unmined(small_lama, mined, named=False).dropped
+    )
     with pytest.raises(ValueError, match=r"\['P1303'\].*no middle-word or no dependency"):
         lp.without_unmined(small_lama, mined, named=True)
 
 
 def test_queries_cover_ours_on_both_splits_and_references_on_test_only(small_lama):
     lama = small_lama.sample
-    prompts = pd.DataFrame({
-        "relation": ["P30", "P30", "P30", "P30", "P1303"],
-        "template": ["manual", "mined-00", "mp-00", "lpaqa-mine-00", "manual"],
-        "text": ["[X] is located in [Y] .", "[X] lies in [Y] .", "[X] lie in [Y] .",
-                 "[X] is in [Y] .", "[X] plays [Y] ."],
-        "source": ["manual", "mined", "mined-paraphrase", "lpaqa-mine", "manual"]})
+    prompts = pd.DataFrame(
+        {
+            "relation": ["P30", "P30", "P30", "P30", "P1303"],
+            "template": ["manual", "mined-00", "mp-00", "lpaqa-mine-00", "manual"],
+            "text": [
+                "[X] is located in [Y] .",
+                "[X] lies in [Y] .",
+                "[X] lie in [Y] .",
+                "[X] is in [Y] .",
+                "[X] plays [Y] .",
+            ],
+            "source": ["manual", "mined", "mined-paraphrase", "lpaqa-mine", "manual"],
+        }
+    )
     queries = lp.lama_queries(lama, prompts)
     train = [q for q in queries if q.dataset == lp.TRAIN]
     test = [q for q in queries if q.dataset == lp.TEST]
@@ -71,21 +85,35 @@ def test_queries_cover_ours_on_both_splits_and_references_on_test_only(small_lam
     plan = lp.plan_table(lama, prompts, 2, None, 3)
     assert plan.loc[plan["part"] == "LAMA", "statements"].sum() == lp.statements(queries)
     n_opts = lama.relations["P30"].n_options
-    assert plan.loc[(plan["part"] == "LAMA Mine+Para (at most)") & (plan["relation"] == "P30"),
-                    "statements"].item() == 2 * (3 + 4) * n_opts
+    assert (
+        plan.loc[
+            (plan["part"] == "LAMA Mine+Para (at most)") & (plan["relation"] == "P30"), "statements"
+        ].item()
+        == 2 * (3 + 4) * n_opts
+    )
 
 
 # ---------------------------------------------------------------------------------------------
 # selection and ensembles on synthetic sentence scores
 
 
-def synthetic(rates: dict, n: int, seed: int, dataset: str, relations=("R1", "R2"),
-              options: int = 4, models=("m",)) -> pd.DataFrame:
+def synthetic(
+    rates: dict,
+    n: int,
+    seed: int,
+    dataset: str,
+    relations=("R1", "R2"),
+    options: int = 4,
+    models=("m",),
+) -> pd.DataFrame:
     """Sentence scores: each prompt ranks the correct option first with probability
     rates[prompt]; objects (the same for every model) are skewed towards option 0."""
     rng = np.random.default_rng(seed)
-    golds = {(rel, i): 0 if rng.random() < 0.4 else int(rng.integers(options))
-             for rel in relations for i in range(n)}
+    golds = {
+        (rel, i): 0 if rng.random() < 0.4 else int(rng.integers(options))
+        for rel in relations
+        for i in range(n)
+    }
     rows = []
     for model in models:
         for rel in relations:
@@ -96,24 +124,47 @@ def synthetic(rates: dict, n: int, seed: int, dataset: str, relations=("R1", "R2
                     top = gold if rng.random() < rate else wrong
                     values = rng.normal(-3.0, 0.3, options)
                     values[top] += 2.0
-                    rows += [(model, dataset, rel, f"{rel}-{i}", prompt, o, gold,
-                              float(values[o])) for o in range(options)]
-    return pd.DataFrame(rows, columns=["model", "dataset", "relation", "instance", "template",
-                                       "option", "answer_idx", "score"])
+                    rows += [
+                        (model, dataset, rel, f"{rel}-{i}", prompt, o, gold, float(values[o]))
+                        for o in range(options)
+                    ]
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "model",
+            "dataset",
+            "relation",
+            "instance",
+            "template",
+            "option",
+            "answer_idx",
+            "score",
+        ],
+    )
 
 
 RATES = {"manual": 0.3, "mined-00": 0.9, "mined-01": 0.2, "bt-00": 0.25, "mp-00": 0.6}
-SETS = {"Mine": ["mined-00", "mined-01"], "Mine+Man": ["manual", "mined-00", "mined-01"],
-        "Mine+Para": ["mined-00", "mp-00"], "Man+Para": ["manual", "bt-00"],
-        "Mid": ["mined-01"], "Dep": ["mined-00"], "Mid+Dep": ["mined-00", "mined-01"]}
+SETS = {
+    "Mine": ["mined-00", "mined-01"],
+    "Mine+Man": ["manual", "mined-00", "mined-01"],
+    "Mine+Para": ["mined-00", "mp-00"],
+    "Man+Para": ["manual", "bt-00"],
+    "Mid": ["mined-01"],
+    "Dep": ["mined-00"],
+    "Mid+Dep": ["mined-00", "mined-01"],
+}
 MODELS = ("m", "n")
 
 
 def members(models=MODELS) -> pd.DataFrame:
-    rows = [(m, r, s, t, i) for m in models for r in ("R1", "R2") for s, ts in SETS.items()
-            for i, t in enumerate(ts)]
-    return pd.DataFrame(rows, columns=["model", "relation", "prompt_set", "template",
-                                       "position"])
+    rows = [
+        (m, r, s, t, i)
+        for m in models
+        for r in ("R1", "R2")
+        for s, ts in SETS.items()
+        for i, t in enumerate(ts)
+    ]
+    return pd.DataFrame(rows, columns=["model", "relation", "prompt_set", "template", "position"])
 
 
 @pytest.fixture(scope="module")
@@ -121,7 +172,8 @@ def selection():
     train = synthetic(RATES, 60, 0, lp.TRAIN, models=MODELS)
     test = synthetic(RATES, 60, 1, lp.TEST, models=MODELS)
     facts = test[test["model"] == "m"].drop_duplicates("instance")[
-        ["relation", "instance", "answer_idx"]]
+        ["relation", "instance", "answer_idx"]
+    ]
     return test, lp.select_and_ensemble(train, test, members(), facts, ks=(2,), steps=150)
 
 
@@ -134,19 +186,24 @@ def test_selection_per_prompt_set_finds_the_good_prompt(selection):
     test, sel = selection
     ranking = sel.rankings[sel.rankings["prompt_set"] == "Mine+Man"]
     assert set(ranking.loc[ranking["rank"] == 0, "template"]) == {"mined-00"}
-    weights = sel.weights[(sel.weights["prompt_set"] == "Mine+Man")
-                          & (sel.weights["model"] == "m")]
+    weights = sel.weights[(sel.weights["prompt_set"] == "Mine+Man") & (sel.weights["model"] == "m")]
     assert weights.groupby("relation")["weight"].sum().to_numpy() == pytest.approx([1.0, 1.0])
     best = weights.loc[weights.groupby("relation")["weight"].idxmax(), "template"]
     assert set(best) == {"mined-00"}
     # every set covers every fact of every model; Man+Para has no mined prompt
     per = sel.hits.groupby(["model", "prompt_set", "method"]).size()
     assert (per == 120).all()
-    acc = mean_accuracy(sel.hits, by=["model", "prompt_set", "method"]) \
-        .set_index(["model", "prompt_set", "method"])["micro"]
+    acc = mean_accuracy(sel.hits, by=["model", "prompt_set", "method"]).set_index(
+        ["model", "prompt_set", "method"]
+    )["micro"]
     assert acc[("m", "Man+Para", "top-1")] < acc[("m", "Mine", "top-1")] - 0.3
-    assert acc[("m", "Mine+Man", "oracle")] >= acc.loc["m"].drop(
-        index=[i for i in acc.loc["m"].index if i[1] == "oracle"]).loc["Mine+Man"].max()
+    assert (
+        acc[("m", "Mine+Man", "oracle")]
+        >= acc.loc["m"]
+        .drop(index=[i for i in acc.loc["m"].index if i[1] == "oracle"])
+        .loc["Mine+Man"]
+        .max()
+    )
 
 
 def test_cross_model_ensembles_use_the_other_models_weights(selection):
@@ -156,8 +213,11 @@ def test_cross_model_ensembles_use_the_other_models_weights(selection):
     cross = sel.hits[(sel.hits["method"] == "optimized (weights of n)")]
     assert set(cross["prompt_set"]) == set(lp.CROSS_MODEL_SETS)
     # with its own weights the ensemble is the model's optimised one: same facts, same length
-    own = sel.hits[(sel.hits["model"] == "m") & (sel.hits["method"] == "optimized")
-                   & (sel.hits["prompt_set"] == "Mine")]
+    own = sel.hits[
+        (sel.hits["model"] == "m")
+        & (sel.hits["method"] == "optimized")
+        & (sel.hits["prompt_set"] == "Mine")
+    ]
     assert len(cross[cross["prompt_set"] == "Mine"]) == len(own)
     # the linear top-K is there and differs from the log-linear one somewhere
     lin = sel.ensembles[sel.ensembles["method"] == "top-2"]
@@ -186,17 +246,21 @@ def test_comparisons_are_paired_differences_of_the_accuracy_table(reps):
     assert set(comp["kind"]) <= set(lp.COMPARISONS)
     assert set(comp["kind"]) == set(lp.COMPARISONS)
     row = comp[(comp["kind"] == "abstract_gain") & (comp["model"] == "m")].iloc[0]
-    assert row["difference"] == pytest.approx(acc.loc[("m", "Mine+Man", "optimized"), "micro"]
-                                              - acc.loc[("m", "-", "manual"), "micro"])
+    assert row["difference"] == pytest.approx(
+        acc.loc[("m", "Mine+Man", "optimized"), "micro"] - acc.loc[("m", "-", "manual"), "micro"]
+    )
     assert row["low"] <= row["difference"] <= row["high"]
     best = comp[(comp["kind"] == "best_top1_vs_manual") & (comp["model"] == "m")].iloc[0]
     tops = {s: acc.loc[("m", s, "top-1"), "micro"] for s in lp.PAPER_SETS}
     assert best["best_set"] == max(tops, key=tops.get)
-    assert best["difference"] == pytest.approx(max(tops.values())
-                                               - acc.loc[("m", "-", "manual"), "micro"])
+    assert best["difference"] == pytest.approx(
+        max(tops.values()) - acc.loc[("m", "-", "manual"), "micro"]
+    )
     smaller = comp[(comp["kind"] == "macro_gain_smaller") & (comp["model"] == "n")].iloc[0]
-    gain = {a: acc.loc[("n", "Mine", "optimized"), a] - acc.loc[("n", "-", "manual"), a]
-            for a in ("micro", "macro")}
+    gain = {
+        a: acc.loc[("n", "Mine", "optimized"), a] - acc.loc[("n", "-", "manual"), a]
+        for a in ("micro", "macro")
+    }
     assert smaller["difference"] == pytest.approx(gain["macro"] - gain["micro"])
     oracle = comp[(comp["kind"] == "oracle_bound")]
     assert (oracle["difference"] >= 0).all()  # per fact the oracle is right where top-1 is
@@ -216,11 +280,20 @@ def test_comparisons_are_seeded(selection):
 
 def test_divergence_correlates_distance_with_disagreement(selection):
     test, sel = selection
-    prompts = pd.DataFrame({"relation": [r for r in ("R1", "R2") for _ in RATES],
-                            "template": list(RATES) * 2,
-                            "text": ["[X] is in [Y] .", "[X] lies in [Y] .",
-                                     "[Y] , including the far [X] .", "[X] is in the [Y] .",
-                                     "[X] lie in [Y] ."] * 2})
+    prompts = pd.DataFrame(
+        {
+            "relation": [r for r in ("R1", "R2") for _ in RATES],
+            "template": list(RATES) * 2,
+            "text": [
+                "[X] is in [Y] .",
+                "[X] lies in [Y] .",
+                "[Y] , including the far [X] .",
+                "[X] is in the [Y] .",
+                "[X] lie in [Y] .",
+            ]
+            * 2,
+        }
+    )
     corr, bins = lp.divergence(test, prompts, members(), n_boot=50, seed=0)
     assert list(corr["model"]) == list(MODELS)
     assert (corr["n_pairs"] == 2 * 10).all() and (corr["n"] == 120).all()
@@ -232,12 +305,23 @@ def test_divergence_correlates_distance_with_disagreement(selection):
 def test_calibration_rows_have_the_noise_floor_beside_ace(selection):
     test, sel = selection
     cal = lp.calibration(test, sel, sets=("Mine+Man", "Man+Para"), k=3, n_boot=20)
-    for col in ("ace_floor", "ace_within_floor", "ace_debiased", "ace_debiased_low",
-                "ace_debiased_high"):
+    for col in (
+        "ace_floor",
+        "ace_within_floor",
+        "ace_debiased",
+        "ace_debiased_low",
+        "ace_debiased_high",
+    ):
         assert col in cal.columns
     mm = cal[(cal["model"] == "m") & (cal["prompt_set"] == "Mine+Man")].set_index("method")
-    assert {"top-1", "top-2", "optimized", "Average/min (3)", "Consistency/min (3)",
-            "Entropy/min (3)"} == set(mm.index)
+    assert {
+        "top-1",
+        "top-2",
+        "optimized",
+        "Average/min (3)",
+        "Consistency/min (3)",
+        "Entropy/min (3)",
+    } == set(mm.index)
     assert set(cal.loc[cal["prompt_set"] == "-", "method"]) == {"manual"}
     assert cal["ace"].between(0, 1).all() and cal["brier"].between(0, 1).all()
     assert np.allclose(cal["ace_debiased"], cal["ace"] - cal["ace_floor"])
@@ -250,14 +334,21 @@ def test_calibration_rows_have_the_noise_floor_beside_ace(selection):
 
 def test_transfer_results_compare_against_bears_plain_template(selection):
     _, sel = selection
-    ranking = sel.rankings[(sel.rankings["prompt_set"] == "Mine+Man")
-                           & (sel.rankings["model"] == "m")]
+    ranking = sel.rankings[
+        (sel.rankings["prompt_set"] == "Mine+Man") & (sel.rankings["model"] == "m")
+    ]
     rates = {**{t: 0.5 for t in PARAPHRASES}, **{f"lama-{t}": r for t, r in RATES.items()}}
     sent = synthetic(rates, 40, 3, lp.BEAR)
     out = lp.transfer_results(sent, ranking, 2, n_boot=0).set_index("method")
     assert out.loc["BEAR paraphrase-0", ["d_accuracy", "d_ace", "d_brier"]].tolist() == [0, 0, 0]
-    assert {"BEAR mean", "LAMA manual", "LAMA top-1", "LAMA top-2", "BEAR Average/min",
-            "LAMA Consistency/min (2)"} <= set(out.index)
+    assert {
+        "BEAR mean",
+        "LAMA manual",
+        "LAMA top-1",
+        "LAMA top-2",
+        "BEAR Average/min",
+        "LAMA Consistency/min (2)",
+    } <= set(out.index)
     assert "ace_floor" in out.columns
     assert out.loc["LAMA top-1", "accuracy"] > out.loc["LAMA manual", "accuracy"]
 
@@ -266,12 +357,23 @@ def test_transfer_queries_use_bear_templates_and_the_models_best_lama_prompts():
     from calib.data.bear import load_bear
 
     bear = lp.transfer_sample(["P30"], 2, 0)
-    prompts = pd.DataFrame({"relation": "P30", "template": ["manual", "mined-00", "bt-00"],
-                            "text": ["[X] is located in [Y] .", "[X] lies in [Y] .",
-                                     "[X] sits in [Y] ."],
-                            "source": ["manual", "mined", "paraphrase"]})
-    ranking = pd.DataFrame({"model": "m", "relation": "P30", "dataset": lp.TRAIN,
-                            "template": ["bt-00", "manual", "mined-00"], "rank": [0, 1, 2]})
+    prompts = pd.DataFrame(
+        {
+            "relation": "P30",
+            "template": ["manual", "mined-00", "bt-00"],
+            "text": ["[X] is located in [Y] .", "[X] lies in [Y] .", "[X] sits in [Y] ."],
+            "source": ["manual", "mined", "paraphrase"],
+        }
+    )
+    ranking = pd.DataFrame(
+        {
+            "model": "m",
+            "relation": "P30",
+            "dataset": lp.TRAIN,
+            "template": ["bt-00", "manual", "mined-00"],
+            "rank": [0, 1, 2],
+        }
+    )
     queries = lp.transfer_queries(bear, prompts, ranking, "m", 2)
     names = {q.template for q in queries}
     assert names == {*PARAPHRASES, "lama-manual", "lama-bt-00"}
@@ -282,8 +384,14 @@ def test_transfer_queries_use_bear_templates_and_the_models_best_lama_prompts():
 
 def test_score_reduces_cached_scores_and_reports_the_cost(small_lama):
     lama = small_lama.sample.select(["P30"])
-    prompts = pd.DataFrame({"relation": "P30", "template": ["manual"],
-                            "text": ["[X] is located in [Y] ."], "source": ["manual"]})
+    prompts = pd.DataFrame(
+        {
+            "relation": "P30",
+            "template": ["manual"],
+            "text": ["[X] is located in [Y] ."],
+            "source": ["manual"],
+        }
+    )
     queries = lp.lama_queries(lama, prompts)
     sent, cost = lp.score(["tiny-gpt2"], queries, "LAMA", progress=False)
     assert len(sent) == lp.statements(queries) == cost["statements"].item()
@@ -304,10 +412,21 @@ def test_run_returns_every_part_of_the_chapter_and_records_it(tmp_path):
     pytest.importorskip("spacy")
     from calib.experiments import ledger, records
 
-    params = lp.Params(models=("tiny-gpt2",), lama_relations=("P30",), train_per_relation=2,
-                       test_per_relation=3, top_t=1, max_sentences=60, pivots=(),
-                       ensemble_k=(2,), adam_steps=5, reference_per_set=1,
-                       bear_per_relation=1, bear_top_k=1, n_bootstrap=20)
+    params = lp.Params(
+        models=("tiny-gpt2",),
+        lama_relations=("P30",),
+        train_per_relation=2,
+        test_per_relation=3,
+        top_t=1,
+        max_sentences=60,
+        pivots=(),
+        ensemble_k=(2,),
+        adam_steps=5,
+        reference_per_set=1,
+        bear_per_relation=1,
+        bear_top_k=1,
+        n_bootstrap=20,
+    )
     run = lp.run(params)
     assert set(run.prompts["source"]) >= {"manual", "mined", "lpaqa-mine"}
     assert set(run.members["prompt_set"]) == {*lp.PAPER_SETS, *lp.ABLATION_SETS}

@@ -41,11 +41,13 @@ def test_an_every_rule_holds_fails_or_is_undecided_by_the_intervals():
 
 def test_one_comparison_against_a_most_claim_is_not_does_not_hold():
     rule = BY_KEY["lpaqa_ensembles"].rule
-    three_for_one_against = _evidence(["a", "b", "c", "d"], [0.1, 0.1, 0.1, -0.3],
-                                      [0.2, 0.2, 0.2, -0.1])
+    three_for_one_against = _evidence(
+        ["a", "b", "c", "d"], [0.1, 0.1, 0.1, -0.3], [0.2, 0.2, 0.2, -0.1]
+    )
     assert rule(three_for_one_against).verdict is HOLDS
-    one_for_one_against_two_open = _evidence(["a", "b", "c", "d"], [0.1, -0.3, -0.1, -0.1],
-                                             [0.2, -0.1, 0.1, 0.1])
+    one_for_one_against_two_open = _evidence(
+        ["a", "b", "c", "d"], [0.1, -0.3, -0.1, -0.1], [0.2, -0.1, 0.1, 0.1]
+    )
     assert rule(one_for_one_against_two_open).verdict is UNDECIDED
     mostly_against = _evidence(["a", "b", "c"], [-0.3, -0.3, 0.1], [-0.1, -0.1, 0.2])
     assert rule(mostly_against).verdict is FAILS
@@ -54,19 +56,35 @@ def test_one_comparison_against_a_most_claim_is_not_does_not_hold():
 def test_the_directions_of_the_rules():
     below = _evidence(["a"], [-0.2], [-0.1])
     above = _evidence(["a"], [0.1], [0.2])
-    for key in ("micro_vs_macro", "macro_gain_smaller", "cross_model_drop",
-                "google_re_smaller_gains", "knowbert_below_bert", "lm_aware_ensembles_drop"):
+    for key in (
+        "micro_vs_macro",
+        "macro_gain_smaller",
+        "cross_model_drop",
+        "google_re_smaller_gains",
+        "knowbert_below_bert",
+        "lm_aware_ensembles_drop",
+    ):
         assert BY_KEY[key].rule(below).verdict is HOLDS, key
         assert BY_KEY[key].rule(above).verdict is FAILS, key
-    for key in ("abstract_gain", "top5_beats_top1", "lpaqa_optimised", "mid_dep_vs_mid",
-                "macro_gain", "mined_optimised", "edit_distance_divergence",
-                "log_linear_better", "uhn_opti_beats_manual", "ernie_beats_bert"):
+    for key in (
+        "abstract_gain",
+        "top5_beats_top1",
+        "lpaqa_optimised",
+        "mid_dep_vs_mid",
+        "macro_gain",
+        "mined_optimised",
+        "edit_distance_divergence",
+        "log_linear_better",
+        "uhn_opti_beats_manual",
+        "ernie_beats_bert",
+    ):
         assert BY_KEY[key].rule(above).verdict is HOLDS, key
         assert BY_KEY[key].rule(below).verdict is FAILS, key
     # the oracle bound is "at least": an oracle equal to the best method supports it
     assert BY_KEY["oracle_upper_bound"].rule(_evidence(["a"], [0.0], [0.0])).verdict is HOLDS
-    mean = pd.DataFrame({"unit": ["mean"], "difference": [0.1], "low": [0.05], "high": [0.2],
-                         "n_units": [4]})
+    mean = pd.DataFrame(
+        {"unit": ["mean"], "difference": [0.1], "low": [0.05], "high": [0.2], "n_units": [4]}
+    )
     assert BY_KEY["ernie_drop_larger"].rule(Evidence(mean, "x")).verdict is HOLDS
 
 
@@ -91,8 +109,9 @@ def test_ensembles_almost_always_beat_top1_in_table2_21_of_24():
 
 def test_top3_and_top5_do_not_beat_top1_for_bert_large_whatever_the_order():
     micro = reported("jiang2020_lpaqa_trex")
-    large = micro[(micro["averaging"] == "micro") & (micro["model"] == "BERT-large")] \
-        .set_index("prompts")
+    large = micro[(micro["averaging"] == "micro") & (micro["model"] == "BERT-large")].set_index(
+        "prompts"
+    )
     runs = reported("jiang2020_lpaqa_trex_unassigned").set_index("prompts")
     # Mine: the two runs are 37.0 and 36.4, Top1 is 37.0: neither Top3 nor Top5 beats it
     assert large.at["Mine", "top1"] == 37.0
@@ -106,11 +125,14 @@ def test_top3_and_top5_do_not_beat_top1_for_bert_large_whatever_the_order():
 def test_paraphrases_beat_mined_prompts_with_the_rank_based_methods_5_of_6():
     micro = reported("jiang2020_lpaqa_trex")
     micro = micro[micro["averaging"] == "micro"].set_index(["model", "prompts"])
-    base_diff = micro.loc[("BERT-base", "Man+Para"), ["top1", "top3", "top5"]] \
+    base_diff = (
+        micro.loc[("BERT-base", "Man+Para"), ["top1", "top3", "top5"]]
         - micro.loc[("BERT-base", "Mine"), ["top1", "top3", "top5"]]
+    )
     assert (base_diff > 0).all()  # 2.7, 1.6, 1.9
-    assert micro.loc[("BERT-large", "Man+Para"), "top1"] < micro.loc[("BERT-large", "Mine"),
-                                                                       "top1"]  # 35.9 < 37.0
+    assert (
+        micro.loc[("BERT-large", "Man+Para"), "top1"] < micro.loc[("BERT-large", "Mine"), "top1"]
+    )  # 35.9 < 37.0
     runs = reported("jiang2020_lpaqa_trex_unassigned").set_index("prompts")
     cols = ["run_a", "run_b"]
     assert (runs.loc["Man+Para", cols] - runs.loc["Mine", cols] > 0).all()  # 0.3, 1.6
@@ -124,8 +146,11 @@ def test_mid_dep_beats_mid_in_every_column_of_table7():
     cols = ["top1", "top3", "top5", "opti", "oracle"]
     assert (t7.loc["Mid+Dep", cols] > t7.loc["Mid", cols]).all()
     trex = reported("jiang2020_lpaqa_trex")
-    mine = trex[(trex["averaging"] == "micro") & (trex["model"] == "BERT-base")
-                & (trex["prompts"] == "Mine")][cols].iloc[0]
+    mine = trex[
+        (trex["averaging"] == "micro")
+        & (trex["model"] == "BERT-base")
+        & (trex["prompts"] == "Mine")
+    ][cols].iloc[0]
     assert t7.loc["Mid+Dep", cols].tolist() == mine.tolist()  # Mid+Dep is Table 2's Mine
     judged = BY_KEY["mid_dep_vs_mid"].judge_paper()
     assert judged.verdict is HOLDS and "BERT-base, Oracle: 5.600" in judged.evidence
@@ -154,8 +179,10 @@ def test_the_abstract_and_the_best_top1_on_table2():
 
 def test_cross_model_google_re_and_lm_aware_on_tables_10_to_14():
     t = reported("jiang2020_lpaqa_cross_model").set_index(["test", "train"])
-    up = t.loc[("BERT-base", "BERT-large"), "mine_man"] - t.loc[("BERT-base", "BERT-base"),
-                                                               "mine_man"]
+    up = (
+        t.loc[("BERT-base", "BERT-large"), "mine_man"]
+        - t.loc[("BERT-base", "BERT-base"), "mine_man"]
+    )
     assert up == pytest.approx(0.5)  # the one cross-model gain: 40.1 vs 39.6
     judged = BY_KEY["cross_model_drop"].judge_paper()
     assert judged.verdict is HOLDS and "for 15, against it for 1" in judged.evidence
@@ -186,21 +213,65 @@ def test_every_claim_has_a_paper_verdict_and_none_is_not_run_on_a_result():
 def _result(models=("a", "b")) -> SimpleNamespace:
     rows = []
     for m in models:
-        rows.append({"kind": "abstract_gain", "model": m, "unit": m, "difference": 0.1,
-                     "low": 0.02, "high": 0.2, "n": 60, "n_relations": 4, "a": "optimized"})
-        for k, (lo, hi) in {"top-3": (0.01, 0.1), "top-5": (-0.05, 0.05),
-                            "optimized": (0.02, 0.2)}.items():
-            rows.append({"kind": "ensemble_vs_top1", "model": m, "unit": f"{m}, Mine, {k}",
-                         "difference": (lo + hi) / 2, "low": lo, "high": hi, "n": 60,
-                         "n_relations": 4, "a": k, "prompt_set": "Mine"})
-        rows.append({"kind": "paraphrase_vs_mined", "model": m, "unit": f"{m}, optimized",
-                     "difference": -0.1, "low": -0.2, "high": -0.05, "n": 60,
-                     "n_relations": 4, "a": "optimized"})
-    divergence = pd.DataFrame({"model": list(models), "r": [0.3] * len(models),
-                               "r_low": [0.1] * len(models), "r_high": [0.5] * len(models),
-                               "n_pairs": [40] * len(models)})
-    return SimpleNamespace(params=lp.Params(models=models, n_bootstrap=100),
-                           comparisons=pd.DataFrame(rows), divergence=divergence)
+        rows.append(
+            {
+                "kind": "abstract_gain",
+                "model": m,
+                "unit": m,
+                "difference": 0.1,
+                "low": 0.02,
+                "high": 0.2,
+                "n": 60,
+                "n_relations": 4,
+                "a": "optimized",
+            }
+        )
+        for k, (lo, hi) in {
+            "top-3": (0.01, 0.1),
+            "top-5": (-0.05, 0.05),
+            "optimized": (0.02, 0.2),
+        }.items():
+            rows.append(
+                {
+                    "kind": "ensemble_vs_top1",
+                    "model": m,
+                    "unit": f"{m}, Mine, {k}",
+                    "difference": (lo + hi) / 2,
+                    "low": lo,
+                    "high": hi,
+                    "n": 60,
+                    "n_relations": 4,
+                    "a": k,
+                    "prompt_set": "Mine",
+                }
+            )
+        rows.append(
+            {
+                "kind": "paraphrase_vs_mined",
+                "model": m,
+                "unit": f"{m}, optimized",
+                "difference": -0.1,
+                "low": -0.2,
+                "high": -0.05,
+                "n": 60,
+                "n_relations": 4,
+                "a": "optimized",
+            }
+        )
+    divergence = pd.DataFrame(
+        {
+            "model": list(models),
+            "r": [0.3] * len(models),
+            "r_low": [0.1] * len(models),
+            "r_high": [0.5] * len(models),
+            "n_pairs": [40] * len(models),
+        }
+    )
+    return SimpleNamespace(
+        params=lp.Params(models=models, n_bootstrap=100),
+        comparisons=pd.DataFrame(rows),
+        divergence=divergence,
+    )
 
 
 def test_build_evidence_reads_the_recorded_comparisons():
@@ -230,15 +301,16 @@ def test_build_evidence_reads_the_recorded_comparisons():
 
 
 def _numbers(text: str) -> list[float | None]:
-    return [float(li) if re.fullmatch(r"\d+\.\d+", li.strip()) else None
-            for li in text.splitlines()]
+    return [
+        float(li) if re.fullmatch(r"\d+\.\d+", li.strip()) else None for li in text.splitlines()
+    ]
 
 
 def _consecutive(text: str, values: list[float]) -> bool:
     """Whether ``values`` are consecutive number lines of the text (other lines skipped)."""
     nums = [v for v in _numbers(text) if v is not None]
     k = len(values)
-    return any(nums[i:i + k] == values for i in range(len(nums) - k + 1))
+    return any(nums[i : i + k] == values for i in range(len(nums) - k + 1))
 
 
 def test_every_transcribed_cell_is_in_the_papers_text(paper_text):
@@ -248,17 +320,21 @@ def test_every_transcribed_cell_is_in_the_papers_text(paper_text):
     assert _consecutive(text, [v for c in cols for v in (t7.at["Mid", c], t7.at["Mid+Dep", c])])
     lms = reported("jiang2020_lpaqa_lms").set_index("model")
     set_cols = ["man", "mine", "mine_man", "mine_para", "man_para"]
-    assert _consecutive(text, [lms.at[m, c] for c in set_cols
-                               for m in ("BERT", "ERNIE", "KnowBert")])
+    assert _consecutive(
+        text, [lms.at[m, c] for c in set_cols for m in ("BERT", "ERNIE", "KnowBert")]
+    )
     for name in ("jiang2020_lpaqa_uhn", "jiang2020_lpaqa_google_re"):
         t = reported(name).set_index("model")
         assert f"BERT-large {t.at['BERT-large', 'man']}" in text
-        assert _consecutive(text, [t.at[m, c] for c in set_cols[1:]
-                                   for m in ("BERT-base", "BERT-large")]), name
+        assert _consecutive(
+            text, [t.at[m, c] for c in set_cols[1:] for m in ("BERT-base", "BERT-large")]
+        ), name
     cross = reported("jiang2020_lpaqa_cross_model")
     for table, part in cross.groupby("table"):
-        assert _consecutive(text, [v for r in part.itertuples() for v in
-                                   (r.mine, r.mine_man, r.mine_para, r.man_para)]), table
+        assert _consecutive(
+            text,
+            [v for r in part.itertuples() for v in (r.mine, r.mine_man, r.mine_para, r.man_para)],
+        ), table
     lm = reported("jiang2020_lpaqa_lm_aware").set_index("stage")
     assert _consecutive(text, [v for c in cols for v in (lm.at["before", c], lm.at["after", c])])
     runs = reported("jiang2020_lpaqa_trex_unassigned")

@@ -11,8 +11,13 @@ from calib.experiments import paper_tables as pt
 def test_table1_long_has_every_model_and_estimator_with_table3s_accuracy():
     long = pt.table1_long()
     assert len(long) == 25 * 5
-    assert set(long["estimator"]) == {"Base", "Margin", "Average/min", "Consistency/min",
-                                      "Entropy/min"}
+    assert set(long["estimator"]) == {
+        "Base",
+        "Margin",
+        "Average/min",
+        "Consistency/min",
+        "Entropy/min",
+    }
     assert long.loc[long["estimator"] == "Consistency/min", "ace"].isna().all()
     row = long[(long["registry_name"] == "opt-6.7b") & (long["estimator"] == "Average/min")]
     assert row["ace"].item() == 0.024 and row["accuracy"].item() == pytest.approx(0.428)
@@ -41,15 +46,27 @@ def test_the_checks_find_where_the_tables_contradict_the_text():
     checks = pt.consistency_checks().set_index("check")
     assert checks["consistent"].dtype == bool
     inconsistent = set(checks.index[~checks["consistent"]])
-    assert {"number of models", "size of Qwen3.5-0.8B", "Table 2 repeats Table 1's Brier scores",
-            "number of CLM/MLM pairs", "C_Margin better than C_Base on FACTOR for every model",
-            "mean FACTOR ACE over the CLMs", "C_Average best for every model",
-            "Brier 0.2 separates CLMs from MLMs"} <= inconsistent
+    assert {
+        "number of models",
+        "size of Qwen3.5-0.8B",
+        "Table 2 repeats Table 1's Brier scores",
+        "number of CLM/MLM pairs",
+        "C_Margin better than C_Base on FACTOR for every model",
+        "mean FACTOR ACE over the CLMs",
+        "C_Average best for every model",
+        "Brier 0.2 separates CLMs from MLMs",
+    } <= inconsistent
     assert checks.at["§5.2's two example points", "consistent"]
     assert checks.at["best ACE <= 0.1 above 1B parameters", "consistent"]
     factor = checks.at["C_Margin better than C_Base on FACTOR for every model", "the tables show"]
-    for model in ("gemma-3-270m", "gemma-3-4b", "gemma-3-12b", "Qwen3.5-2B", "Qwen3.5-4B",
-                  "Qwen3.5-9B"):
+    for model in (
+        "gemma-3-270m",
+        "gemma-3-4b",
+        "gemma-3-12b",
+        "Qwen3.5-2B",
+        "Qwen3.5-4B",
+        "Qwen3.5-9B",
+    ):
         assert model in factor
     assert "gpt2-xl" in checks.at["best ACE <= 0.1 above 1B parameters", "the tables show"]
 

@@ -8,8 +8,14 @@ from typing import ClassVar
 
 import pytest
 
-from calib.experiments.params import (ChapterParams, ParameterError, coerce, conforms,
-                                      parameter, plain)
+from calib.experiments.params import (
+    ChapterParams,
+    ParameterError,
+    coerce,
+    conforms,
+    parameter,
+    plain,
+)
 
 
 @dataclass(frozen=True)
@@ -37,8 +43,10 @@ def test_values_are_checked_and_stored_as_they_are_declared():
     assert hash(p) == hash(Params(models=("x",), level=1.0, relations=("P19",)))
     with pytest.raises(FrozenInstanceError):
         p.level = 2.0
-    with pytest.raises(ParameterError, match="chapter 'example': 'per_relation' expects "
-                                             "int \\| None, got str 'two'"):
+    with pytest.raises(
+        ParameterError,
+        match="chapter 'example': 'per_relation' expects int \\| None, got str 'two'",
+    ):
         Params(per_relation="two")
     with pytest.raises(ParameterError, match="'models' expects"):
         Params(models=[1, 2])
@@ -46,18 +54,25 @@ def test_values_are_checked_and_stored_as_they_are_declared():
 
 def test_an_unknown_name_is_an_error_naming_the_chapter_and_the_nearest_name():
     assert Params.from_mapping({"per_relation": 3}).per_relation == 3
-    with pytest.raises(ParameterError, match="chapter 'example' has no parameter "
-                                             "'per_relatoin' \\(did you mean 'per_relation'\\?\\)"):
+    with pytest.raises(
+        ParameterError,
+        match="chapter 'example' has no parameter "
+        "'per_relatoin' \\(did you mean 'per_relation'\\?\\)",
+    ):
         Params.from_mapping({"per_relatoin": 3})
 
 
 def test_a_notebooks_namespace_and_plain_values():
-    namespace = {"models": ["m"], "per_relation": None, "level": 0.1, "relations": None,
-                 "display": print}
+    namespace = {
+        "models": ["m"],
+        "per_relation": None,
+        "level": 0.1,
+        "relations": None,
+        "display": print,
+    }
     p = Params.from_namespace(namespace)
     assert p.models == ("m",) and p.per_relation is None
-    assert p.to_dict() == {"models": ["m"], "per_relation": None, "level": 0.1,
-                           "relations": None}
+    assert p.to_dict() == {"models": ["m"], "per_relation": None, "level": 0.1, "relations": None}
     with pytest.raises(ParameterError, match="lacks the parameter\\(s\\) \\['level'"):
         Params.from_namespace({"models": ["m"], "per_relation": 1})
     assert plain({"a": (1, (2,))}) == {"a": [1, [2]]}

@@ -14,16 +14,31 @@ from calib.experiments.reductions import Params, ReductionsResult
 
 
 def _result(seed: int = 0, n_bootstrap: int = 10) -> ReductionsResult:
-    frame = pd.DataFrame({"model": ["a", "b"], "n": np.array([3, 4], dtype=np.int64),
-                          "ace": [0.1, np.nan], "correct": [True, False],
-                          "label": pd.Categorical(["Sum", "Mean"])})
-    empty = pd.DataFrame({"objective": pd.Series([], dtype=object),
-                          "difference": pd.Series([], dtype=float)})
+    frame = pd.DataFrame(
+        {
+            "model": ["a", "b"],
+            "n": np.array([3, 4], dtype=np.int64),
+            "ace": [0.1, np.nan],
+            "correct": [True, False],
+            "label": pd.Categorical(["Sum", "Mean"]),
+        }
+    )
+    empty = pd.DataFrame(
+        {"objective": pd.Series([], dtype=object), "difference": pd.Series([], dtype=float)}
+    )
     return ReductionsResult(
         params=Params(models=("a", "b"), per_relation=None, seed=seed, n_bootstrap=n_bootstrap),
-        objectives={"a": "clm", "b": "mlm"}, n_relations=5, n_facts=10, table=frame,
-        means=frame.iloc[:1], h_differences=empty, mean_vs_sum=frame, histograms=frame,
-        shape=frame, authors_means=frame)
+        objectives={"a": "clm", "b": "mlm"},
+        n_relations=5,
+        n_facts=10,
+        table=frame,
+        means=frame.iloc[:1],
+        h_differences=empty,
+        mean_vs_sum=frame,
+        histograms=frame,
+        shape=frame,
+        authors_means=frame,
+    )
 
 
 def test_a_record_round_trips_frames_values_and_parameters(tmp_path):

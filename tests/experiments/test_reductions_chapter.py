@@ -45,8 +45,14 @@ def test_reduction_table_is_compare_reductions_with_objectives(scores, table):
 
 
 def test_objective_means_average_per_model_h():
-    frame = pd.DataFrame({"objective": ["clm", "clm", "mlm"], "reduction": ["sum"] * 3,
-                          "accuracy": [0.2, 0.6, 0.3], "ace": [0.1, 0.3, 0.5]})
+    frame = pd.DataFrame(
+        {
+            "objective": ["clm", "clm", "mlm"],
+            "reduction": ["sum"] * 3,
+            "accuracy": [0.2, 0.6, 0.3],
+            "ace": [0.1, 0.3, 0.5],
+        }
+    )
     means = rx.objective_means(frame).set_index(["objective", "metric"])
     h = harmonic_mean(np.array([0.2, 0.6]), np.array([0.1, 0.3]))
     assert means.loc[("clm", "H"), "value"] == pytest.approx(h.mean())
@@ -60,17 +66,18 @@ def test_objective_means_read_the_authors_values():
     means = rx.objective_means(repo, objective="model_type", reduction="reduction_label")
     assert set(means["objective"]) == {"CLM", "MLM"}
     clm_sum = repo[(repo["model_type"] == "CLM") & (repo["reduction_label"] == "Sum")]
-    row = means[(means["objective"] == "CLM") & (means["reduction"] == "Sum")
-                & (means["metric"] == "accuracy")].iloc[0]
+    row = means[
+        (means["objective"] == "CLM")
+        & (means["reduction"] == "Sum")
+        & (means["metric"] == "accuracy")
+    ].iloc[0]
     assert row["value"] == pytest.approx(clm_sum["accuracy"].mean())
     assert row["n_models"] == len(clm_sum)
 
 
-def test_objective_differences_are_figure7s_mean_differences_with_paired_intervals(scores,
-                                                                                   table):
+def test_objective_differences_are_figure7s_mean_differences_with_paired_intervals(scores, table):
     est = rx.base_estimates(scores)
-    diffs = rx.objective_differences(est, OBJECTIVES, rx.SUM_PAIRS, "H", n_bootstrap=50,
-                                     seed=0)
+    diffs = rx.objective_differences(est, OBJECTIVES, rx.SUM_PAIRS, "H", n_bootstrap=50, seed=0)
     assert len(diffs) == 2 * 3 and set(diffs["objective"]) == {"clm", "mlm"}
     h = table.set_index(["model", "reduction"])["H"]
     for row in diffs.itertuples():
@@ -114,19 +121,35 @@ def _evidence(units, low, high, **cols):
 
 
 def test_the_claims_rules_on_hand_made_evidence():
-    both = _evidence(["CLMs: Sum vs Mean", "MLMs: Sum vs Mean"], [0.01, 0.02], [0.05, 0.06],
-                     objective=["clm", "mlm"])
+    both = _evidence(
+        ["CLMs: Sum vs Mean", "MLMs: Sum vs Mean"],
+        [0.01, 0.02],
+        [0.05, 0.06],
+        objective=["clm", "mlm"],
+    )
     assert rx.sum_highest_h(both).verdict == "holds"
-    mlm_against = _evidence(["CLMs: Sum vs Mean", "MLMs: Sum vs Mean"], [0.01, -0.06],
-                            [0.05, -0.02], objective=["clm", "mlm"])
+    mlm_against = _evidence(
+        ["CLMs: Sum vs Mean", "MLMs: Sum vs Mean"],
+        [0.01, -0.06],
+        [0.05, -0.02],
+        objective=["clm", "mlm"],
+    )
     assert rx.sum_highest_h(mlm_against).verdict == "does not hold"
     clm_only = _evidence(["CLMs: Sum vs Mean"], [0.01], [0.05], objective=["clm"])
     assert rx.sum_highest_h(clm_only).verdict == "not testable"
-    open_ = _evidence(["CLMs: Sum vs Mean", "MLMs: Sum vs Mean"], [-0.01, 0.02], [0.05, 0.06],
-                      objective=["clm", "mlm"])
+    open_ = _evidence(
+        ["CLMs: Sum vs Mean", "MLMs: Sum vs Mean"],
+        [-0.01, 0.02],
+        [0.05, 0.06],
+        objective=["clm", "mlm"],
+    )
     assert rx.sum_highest_h(open_).verdict == "undecided"
-    trade = _evidence(["CLMs: Mean vs Sum (ace)", "MLMs: Mean vs Sum (accuracy)"],
-                      [-0.2, -0.1], [-0.1, -0.05], objective=["clm", "mlm"])
+    trade = _evidence(
+        ["CLMs: Mean vs Sum (ace)", "MLMs: Mean vs Sum (accuracy)"],
+        [-0.2, -0.1],
+        [-0.1, -0.05],
+        objective=["clm", "mlm"],
+    )
     assert rx.mean_trades_accuracy(trade).verdict == "holds"
     skewed = _evidence(["a", "b"], [1.2, 1.01], [2.0, 1.5])
     assert rx.mean_right_skewed(skewed).verdict == "holds"
@@ -134,21 +157,40 @@ def test_the_claims_rules_on_hand_made_evidence():
 
 
 def _shape_result(top: float, per_relation, models=("opt-1.3b",)):
-    shape = pd.DataFrame({"model": list(models), "reduction": "mean", "max": top,
-                          "skewness": 2.0, "skewness_low": 1.5, "skewness_high": 2.5, "n": 9})
+    shape = pd.DataFrame(
+        {
+            "model": list(models),
+            "reduction": "mean",
+            "max": top,
+            "skewness": 2.0,
+            "skewness_low": 1.5,
+            "skewness_high": 2.5,
+            "n": 9,
+        }
+    )
     empty = pd.DataFrame({"x": []})
-    return rx.ReductionsResult(rx.Params(models=models, per_relation=per_relation),
-                               {m: "clm" for m in models}, 60, 9, empty, empty, empty, empty,
-                               empty, shape, empty)
+    return rx.ReductionsResult(
+        rx.Params(models=models, per_relation=per_relation),
+        {m: "clm" for m in models},
+        60,
+        9,
+        empty,
+        empty,
+        empty,
+        empty,
+        empty,
+        shape,
+        empty,
+    )
 
 
 def test_the_largest_confidence_of_opt13b_on_a_sample_can_only_refute_the_claim():
     on_sample = rx.mean_max_half(rx.mean_max_half_build(_shape_result(0.42, per_relation=2)))
     assert on_sample.verdict == "undecided"  # all of BEAR might hold a larger one
-    assert rx.mean_max_half(rx.mean_max_half_build(_shape_result(0.42, None))).verdict == \
-        "holds"
-    assert rx.mean_max_half(rx.mean_max_half_build(_shape_result(0.61, 2))).verdict == \
-        "does not hold"
+    assert rx.mean_max_half(rx.mean_max_half_build(_shape_result(0.42, None))).verdict == "holds"
+    assert (
+        rx.mean_max_half(rx.mean_max_half_build(_shape_result(0.61, 2))).verdict == "does not hold"
+    )
     other = rx.mean_max_half(rx.mean_max_half_build(_shape_result(0.4, None, ("gpt2",))))
     assert other.verdict == "not testable" and "opt-1.3b is not among" in other.reason
 
@@ -189,8 +231,12 @@ def test_every_ace_of_the_reduction_table_has_its_noise_floor(table):
     assert (table["ace_floor"] <= table["ace_floor_high"]).all()
     assert (table["ace_within_floor"] == (table["ace"] <= table["ace_floor_high"])).all()
     cols = list(table.columns)
-    assert cols.index("ace") < cols.index("ace_floor") < cols.index("ace_debiased") \
+    assert (
+        cols.index("ace")
+        < cols.index("ace_floor")
+        < cols.index("ace_debiased")
         < cols.index("ace_within_floor")
+    )
 
 
 def test_the_floor_of_a_mean_ace_is_the_mean_of_the_floors(scores, table):
@@ -224,17 +270,27 @@ def test_the_means_beside_the_authors_carry_the_floor_of_this_builds_rows(scores
     est = rx.base_estimates(scores)
     floors = rx.objective_floors(est, OBJECTIVES, n_bootstrap=0)
     assert floors["ace_low"].isna().all() and floors["ace_floor"].notna().all()
-    out = beside.reductions_beside(rx.objective_means(table), rx.authors_means(),
-                                   rx.REDUCTION_LABELS, floors=floors)
+    out = beside.reductions_beside(
+        rx.objective_means(table), rx.authors_means(), rx.REDUCTION_LABELS, floors=floors
+    )
     cols = list(out.columns)
-    assert cols.index("ace") < cols.index("ace_floor") < cols.index("ace_debiased") \
+    assert (
+        cols.index("ace")
+        < cols.index("ace_floor")
+        < cols.index("ace_debiased")
         < cols.index("ace_within_floor")
+    )
     ours = out[out["source"] == beside.THIS_BUILD]
-    assert ours["ace_floor"].notna().all() and out.loc[out["source"] != beside.THIS_BUILD,
-                                                       "ace_floor"].isna().all()
-    assert "ace_floor" not in beside.reductions_beside(rx.objective_means(table),
-                                                       rx.authors_means(),
-                                                       rx.REDUCTION_LABELS).columns
+    assert (
+        ours["ace_floor"].notna().all()
+        and out.loc[out["source"] != beside.THIS_BUILD, "ace_floor"].isna().all()
+    )
+    assert (
+        "ace_floor"
+        not in beside.reductions_beside(
+            rx.objective_means(table), rx.authors_means(), rx.REDUCTION_LABELS
+        ).columns
+    )
 
 
 def test_the_floor_sentences_say_when_an_ace_is_within_its_floor(table):
@@ -245,25 +301,39 @@ def test_the_floor_sentences_say_when_an_ace_is_within_its_floor(table):
     for sentence, within in zip(sentences, table["ace_within_floor"]):
         assert (findings.WITHIN_FLOOR in sentence) == bool(within)
         assert ("debiased ACE" in sentence) != bool(within)
-    row = {"ace": 0.1, "ace_low": 0.05, "ace_high": 0.15, "ace_floor": 0.12,
-           "ace_floor_low": 0.08, "ace_floor_high": 0.17, "ace_within_floor": True,
-           "ace_debiased": -0.02, "ace_debiased_low": -0.07, "ace_debiased_high": 0.03}
+    row = {
+        "ace": 0.1,
+        "ace_low": 0.05,
+        "ace_high": 0.15,
+        "ace_floor": 0.12,
+        "ace_floor_low": 0.08,
+        "ace_floor_high": 0.17,
+        "ace_within_floor": True,
+        "ace_debiased": -0.02,
+        "ace_debiased_low": -0.07,
+        "ace_debiased_high": 0.03,
+    }
     assert findings.floor_sentence(row, "m, Sum") == (
         "m, Sum: ACE 0.100 [0.050, 0.150] is within its noise floor 0.120 (a perfectly "
         "calibrated estimator with these confidences gives 0.080 to 0.170 in 95% of samples): "
-        "not distinguishable from perfect calibration at this sample size.")
+        "not distinguishable from perfect calibration at this sample size."
+    )
 
 
 def test_the_floor_chart_draws_a_band_for_ace_only(table):
     from calib.report import charts
 
     long = charts.intervals_long(
-        table, {"accuracy": ("accuracy_low", "accuracy_high"), "ace": ("ace_low", "ace_high")},
-        keep=["model", "label"], bands={"ace": ("ace_floor_low", "ace_floor_high")})
+        table,
+        {"accuracy": ("accuracy_low", "accuracy_high"), "ace": ("ace_low", "ace_high")},
+        keep=["model", "label"],
+        bands={"ace": ("ace_floor_low", "ace_floor_high")},
+    )
     assert long.loc[long["metric"] == "accuracy", "band_low"].isna().all()
     ace = long[long["metric"] == "ace"]
     assert np.allclose(ace["band_high"], table["ace_floor_high"])
-    spec = charts.interval_chart(long, category="label", band_low="band_low",
-                                 band_high="band_high").to_dict()
+    spec = charts.interval_chart(
+        long, category="label", band_low="band_low", band_high="band_high"
+    ).to_dict()
     band = spec["spec"]["layer"][0]
     assert band["mark"]["type"] == "bar" and band["encoding"]["x2"]["field"] == "band_high"

@@ -39,8 +39,14 @@ def test_left_padding_doubles_the_bos_and_is_scored_apart(left_llama, small_bear
     summ = st.encoding_summary(left_llama, queries)
     assert summ["padding_side"] == "left"
     assert 0 < summ["two_bos"] == summ["differ"] < summ["statements"]
-    scores = st.rule_scores([left_llama], queries, pd.DataFrame([summ]),
-                            cache_dir=tmp_path, device="cpu", progress=False)
+    scores = st.rule_scores(
+        [left_llama],
+        queries,
+        pd.DataFrame([summ]),
+        cache_dir=tmp_path,
+        device="cpu",
+        progress=False,
+    )
     assert set(scores["rule"]) == set(st.RULES)
     est = st.rule_estimates(scores, "paraphrase-0")
     table = st.rule_table(est, n_boot=20)
@@ -57,9 +63,16 @@ def test_left_padding_doubles_the_bos_and_is_scored_apart(left_llama, small_bear
 def test_models_to_measure_leaves_out_another_bos_only_when_asked():
     import pandas as pd
 
-    rows = pd.DataFrame({"model": ["same", "doubled", "other"], "statements": [10, 10, 10],
-                         "two_bos": [0, 8, 0], "differ": [0, 8, 10], "start": ["<a>"] * 3,
-                         "bos": ["<a>", "<a>", "<b>"]})
+    rows = pd.DataFrame(
+        {
+            "model": ["same", "doubled", "other"],
+            "statements": [10, 10, 10],
+            "two_bos": [0, 8, 0],
+            "differ": [0, 8, 10],
+            "start": ["<a>"] * 3,
+            "bos": ["<a>", "<a>", "<b>"],
+        }
+    )
     names, note = st.models_to_measure(rows)
     assert names == ["same", "doubled"]
     assert "other" in note and "<b> instead of <a>" in note
@@ -71,16 +84,24 @@ def test_models_to_measure_leaves_out_another_bos_only_when_asked():
 def test_the_chapter_unit_runs_on_a_tiny_causal_model_with_the_floor_beside_ace(tmp_path):
     """``run(Params)``: masked models are left out, a right-padding tokenizer changes nothing,
     and every ACE carries its noise floor (issue 18)."""
-    params = st.Params(models=("tiny-llama", "tiny-bert"), relations=("P36", "P30"),
-                       per_relation=2, n_bootstrap=10)
+    params = st.Params(
+        models=("tiny-llama", "tiny-bert"), relations=("P36", "P30"), per_relation=2, n_bootstrap=10
+    )
     result = st.run(params)
     assert result.causal == ["tiny-llama"] and result.masked == ["tiny-bert"]
     assert result.n_queries == 4 and result.measured == ["tiny-llama"]
     assert result.tokens["differ"].tolist() == [0]
     table = result.table
     assert table["rule"].tolist() == list(st.RULES.values())
-    for col in ("ace_floor", "ace_floor_low", "ace_floor_high", "ace_within_floor",
-                "ace_debiased", "ace_debiased_low", "ace_debiased_high"):
+    for col in (
+        "ace_floor",
+        "ace_floor_low",
+        "ace_floor_high",
+        "ace_within_floor",
+        "ace_debiased",
+        "ace_debiased_low",
+        "ace_debiased_high",
+    ):
         assert col in table.columns, col
     assert (table["ace_debiased"] == table["ace"] - table["ace_floor"]).all()
     assert (table["ace_floor_low"] <= table["ace_floor"]).all()

@@ -32,6 +32,10 @@ def reference(tiny_models, worker_queries, tmp_path_factory) -> pd.DataFrame:
     """The worker's table scored in one go, in this process."""
     from calib.scoring.run import score_queries
 
-    return score_queries(score_worker.MODEL, worker_queries,
-                         cache_dir=tmp_path_factory.mktemp("reference"),
-                         chunk_statements=score_worker.CHUNK_STATEMENTS, progress=False)
+    return score_queries(
+        score_worker.MODEL,
+        worker_queries,
+        cache_dir=tmp_path_factory.mktemp("reference"),
+        chunk_statements=score_worker.CHUNK_STATEMENTS,
+        progress=False,
+    )

@@ -21,11 +21,20 @@ KEYS = ["relation", "instance", "template", "option"]
 
 def start_worker(cache: Path, log: Path, sleep: float = 0.0) -> subprocess.Popen:
     """``score_worker.py`` in a subprocess (its output in ``log`` + ``.out``)."""
-    env = dict(os.environ, PYTHONPATH=str(REPO), HF_HUB_OFFLINE="1",
-               TRANSFORMERS_VERBOSITY="error", HF_HUB_DISABLE_PROGRESS_BARS="1")
+    env = dict(
+        os.environ,
+        PYTHONPATH=str(REPO),
+        HF_HUB_OFFLINE="1",
+        TRANSFORMERS_VERBOSITY="error",
+        HF_HUB_DISABLE_PROGRESS_BARS="1",
+    )
     out = open(log.with_suffix(".out"), "ab")
-    return subprocess.Popen([sys.executable, str(HERE / "score_worker.py"), str(cache), str(log),
-                             str(sleep)], env=env, stdout=out, stderr=subprocess.STDOUT)
+    return subprocess.Popen(
+        [sys.executable, str(HERE / "score_worker.py"), str(cache), str(log), str(sleep)],
+        env=env,
+        stdout=out,
+        stderr=subprocess.STDOUT,
+    )
 
 
 def calib_command(args: list[str]) -> list[str]:
@@ -33,9 +42,13 @@ def calib_command(args: list[str]) -> list[str]:
     handler installed first: a shell leaves SIGINT ignored for a background job (``make test
     &`` in a script), the child would inherit that, and :mod:`calib.interrupt` keeps an
     ignored signal ignored."""
-    return [sys.executable, "-c",
-            "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
-            "from calib.cli import main; sys.exit(main(sys.argv[1:]))", *args]
+    return [
+        sys.executable,
+        "-c",
+        "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        "from calib.cli import main; sys.exit(main(sys.argv[1:]))",
+        *args,
+    ]
 
 
 def scored_units(log: Path) -> list[tuple[str, ...]]:
@@ -62,8 +75,9 @@ def assert_same_table(got: pd.DataFrame, want: pd.DataFrame) -> None:
     assert len(got) == len(want)
     assert not got.duplicated(KEYS).any()
     plain = [c for c in got.columns if c != "token_logprobs"]
-    pd.testing.assert_frame_equal(got[plain].drop(columns="token_roles"),
-                                  want[plain].drop(columns="token_roles"))
+    pd.testing.assert_frame_equal(
+        got[plain].drop(columns="token_roles"), want[plain].drop(columns="token_roles")
+    )
     assert [list(r) for r in got["token_roles"]] == [list(r) for r in want["token_roles"]]
     for a, b in zip(got["token_logprobs"], want["token_logprobs"]):
         np.testing.assert_allclose(a, b, rtol=0, atol=1e-5)

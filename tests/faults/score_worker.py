@@ -36,16 +36,23 @@ def main(cache: str, log: str, sleep: float = 0.0) -> None:
     def logged(lm, chunk, *args, **kwargs):
         frame = real(lm, chunk, *args, **kwargs)
         with open(log, "a") as fh:
-            fh.write("".join(f"{os.getpid()} {q.relation} {q.template} {q.instance}\n"
-                             for q in chunk))
+            fh.write(
+                "".join(f"{os.getpid()} {q.relation} {q.template} {q.instance}\n" for q in chunk)
+            )
             fh.flush()
             os.fsync(fh.fileno())
         time.sleep(sleep)
         return frame
 
     chunking.score_chunk = logged
-    run.score_queries(MODEL, queries(), cache_dir=cache, device="cpu",
-                      chunk_statements=CHUNK_STATEMENTS, progress=False)
+    run.score_queries(
+        MODEL,
+        queries(),
+        cache_dir=cache,
+        device="cpu",
+        chunk_statements=CHUNK_STATEMENTS,
+        progress=False,
+    )
     Path(log).with_suffix(f".done-{os.getpid()}").touch()
 
 

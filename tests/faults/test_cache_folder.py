@@ -31,11 +31,14 @@ from calib.settings import CACHE_ENV, CacheWriteError, write_problem
 def tmpfs(where: Path, size: str):
     """A tmpfs of ``size`` mounted at ``where`` (skips the test where mounting is refused)."""
     where.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
-                          capture_output=True)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)], capture_output=True
+    )
     if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here ({done.stderr.decode().strip()[:80]}); the "
-                    f"simulated full/read-only tests cover this machine")
+        pytest.skip(
+            f"cannot mount a tmpfs here ({done.stderr.decode().strip()[:80]}); the "
+            f"simulated full/read-only tests cover this machine"
+        )
     try:
         yield where
     finally:
@@ -62,9 +65,9 @@ def _one_line(exc: BaseException, folder: Path, reason: str) -> str:
 # -- full ---------------------------------------------------------------------------------------
 
 
-def test_a_full_cache_stops_scoring_with_one_line_and_resumes(tmp_path, tiny_models, cache,
-                                                              worker_queries, reference,
-                                                              monkeypatch):
+def test_a_full_cache_stops_scoring_with_one_line_and_resumes(
+    tmp_path, tiny_models, cache, worker_queries, reference, monkeypatch
+):
     """The cache fills up after a few chunks: the error names the store folder and the space
     the rest needs; the chunks written are whole, nothing partial is left, and with space
     again the run resumes and completes the table."""
@@ -72,11 +75,18 @@ def test_a_full_cache_stops_scoring_with_one_line_and_resumes(tmp_path, tiny_mod
         full = shutil.copytree(cache, small / "cache")
         leave_free(small, 20_000)  # room for two or three chunks
         with pytest.raises(CacheWriteError) as info:
-            run.score_queries(score_worker.MODEL, worker_queries, cache_dir=full,
-                              chunk_statements=score_worker.CHUNK_STATEMENTS, progress=False)
-        text = _one_line(info.value, run.score_store(score_worker.MODEL, "bear",
-                                                     cache_dir=full).folder,
-                         "no space left on the device")
+            run.score_queries(
+                score_worker.MODEL,
+                worker_queries,
+                cache_dir=full,
+                chunk_statements=score_worker.CHUNK_STATEMENTS,
+                progress=False,
+            )
+        text = _one_line(
+            info.value,
+            run.score_store(score_worker.MODEL, "bear", cache_dir=full).folder,
+            "no space left on the device",
+        )
         assert "free " in text and "Nothing half-written was left" in text
         assert not leftovers(full)
         store = run.score_store(score_worker.MODEL, "bear", cache_dir=full)
@@ -84,8 +94,13 @@ def test_a_full_cache_stops_scoring_with_one_line_and_resumes(tmp_path, tiny_mod
         assert 0 < len(missing) <= len(worker_queries)
         assert not list(store.folder.glob("*.corrupt"))  # what was written is whole
         (small / "filler").unlink()
-        table = run.score_queries(score_worker.MODEL, worker_queries, cache_dir=full,
-                                  chunk_statements=score_worker.CHUNK_STATEMENTS, progress=False)
+        table = run.score_queries(
+            score_worker.MODEL,
+            worker_queries,
+            cache_dir=full,
+            chunk_statements=score_worker.CHUNK_STATEMENTS,
+            progress=False,
+        )
         assert_same_table(table, reference)
 
 
@@ -100,8 +115,7 @@ def test_a_full_cache_while_building_a_model(tmp_path):
         assert not [p for p in (small / "models").iterdir() if p.is_dir()]
 
 
-def test_a_full_disk_is_reported_where_mounting_is_not_possible(cache, worker_queries,
-                                                                monkeypatch):
+def test_a_full_disk_is_reported_where_mounting_is_not_possible(cache, worker_queries, monkeypatch):
     """Simulated: the Parquet writer fails with ENOSPC."""
     import calib.scoring.cache as cache_module
 
@@ -112,8 +126,11 @@ def test_a_full_disk_is_reported_where_mounting_is_not_possible(cache, worker_qu
     monkeypatch.setattr(cache_module.pq, "write_table", full)
     with pytest.raises(CacheWriteError) as info:
         run.score_queries(score_worker.MODEL, worker_queries, cache_dir=cache, progress=False)
-    _one_line(info.value, run.score_store(score_worker.MODEL, "bear", cache_dir=cache).folder,
-              "no space left on the device")
+    _one_line(
+        info.value,
+        run.score_store(score_worker.MODEL, "bear", cache_dir=cache).folder,
+        "no space left on the device",
+    )
     assert not leftovers(cache)
 
 
@@ -121,13 +138,31 @@ def test_write_problems_are_recognised_in_every_form():
     from safetensors import SafetensorError
 
     assert write_problem(OSError(errno.EROFS, "x")) == "the file system is read-only"
-    assert write_problem(OSError("[Errno 28] Error writing bytes to file. Detail: [errno 28] No "
-                                 "space left on device")) == "no space left on the device"
-    assert write_problem(SafetensorError(
-        'Error while serializing: IoError(Os { code: 28, kind: StorageFull, message: "No space '
-        'left on device" })')) == "no space left on the device"
-    assert write_problem(SafetensorError("Error while serializing: I/O error: No space left on "
-                                         "device (os error 28)")) == "no space left on the device"
+    assert (
+        write_problem(
+            OSError(
+                "[Errno 28] Error writing bytes to file. Detail: [errno 28] No space left on device"
+            )
+        )
+        == "no space left on the device"
+    )
+    assert (
+        write_problem(
+            SafetensorError(
+                'Error while serializing: IoError(Os { code: 28, kind: StorageFull, message: "No space '
+                'left on device" })'
+            )
+        )
+        == "no space left on the device"
+    )
+    assert (
+        write_problem(
+            SafetensorError(
+                "Error while serializing: I/O error: No space left on device (os error 28)"
+            )
+        )
+        == "no space left on the device"
+    )
     assert write_problem(OSError(errno.EACCES, "x")) == "permission denied"
     assert write_problem(ValueError("unrelated")) is None
     assert write_problem(OSError(errno.ENOENT, "x")) is None
@@ -155,30 +190,50 @@ def read_only(tmp_path):
         stack.close()
 
 
-def test_a_read_only_cache_serves_what_it_holds(read_only, cache, worker_queries, reference,
-                                                monkeypatch):
-    run.score_queries(score_worker.MODEL, worker_queries, cache_dir=cache,
-                      chunk_statements=score_worker.CHUNK_STATEMENTS, progress=False)
+def test_a_read_only_cache_serves_what_it_holds(
+    read_only, cache, worker_queries, reference, monkeypatch
+):
+    run.score_queries(
+        score_worker.MODEL,
+        worker_queries,
+        cache_dir=cache,
+        chunk_statements=score_worker.CHUNK_STATEMENTS,
+        progress=False,
+    )
     frozen = read_only(cache)
 
     def no_model(*args, **kwargs):
         raise AssertionError("the model was loaded although every unit is stored")
 
     monkeypatch.setattr(run, "load_model", no_model)
-    assert_same_table(run.score_queries(score_worker.MODEL, worker_queries, cache_dir=frozen,
-                                        progress=False), reference)
+    assert_same_table(
+        run.score_queries(score_worker.MODEL, worker_queries, cache_dir=frozen, progress=False),
+        reference,
+    )
 
 
-def test_a_read_only_cache_that_lacks_scores_is_one_line(read_only, cache, worker_queries,
-                                                         capsys):
+def test_a_read_only_cache_that_lacks_scores_is_one_line(read_only, cache, worker_queries, capsys):
     from calib.cli import main
 
     frozen = read_only(cache)
     with pytest.raises(CacheWriteError) as info:
         run.score_queries(score_worker.MODEL, worker_queries, cache_dir=frozen, progress=False)
     _one_line(info.value, frozen / "scores", "the file system is read-only")
-    code = main(["score", "--model", "tiny-gpt2", "--relations", "P30", "--per-relation", "1",
-                 "--templates", "paraphrase-0", "--cache-dir", str(frozen)])
+    code = main(
+        [
+            "score",
+            "--model",
+            "tiny-gpt2",
+            "--relations",
+            "P30",
+            "--per-relation",
+            "1",
+            "--templates",
+            "paraphrase-0",
+            "--cache-dir",
+            str(frozen),
+        ]
+    )
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert code == 1 and err.startswith("calib score: cannot write scores into")
     assert "the file system is read-only" in err and CACHE_ENV in err and "at least" in err
@@ -195,8 +250,9 @@ def test_a_read_only_cache_without_the_model_is_one_line(read_only, tmp_path):
     _one_line(info.value, frozen / "models", "the file system is read-only")
 
 
-def test_a_read_only_folder_is_reported_where_mounting_is_not_possible(cache, worker_queries,
-                                                                       monkeypatch):
+def test_a_read_only_folder_is_reported_where_mounting_is_not_possible(
+    cache, worker_queries, monkeypatch
+):
     """Simulated: creating the store's folders fails with EROFS (as root, chmod would not)."""
     real_mkdir = Path.mkdir
 
@@ -220,13 +276,22 @@ def test_ctrl_c_during_calib_score_says_where_the_scores_are_and_how_to_resume(c
     one; where exactly the signal lands does not matter, :mod:`calib.interrupt`): exit 130
     within a bound derived from the work, the lines that say what is stored and how to resume,
     nothing half-written."""
-    command = ["score", "--model", "tiny-gpt2", "--relations", "P36", "--templates",
-               "paraphrase-0..4", "--cache-dir", str(cache)]
-    env = dict(os.environ, PYTHONPATH=str(REPO), HF_HUB_OFFLINE="1",
-               TRANSFORMERS_VERBOSITY="error")
+    command = [
+        "score",
+        "--model",
+        "tiny-gpt2",
+        "--relations",
+        "P36",
+        "--templates",
+        "paraphrase-0..4",
+        "--cache-dir",
+        str(cache),
+    ]
+    env = dict(os.environ, PYTHONPATH=str(REPO), HF_HUB_OFFLINE="1", TRANSFORMERS_VERBOSITY="error")
     started = time.monotonic()
-    proc = subprocess.Popen(calib_command(command), env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        calib_command(command), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     # 600 s only bounds a hang: start-up and the first chunk take seconds on a quiet machine
     end = started + 600
     while not list((cache / "scores").rglob("chunk-*.parquet")):
@@ -248,8 +313,9 @@ def test_ctrl_c_during_calib_score_says_where_the_scores_are_and_how_to_resume(c
     store = run.score_store("tiny-gpt2", "bear", cache_dir=cache)
     n_units, n_chunks = store.units(), len(store.chunks())
     assert 0 < n_units < 60 * 5
-    assert (f"{n_units} unit(s) (instance x template) in {n_chunks} chunk(s) in {store.folder}"
-            in err)
+    assert (
+        f"{n_units} unit(s) (instance x template) in {n_chunks} chunk(s) in {store.folder}" in err
+    )
     assert "Run the same command again to resume" in err
     assert f"calib {' '.join(command)}" in err
     assert not leftovers(cache)

@@ -9,8 +9,7 @@ import signal
 import time
 
 import pytest
-from fault_helpers import (assert_same_table, leftovers, scored_units, start_worker,
-                           stored_table)
+from fault_helpers import assert_same_table, leftovers, scored_units, start_worker, stored_table
 
 pytestmark = pytest.mark.slow
 
@@ -28,8 +27,9 @@ def _wait_for(predicate, timeout: float = HANG_S, poll: float = 0.05) -> None:
         time.sleep(poll)
 
 
-def test_two_runs_at_once_score_each_unit_once(cache, tmp_path, worker_queries, reference,
-                                                monkeypatch):
+def test_two_runs_at_once_score_each_unit_once(
+    cache, tmp_path, worker_queries, reference, monkeypatch
+):
     log = tmp_path / "units.log"
     workers = [start_worker(cache, log, sleep=0.3) for _ in range(2)]
     for w in workers:
@@ -42,8 +42,9 @@ def test_two_runs_at_once_score_each_unit_once(cache, tmp_path, worker_queries, 
     assert_same_table(stored_table(cache, worker_queries, monkeypatch), reference)
 
 
-def test_sigkill_at_random_points_then_resume(cache, tmp_path, worker_queries, reference,
-                                              monkeypatch):
+def test_sigkill_at_random_points_then_resume(
+    cache, tmp_path, worker_queries, reference, monkeypatch
+):
     """Three runs killed after a seeded random time once scoring has begun (during scoring,
     between chunks or while a chunk is written), then a run that completes."""
     rng = random.Random(11)
@@ -63,14 +64,16 @@ def test_sigkill_at_random_points_then_resume(cache, tmp_path, worker_queries, r
     assert 0 < len(done)
     final = start_worker(cache, log)
     assert final.wait(timeout=HANG_S) == 0, log.with_suffix(".out").read_text()[-3000:]
-    assert {u[1:] for u in scored_units(log)} == {(q.relation, q.template, q.instance)
-                                                   for q in worker_queries}
+    assert {u[1:] for u in scored_units(log)} == {
+        (q.relation, q.template, q.instance) for q in worker_queries
+    }
     assert not leftovers(cache), "a killed run left partial files that were not cleaned"
     assert_same_table(stored_table(cache, worker_queries, monkeypatch), reference)
 
 
-def test_a_killed_holder_does_not_block_a_waiting_run(cache, tmp_path, worker_queries, reference,
-                                                      monkeypatch):
+def test_a_killed_holder_does_not_block_a_waiting_run(
+    cache, tmp_path, worker_queries, reference, monkeypatch
+):
     """A slow run holds claims; a second run scores what is free and waits for the rest; the
     first is killed: the second takes over its claimed units and finishes."""
     log = tmp_path / "units.log"
@@ -92,8 +95,7 @@ def test_a_killed_holder_does_not_block_a_waiting_run(cache, tmp_path, worker_qu
     units = scored_units(log)
     by_pid = collections.Counter(u[0] for u in units)
     assert by_pid[str(slow.pid)] >= 1 and by_pid[str(second.pid)] >= 1
-    assert {u[1:] for u in units} == {(q.relation, q.template, q.instance)
-                                      for q in worker_queries}
+    assert {u[1:] for u in units} == {(q.relation, q.template, q.instance) for q in worker_queries}
     assert "left by a process that ended" in log.with_suffix(".out").read_text()
     assert not leftovers(cache)
     assert_same_table(stored_table(cache, worker_queries, monkeypatch), reference)

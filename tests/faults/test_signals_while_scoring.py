@@ -57,16 +57,24 @@ def signal_in_second_chunk(monkeypatch, tiny_models):
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_signal_raised_in_a_finaliser_mid_pass_stops_at_the_next_pass(
-        signum, signal_in_second_chunk, cache, worker_queries, reference):
+    signum, signal_in_second_chunk, cache, worker_queries, reference
+):
     lm, seen = signal_in_second_chunk
     seen["signum"] = signum
     guarded = []
-    previous = signal.signal(signum, signal.default_int_handler if signum == signal.SIGINT
-                             else lambda s, f: guarded.append(s))
+    previous = signal.signal(
+        signum,
+        signal.default_int_handler if signum == signal.SIGINT else lambda s, f: guarded.append(s),
+    )
     try:
         with pytest.raises(run.ScoringInterrupted) as info:
-            run.score_queries(lm, worker_queries, cache_dir=cache,
-                              chunk_statements=score_worker.CHUNK_STATEMENTS, progress=False)
+            run.score_queries(
+                lm,
+                worker_queries,
+                cache_dir=cache,
+                chunk_statements=score_worker.CHUNK_STATEMENTS,
+                progress=False,
+            )
         restored = signal.getsignal(signum)
     finally:
         installed = signal.signal(signum, previous)
@@ -81,13 +89,21 @@ def test_a_signal_raised_in_a_finaliser_mid_pass_stops_at_the_next_pass(
     assert 0 < len(missing) < len(worker_queries)
     assert not leftovers(cache) and not list(store.folder.glob("*.corrupt"))
     seen["signum"] = None
-    assert_same_table(run.score_queries(lm, worker_queries, cache_dir=cache,
-                                        chunk_statements=score_worker.CHUNK_STATEMENTS,
-                                        progress=False), reference)
+    assert_same_table(
+        run.score_queries(
+            lm,
+            worker_queries,
+            cache_dir=cache,
+            chunk_statements=score_worker.CHUNK_STATEMENTS,
+            progress=False,
+        ),
+        reference,
+    )
 
 
 def test_sigterm_during_calib_score_exits_143_with_the_resume_message(
-        signal_in_second_chunk, cache, monkeypatch, capsys):
+    signal_in_second_chunk, cache, monkeypatch, capsys
+):
     """The command's side (in this process): exit status 128 + SIGTERM, and the lines that say
     where the scores are and how to resume."""
     from calib.cli import main
@@ -99,10 +115,23 @@ def test_sigterm_during_calib_score_exits_143_with_the_resume_message(
     guarded = []
     previous = signal.signal(signal.SIGTERM, lambda s, f: guarded.append(s))
     try:
-        code = main(["score", "--model", score_worker.MODEL, "--relations",
-                     ",".join(score_worker.RELATIONS), "--per-relation",
-                     str(score_worker.PER_RELATION), "--templates", score_worker.TEMPLATES,
-                     "--cache-dir", str(cache), "--device", "cpu"])
+        code = main(
+            [
+                "score",
+                "--model",
+                score_worker.MODEL,
+                "--relations",
+                ",".join(score_worker.RELATIONS),
+                "--per-relation",
+                str(score_worker.PER_RELATION),
+                "--templates",
+                score_worker.TEMPLATES,
+                "--cache-dir",
+                str(cache),
+                "--device",
+                "cpu",
+            ]
+        )
     finally:
         signal.signal(signal.SIGTERM, previous)
     err = capsys.readouterr().err
@@ -112,8 +141,9 @@ def test_sigterm_during_calib_score_exits_143_with_the_resume_message(
     assert not leftovers(cache)
 
 
-def test_a_signal_in_the_first_layer_stops_the_pass_before_the_second(tiny_models, cache,
-                                                                     worker_queries):
+def test_a_signal_in_the_first_layer_stops_the_pass_before_the_second(
+    tiny_models, cache, worker_queries
+):
     """A pass of a real model lasts a second or more on a CPU, so the scorer also checks
     between layers: a signal raised (from a finaliser) as the first block of a pass starts
     stops it before the second block runs."""
@@ -132,13 +162,20 @@ def test_a_signal_in_the_first_layer_stops_the_pass_before_the_second(tiny_model
     def second(module, args):
         calls["second"] += 1
 
-    handles = [blocks[0].register_forward_pre_hook(first),
-               blocks[1].register_forward_pre_hook(second)]
+    handles = [
+        blocks[0].register_forward_pre_hook(first),
+        blocks[1].register_forward_pre_hook(second),
+    ]
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         with pytest.raises(run.ScoringInterrupted):
-            run.score_queries(lm, worker_queries, cache_dir=cache,
-                              chunk_statements=score_worker.CHUNK_STATEMENTS, progress=False)
+            run.score_queries(
+                lm,
+                worker_queries,
+                cache_dir=cache,
+                chunk_statements=score_worker.CHUNK_STATEMENTS,
+                progress=False,
+            )
     finally:
         signal.signal(signal.SIGINT, previous)
         for handle in handles:

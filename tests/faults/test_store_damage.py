@@ -21,8 +21,13 @@ import score_worker
 def stored(tmp_path_factory, tiny_models, worker_queries):
     """A cache with every unit of the worker's table stored (about six chunks)."""
     cache = tmp_path_factory.mktemp("stored")
-    run.score_queries(tiny_models[score_worker.MODEL], worker_queries, cache_dir=cache,
-                      chunk_statements=score_worker.CHUNK_STATEMENTS, progress=False)
+    run.score_queries(
+        tiny_models[score_worker.MODEL],
+        worker_queries,
+        cache_dir=cache,
+        chunk_statements=score_worker.CHUNK_STATEMENTS,
+        progress=False,
+    )
     return cache
 
 
@@ -39,10 +44,18 @@ def _rescore(cache, tiny_models, worker_queries, monkeypatch):
     """Score again, counting the units scored."""
     scored = []
     real = chunking.score_chunk
-    monkeypatch.setattr(chunking, "score_chunk",
-                        lambda lm, chunk, *a, **k: scored.extend(chunk) or real(lm, chunk, *a, **k))
-    table = run.score_queries(tiny_models[score_worker.MODEL], worker_queries, cache_dir=cache,
-                              chunk_statements=score_worker.CHUNK_STATEMENTS, progress=False)
+    monkeypatch.setattr(
+        chunking,
+        "score_chunk",
+        lambda lm, chunk, *a, **k: scored.extend(chunk) or real(lm, chunk, *a, **k),
+    )
+    table = run.score_queries(
+        tiny_models[score_worker.MODEL],
+        worker_queries,
+        cache_dir=cache,
+        chunk_statements=score_worker.CHUNK_STATEMENTS,
+        progress=False,
+    )
     return table, scored
 
 
@@ -51,8 +64,9 @@ def _units_in(chunk):
 
 
 @pytest.mark.parametrize("seed", range(10))
-def test_a_corrupted_chunk_is_set_aside_and_rescored(damaged, seed, tiny_models, worker_queries,
-                                                     reference, monkeypatch):
+def test_a_corrupted_chunk_is_set_aside_and_rescored(
+    damaged, seed, tiny_models, worker_queries, reference, monkeypatch
+):
     """Eight random bytes of one chunk overwritten at a seeded place (anywhere: magic, data
     pages, footer, metadata)."""
     cache, chunks = damaged
@@ -61,7 +75,7 @@ def test_a_corrupted_chunk_is_set_aside_and_rescored(damaged, seed, tiny_models,
     n_units = _units_in(victim)
     blob = bytearray(victim.read_bytes())
     at = rng.randrange(len(blob) - 8)
-    blob[at:at + 8] = bytes(rng.randrange(256) for _ in range(8))
+    blob[at : at + 8] = bytes(rng.randrange(256) for _ in range(8))
     victim.write_bytes(bytes(blob))
     table, scored = _rescore(cache, tiny_models, worker_queries, monkeypatch)
     assert_same_table(table, reference)
@@ -70,8 +84,9 @@ def test_a_corrupted_chunk_is_set_aside_and_rescored(damaged, seed, tiny_models,
         assert not victim.exists() and list(victim.parent.glob("*.corrupt"))
 
 
-def test_a_truncated_chunk_is_rescored(damaged, tiny_models, worker_queries, reference,
-                                       monkeypatch):
+def test_a_truncated_chunk_is_rescored(
+    damaged, tiny_models, worker_queries, reference, monkeypatch
+):
     cache, chunks = damaged
     victim = chunks[1]
     victim.write_bytes(victim.read_bytes()[: victim.stat().st_size // 3])
@@ -81,8 +96,7 @@ def test_a_truncated_chunk_is_rescored(damaged, tiny_models, worker_queries, ref
     assert_same_table(table, reference)
 
 
-def test_a_deleted_chunk_is_rescored(damaged, tiny_models, worker_queries, reference,
-                                     monkeypatch):
+def test_a_deleted_chunk_is_rescored(damaged, tiny_models, worker_queries, reference, monkeypatch):
     cache, chunks = damaged
     n = _units_in(chunks[2])
     chunks[2].unlink()
@@ -91,8 +105,9 @@ def test_a_deleted_chunk_is_rescored(damaged, tiny_models, worker_queries, refer
     assert_same_table(table, reference)
 
 
-def test_a_chunk_replaced_by_a_folder_is_set_aside(damaged, tiny_models, worker_queries,
-                                                   reference, monkeypatch):
+def test_a_chunk_replaced_by_a_folder_is_set_aside(
+    damaged, tiny_models, worker_queries, reference, monkeypatch
+):
     cache, chunks = damaged
     victim = chunks[0]
     n = _units_in(victim)
@@ -105,8 +120,7 @@ def test_a_chunk_replaced_by_a_folder_is_set_aside(damaged, tiny_models, worker_
     assert_same_table(table, reference)
 
 
-def test_every_chunk_damaged_at_once(damaged, tiny_models, worker_queries, reference,
-                                     monkeypatch):
+def test_every_chunk_damaged_at_once(damaged, tiny_models, worker_queries, reference, monkeypatch):
     cache, chunks = damaged
     chunks[0].write_bytes(b"")
     chunks[1].write_bytes(b"PAR1" + bytes(100) + b"PAR1")
@@ -120,9 +134,9 @@ def test_every_chunk_damaged_at_once(damaged, tiny_models, worker_queries, refer
     assert_same_table(table, reference)
 
 
-def test_what_a_killed_run_leaves_is_cleaned_and_its_units_rescored(damaged, tiny_models,
-                                                                     worker_queries, reference,
-                                                                     monkeypatch):
+def test_what_a_killed_run_leaves_is_cleaned_and_its_units_rescored(
+    damaged, tiny_models, worker_queries, reference, monkeypatch
+):
     """A claim record and lock file nobody holds, and the partial chunk it was writing."""
     cache, chunks = damaged
     victim = chunks[0]
@@ -131,8 +145,9 @@ def test_what_a_killed_run_leaves_is_cleaned_and_its_units_rescored(damaged, tin
     victim.unlink()
     claims = victim.parent / "claims"
     claims.mkdir(exist_ok=True)
-    (claims / "deadbeef.json").write_text(json.dumps(
-        {"pid": 999999, "host": "gone", "units": [u[:3] for u in units]}))
+    (claims / "deadbeef.json").write_text(
+        json.dumps({"pid": 999999, "host": "gone", "units": [u[:3] for u in units]})
+    )
     (claims / "deadbeef.lock").touch()
     (victim.parent / ".tmp-deadbeef-x1y2.parquet").write_bytes(b"PAR1 half a chunk")
     table, scored = _rescore(cache, tiny_models, worker_queries, monkeypatch)

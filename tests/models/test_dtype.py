@@ -8,8 +8,14 @@ import torch
 
 import calib.models.loading as loading
 import calib.models.registry as registry
-from calib.models.loading import (cpu_flags, default_dtype, dtype_name, load_model,
-                                  native_bfloat16, resolve_dtype)
+from calib.models.loading import (
+    cpu_flags,
+    default_dtype,
+    dtype_name,
+    load_model,
+    native_bfloat16,
+    resolve_dtype,
+)
 from calib.models.registry import get_spec
 from calib.scoring.run import score_store, scoring_options
 
@@ -19,9 +25,10 @@ AVX512_ONLY = {"fpu", "sse2", "avx2", "avx512f", "avx512bw", "avx512_vnni"}
 AVX2_ONLY = {"fpu", "sse2", "avx2", "fma"}
 
 
-@pytest.mark.parametrize("flags, native", [(AVX512_BF16, True), (AMX, True),
-                                           (AVX512_ONLY, False), (AVX2_ONLY, False),
-                                           (set(), False)])
+@pytest.mark.parametrize(
+    "flags, native",
+    [(AVX512_BF16, True), (AMX, True), (AVX512_ONLY, False), (AVX2_ONLY, False), (set(), False)],
+)
 def test_native_bfloat16_needs_avx512_bf16_or_amx(flags, native):
     assert native_bfloat16(flags) is native
 
@@ -66,8 +73,10 @@ def test_other_models_stay_in_float32_on_any_cpu():
 
 def test_cpu_flags_read_the_flags_line(tmp_path):
     info = tmp_path / "cpuinfo"
-    info.write_text("processor\t: 0\nmodel name\t: X\nflags\t\t: fpu avx2 avx512_bf16\n\n"
-                    "processor\t: 1\nflags\t\t: fpu avx2 avx512_bf16\n")
+    info.write_text(
+        "processor\t: 0\nmodel name\t: X\nflags\t\t: fpu avx2 avx512_bf16\n\n"
+        "processor\t: 1\nflags\t\t: fpu avx2 avx512_bf16\n"
+    )
     assert cpu_flags(info) == {"fpu", "avx2", "avx512_bf16"}
     assert cpu_flags(tmp_path / "missing") == frozenset()
     (tmp_path / "arm").write_text("processor\t: 0\nFeatures\t: fp asimd bf16\n")
@@ -77,8 +86,10 @@ def test_cpu_flags_read_the_flags_line(tmp_path):
 @pytest.fixture
 def cpu_with(monkeypatch):
     """Pretend this CPU has the given flags."""
+
     def pretend(flags):
         monkeypatch.setattr(loading, "cpu_flags", lambda *a: frozenset(flags))
+
     return pretend
 
 
@@ -97,12 +108,16 @@ def test_the_store_key_names_the_dtype_this_cpu_picks(cpu_with):
 def test_a_model_loads_in_the_dtype_its_store_names(tiny_models, cpu_with, monkeypatch, tmp_path):
     """A tiny model registered with ``cpu_bfloat16``: bfloat16 on a CPU with native bfloat16,
     float32 without, float32 when asked for; the store of each names that dtype."""
-    bf16_tiny = tuple(dataclasses.replace(s, cpu_bfloat16=True) if s.name == "tiny-gpt2" else s
-                      for s in registry.TINY)
+    bf16_tiny = tuple(
+        dataclasses.replace(s, cpu_bfloat16=True) if s.name == "tiny-gpt2" else s
+        for s in registry.TINY
+    )
     monkeypatch.setattr(registry, "TINY", bf16_tiny)
-    for flags, asked, want in ((AVX512_BF16, None, torch.bfloat16),
-                               (AVX2_ONLY, None, torch.float32),
-                               (AMX, "float32", torch.float32)):
+    for flags, asked, want in (
+        (AVX512_BF16, None, torch.bfloat16),
+        (AVX2_ONLY, None, torch.float32),
+        (AMX, "float32", torch.float32),
+    ):
         cpu_with(flags)
         assert load_model("tiny-gpt2", device="cpu", dtype=asked).dtype is want
         store = score_store("tiny-gpt2", "bear", dtype=asked, device="cpu")

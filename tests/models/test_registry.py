@@ -35,10 +35,24 @@ def test_instruction_tuned_variants_are_the_it_hub_models():
 
 def test_hub_ids_not_in_the_authors_code_are_marked_inferred():
     specs = {s.name: s for s in reg.paper_models()}
-    authors = {"gpt2", "gpt2-medium", "gpt2-large", "gpt2-xl", "opt-125m", "opt-350m",
-               "opt-1.3b", "opt-6.7b", "gemma-2b", "gemma-7b", "bert-base-cased",
-               "bert-large-cased", "roberta-base", "roberta-large", "xlm-roberta-base",
-               "xlm-roberta-large"}  # the authors' src/main.py
+    authors = {
+        "gpt2",
+        "gpt2-medium",
+        "gpt2-large",
+        "gpt2-xl",
+        "opt-125m",
+        "opt-350m",
+        "opt-1.3b",
+        "opt-6.7b",
+        "gemma-2b",
+        "gemma-7b",
+        "bert-base-cased",
+        "bert-large-cased",
+        "roberta-base",
+        "roberta-large",
+        "xlm-roberta-base",
+        "xlm-roberta-large",
+    }  # the authors' src/main.py
     assert {n for n, s in specs.items() if not s.hub_id_inferred} == authors
     assert specs["gpt2"].hub_id == "openai-community/gpt2"
     assert specs["modernbert-base"].hub_id_inferred

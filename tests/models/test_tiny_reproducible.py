@@ -28,20 +28,27 @@ def _hashes(folder: Path) -> dict[str, str]:
     return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir())}
 
 
-def test_every_tiny_model_is_byte_identical_in_another_folder_and_process(tiny_models,
-                                                                          _session_cache,
-                                                                          tmp_path):
+def test_every_tiny_model_is_byte_identical_in_another_folder_and_process(
+    tiny_models, _session_cache, tmp_path
+):
     """The session's tiny models (built by the ``tiny_models`` fixture in this process) against
     a second build in a fresh folder by another interpreter with another hash seed."""
     env = dict(os.environ, PYTHONHASHSEED="12345", PYTHONPATH=str(REPO))
-    subprocess.run([sys.executable, "-c", _BUILD, str(tmp_path), *NAMES], check=True, env=env,
-                   cwd=tmp_path, capture_output=True, timeout=600)  # only against a hang
+    subprocess.run(
+        [sys.executable, "-c", _BUILD, str(tmp_path), *NAMES],
+        check=True,
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        timeout=600,
+    )  # only against a hang
     for name in NAMES:
         first = _hashes(_session_cache / "models" / f"{name}-{TINY_VERSION}")
         again = _hashes(tmp_path / name)
         assert {"config.json", "model.safetensors", "tokenizer.json"} <= set(first)
         assert first == again, f"{name}: files differ: " + ", ".join(
-            sorted(f for f in first if first[f] != again.get(f)))
+            sorted(f for f in first if first[f] != again.get(f))
+        )
 
 
 def test_the_model_key_hashes_tokenizer_and_weights(tiny_models, _session_cache, tmp_path):
@@ -71,5 +78,6 @@ def test_the_score_store_differs_when_the_files_differ(tiny_models, _session_cac
     copy = shutil.copytree(built, tmp_path / "tiny-gpt2")
     same = score_store(str(copy), "bear").folder
     (copy / "tokenizer_config.json").write_text(
-        (copy / "tokenizer_config.json").read_text().replace("}", ', "x": 1}', 1))
+        (copy / "tokenizer_config.json").read_text().replace("}", ', "x": 1}', 1)
+    )
     assert score_store(str(copy), "bear").folder != same

@@ -7,8 +7,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from calib.prompts.consistency import (divergence_bins, divergence_correlation,
-                                       divergence_pairs, prompt_pairs, word_edit_distance)
+from calib.prompts.consistency import (
+    divergence_bins,
+    divergence_correlation,
+    divergence_pairs,
+    prompt_pairs,
+    word_edit_distance,
+)
 
 
 def test_word_edit_distance_by_hand():
@@ -19,20 +24,37 @@ def test_word_edit_distance_by_hand():
     assert word_edit_distance("", "a b") == 2
 
 
-PROMPTS = pd.DataFrame({"relation": ["R"] * 3 + ["S"] * 2,
-                        "template": ["p", "q", "r", "p", "q"],
-                        "text": ["[X] is in [Y] .", "[X] is in the [Y] .", "[Y] has [X] .",
-                                 "[X] a [Y]", "[X] b c [Y]"]})
+PROMPTS = pd.DataFrame(
+    {
+        "relation": ["R"] * 3 + ["S"] * 2,
+        "template": ["p", "q", "r", "p", "q"],
+        "text": [
+            "[X] is in [Y] .",
+            "[X] is in the [Y] .",
+            "[Y] has [X] .",
+            "[X] a [Y]",
+            "[X] b c [Y]",
+        ],
+    }
+)
 
 
 def hits(pattern: dict) -> pd.DataFrame:
-    rows = [(rel, f"{rel}{i}", t, bool(h)) for (rel, t), hs in pattern.items()
-            for i, h in enumerate(hs)]
+    rows = [
+        (rel, f"{rel}{i}", t, bool(h)) for (rel, t), hs in pattern.items() for i, h in enumerate(hs)
+    ]
     return pd.DataFrame(rows, columns=["relation", "instance", "template", "hit"])
 
 
-HITS = hits({("R", "p"): [1, 1, 0, 0], ("R", "q"): [1, 0, 0, 0], ("R", "r"): [0, 0, 1, 1],
-             ("S", "p"): [1, 0, 1], ("S", "q"): [1, 1, 1]})
+HITS = hits(
+    {
+        ("R", "p"): [1, 1, 0, 0],
+        ("R", "q"): [1, 0, 0, 0],
+        ("R", "r"): [0, 0, 1, 1],
+        ("S", "p"): [1, 0, 1],
+        ("S", "q"): [1, 1, 1],
+    }
+)
 
 
 def test_pairs_are_normalised_by_the_relations_largest_distance():

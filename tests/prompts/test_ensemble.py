@@ -8,24 +8,50 @@ import pytest
 from scipy.special import softmax
 
 from calib.prompts.accuracy import mean_accuracy, predictions
-from calib.prompts.ensemble import (fit_ensemble_weights, oracle, prompt_accuracy, rank_prompts,
-                                    top_k_ensemble, weighted_ensemble)
+from calib.prompts.ensemble import (
+    fit_ensemble_weights,
+    oracle,
+    prompt_accuracy,
+    rank_prompts,
+    top_k_ensemble,
+    weighted_ensemble,
+)
 
 
 def table(scores: dict, correct: dict, relation="R", model="m", dataset="lama") -> pd.DataFrame:
     """scores: {(instance, template): [score per option]}; correct: {instance: option}."""
-    rows = [(model, dataset, relation, inst, tmpl, o, correct[inst], float(s))
-            for (inst, tmpl), values in scores.items() for o, s in enumerate(values)]
-    return pd.DataFrame(rows, columns=["model", "dataset", "relation", "instance", "template",
-                                       "option", "answer_idx", "score"])
+    rows = [
+        (model, dataset, relation, inst, tmpl, o, correct[inst], float(s))
+        for (inst, tmpl), values in scores.items()
+        for o, s in enumerate(values)
+    ]
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "model",
+            "dataset",
+            "relation",
+            "instance",
+            "template",
+            "option",
+            "answer_idx",
+            "score",
+        ],
+    )
 
 
 # two facts, three options, prompts a, b, c (log-probabilities chosen by hand)
-HAND = table({("i1", "a"): [0.0, -1.0, -2.0], ("i1", "b"): [-1.0, 0.0, -1.0],
-              ("i1", "c"): [-1.0, -1.0, 0.0],
-              ("i2", "a"): [0.0, -2.0, -2.0], ("i2", "b"): [-5.0, 0.0, -5.0],
-              ("i2", "c"): [0.0, -1.0, -5.0]},
-             {"i1": 0, "i2": 1})
+HAND = table(
+    {
+        ("i1", "a"): [0.0, -1.0, -2.0],
+        ("i1", "b"): [-1.0, 0.0, -1.0],
+        ("i1", "c"): [-1.0, -1.0, 0.0],
+        ("i2", "a"): [0.0, -2.0, -2.0],
+        ("i2", "b"): [-5.0, 0.0, -5.0],
+        ("i2", "c"): [0.0, -1.0, -5.0],
+    },
+    {"i1": 0, "i2": 1},
+)
 
 
 def test_prompt_accuracy_and_ranking():
@@ -56,8 +82,9 @@ def test_top_k_averages_log_probabilities_then_softmax():
 
 
 def test_weighted_ensemble_with_one_hot_weights_is_that_prompt():
-    weights = pd.DataFrame({"model": "m", "relation": "R", "template": ["a", "c"],
-                            "weight": [0.0, 1.0]})
+    weights = pd.DataFrame(
+        {"model": "m", "relation": "R", "template": ["a", "c"], "weight": [0.0, 1.0]}
+    )
     out = weighted_ensemble(HAND, weights)
     i2 = out[out["instance"] == "i2"]
     assert i2["prob"].to_numpy() == pytest.approx(softmax([0.0, -1.0, -5.0]))
@@ -97,9 +124,16 @@ def test_learned_weights_recover_the_better_prompt():
     assert weights.sum() == pytest.approx(1.0)
     assert weights["good"] > 0.8 and weights.idxmax() == "good"
     test = synthetic(150, rates, seed=1, dataset="lama")
-    acc = mean_accuracy(predictions(pd.concat([
-        weighted_ensemble(test, weights.reset_index().assign(model="m", relation="R")),
-        top_k_ensemble(test, rank_prompts(train), 3)]))).set_index("template")["micro"]
+    acc = mean_accuracy(
+        predictions(
+            pd.concat(
+                [
+                    weighted_ensemble(test, weights.reset_index().assign(model="m", relation="R")),
+                    top_k_ensemble(test, rank_prompts(train), 3),
+                ]
+            )
+        )
+    ).set_index("template")["micro"]
     assert acc["optimized"] > acc["top-3"]  # uniform averaging lets the bad prompts in
     again = fit_ensemble_weights(train).set_index("template")["weight"]
     assert again.equals(weights)  # deterministic

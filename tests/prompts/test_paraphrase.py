@@ -8,10 +8,16 @@ import shutil
 import pandas as pd
 import pytest
 
-from calib.prompts.paraphrase import (Candidate, Translator, backtranslation_scores,
-                                      paraphrase_prompts, protect, restore, round_trips)
-from calib.prompts.translators import (ApertiumTranslator, MarianTranslator,
-                                       TranslatorUnavailable)
+from calib.prompts.paraphrase import (
+    Candidate,
+    Translator,
+    backtranslation_scores,
+    paraphrase_prompts,
+    protect,
+    restore,
+    round_trips,
+)
+from calib.prompts.translators import ApertiumTranslator, MarianTranslator, TranslatorUnavailable
 
 
 class FakeTranslator:
@@ -24,8 +30,9 @@ class FakeTranslator:
 
     def translate(self, texts, src, tgt):
         self.calls.append((list(texts), src, tgt))
-        return [[Candidate(t, math.log(p)) for t, p in self.table[(src, tgt)].get(x, [])]
-                for x in texts]
+        return [
+            [Candidate(t, math.log(p)) for t, p in self.table[(src, tgt)].get(x, [])] for x in texts
+        ]
 
 
 SOURCE = "[X] was born in [Y] ."
@@ -33,11 +40,16 @@ P = protect(SOURCE)  # "PX1 was born in PY1 ."
 TABLE = {
     ("en", "de"): {P: [("PX1 wurde in PY1 geboren .", 0.6), ("PX1 kam in PY1 zur Welt .", 0.4)]},
     ("de", "en"): {
-        "PX1 wurde in PY1 geboren .": [("PX1 was born in PY1 .", 0.7),
-                                       ("PX1 is born in PY1 .", 0.3)],
-        "PX1 kam in PY1 zur Welt .": [("PX1 came into the world in PY1 .", 0.5),
-                                      ("PX1 was born in PY1 .", 0.25),
-                                      ("Y1 came into PX1 .", 0.25)]},  # loses [Y]: dropped
+        "PX1 wurde in PY1 geboren .": [
+            ("PX1 was born in PY1 .", 0.7),
+            ("PX1 is born in PY1 .", 0.3),
+        ],
+        "PX1 kam in PY1 zur Welt .": [
+            ("PX1 came into the world in PY1 .", 0.5),
+            ("PX1 was born in PY1 .", 0.25),
+            ("Y1 came into PX1 .", 0.25),
+        ],
+    },  # loses [Y]: dropped
     ("en", "es"): {P: [("PX1 nació en PY1 .", 1.0)]},
     ("es", "en"): {"PX1 nació en PY1 .": [("px1 Is born in PY1 .", 1.0)]},
 }
@@ -62,17 +74,22 @@ def test_round_trip_scores_by_hand():
     fake = FakeTranslator(TABLE)
     (scores,) = round_trips(fake, [SOURCE], ["de"])
     assert fake.calls[0] == ([P], "en", "de")  # placeholders protected on the way out
-    assert scores == pytest.approx({
-        SOURCE: 0.6 * 0.7 + 0.4 * 0.25,
-        "[X] is born in [Y] .": 0.6 * 0.3,
-        "[X] came into the world in [Y] .": 0.4 * 0.5})
+    assert scores == pytest.approx(
+        {
+            SOURCE: 0.6 * 0.7 + 0.4 * 0.25,
+            "[X] is born in [Y] .": 0.6 * 0.3,
+            "[X] came into the world in [Y] .": 0.4 * 0.5,
+        }
+    )
     (two,) = round_trips(fake, [SOURCE], ["de", "es"])  # averaged over pivots
     assert two["[X] is born in [Y] ."] == pytest.approx((0.6 * 0.3 + 1.0) / 2)
 
 
 def test_rounds_chain_round_trips():
-    table = {("en", "es"): {"PX1 a PY1": [("PX1 b PY1", 1.0)], "PX1 c PY1": [("PX1 d PY1", 1.0)]},
-             ("es", "en"): {"PX1 b PY1": [("PX1 c PY1", 1.0)], "PX1 d PY1": [("PX1 e PY1", 1.0)]}}
+    table = {
+        ("en", "es"): {"PX1 a PY1": [("PX1 b PY1", 1.0)], "PX1 c PY1": [("PX1 d PY1", 1.0)]},
+        ("es", "en"): {"PX1 b PY1": [("PX1 c PY1", 1.0)], "PX1 d PY1": [("PX1 e PY1", 1.0)]},
+    }
     (one,) = backtranslation_scores(FakeTranslator(table), ["[X] a [Y]"], ["es"], rounds=1)
     assert one == {"[X] c [Y]": 1.0}
     fake = FakeTranslator(table)
@@ -84,8 +101,7 @@ def test_rounds_chain_round_trips():
 def test_paraphrase_prompts_ranks_and_keeps_top():
     prompts = pd.DataFrame({"relation": ["P19"], "text": [SOURCE]})
     out = paraphrase_prompts(prompts, FakeTranslator(TABLE), ["de", "es"], top=3)
-    assert list(out["text"]) == [SOURCE, "[X] is born in [Y] .",
-                                 "[X] came into the world in [Y] ."]
+    assert list(out["text"]) == [SOURCE, "[X] is born in [Y] .", "[X] came into the world in [Y] ."]
     assert list(out["template"]) == ["bt-00", "bt-01", "bt-02"]
     assert math.isnan(out["score"][0])
     assert out["score"][1] == pytest.approx(0.59) and out["score"][2] == pytest.approx(0.1)
@@ -111,8 +127,9 @@ def test_apertium_round_trip():
     (es,), (other,) = tr.translate(["PX1 was born in PY1 .", "The dog sleeps ."], "en", "es")
     assert es.text.split()[0] == "PX1" and "PY1" in es.text and es.logprob == 0.0
     assert "perro" in other.text
-    out = paraphrase_prompts(pd.DataFrame({"relation": ["P19"], "text": [SOURCE]}), tr, ["es"],
-                             keep_source=False)
+    out = paraphrase_prompts(
+        pd.DataFrame({"relation": ["P19"], "text": [SOURCE]}), tr, ["es"], keep_source=False
+    )
     assert out["text"][0] == SOURCE and out["score"][0] == 1.0
 
 
@@ -129,8 +146,9 @@ def test_missing_apertium_program_is_a_clear_error():
 
 
 def test_marian_without_the_model_is_a_clear_error(tmp_path):
-    tr = MarianTranslator(models={("en", "de"): str(tmp_path / "opus-mt-en-de")},
-                          local_files_only=True)
+    tr = MarianTranslator(
+        models={("en", "de"): str(tmp_path / "opus-mt-en-de")}, local_files_only=True
+    )
     with pytest.raises(TranslatorUnavailable, match="opus-mt-en-de.*could not be loaded"):
         tr.translate(["[X] was born in [Y] ."], "en", "de")
     with pytest.raises(TranslatorUnavailable, match="no MarianMT model configured"):

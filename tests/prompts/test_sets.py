@@ -9,8 +9,16 @@ import pytest
 from calib.data.lama import MANUAL
 from calib.experiments.lpaqa import load_sample
 from calib.prompts.paraphrase import Candidate
-from calib.prompts.sets import (MODEL_FREE_SETS, PromptPool, for_models, mine_paraphrase_sets,
-                                mined_order, model_free_sets, paraphrase_candidates, set_sizes)
+from calib.prompts.sets import (
+    MODEL_FREE_SETS,
+    PromptPool,
+    for_models,
+    mine_paraphrase_sets,
+    mined_order,
+    model_free_sets,
+    paraphrase_candidates,
+    set_sizes,
+)
 
 
 class Rewrites:
@@ -33,18 +41,26 @@ def lama():
 
 
 def mined() -> pd.DataFrame:
-    rows = [("P30", "mined-00", "[X] lies in [Y] .", 0, 5, 5, 1),
-            ("P30", "mined-01", "[Y] , including [X] .", 1, 4, 0, 4),
-            ("P30", "mined-02", "[X] is located in [Y].", 2, 3, 3, 0),  # the manual prompt
-            ("P30", "mined-03", "capital of [X] is [Y] .", 3, 2, 0, 2),
-            ("P30", "mined-04", "[X] , in [Y] .", 4, 1, 1, 1)]
-    return pd.DataFrame(rows, columns=["relation", "template", "text", "rank", "count",
-                                       "n_middle", "n_dependency"])
+    rows = [
+        ("P30", "mined-00", "[X] lies in [Y] .", 0, 5, 5, 1),
+        ("P30", "mined-01", "[Y] , including [X] .", 1, 4, 0, 4),
+        ("P30", "mined-02", "[X] is located in [Y].", 2, 3, 3, 0),  # the manual prompt
+        ("P30", "mined-03", "capital of [X] is [Y] .", 3, 2, 0, 2),
+        ("P30", "mined-04", "[X] , in [Y] .", 4, 1, 1, 1),
+    ]
+    return pd.DataFrame(
+        rows, columns=["relation", "template", "text", "rank", "count", "n_middle", "n_dependency"]
+    )
 
 
-REWRITES = {"PX1 is located in PY1 .": ["PX1 is situated in PY1 .", "PX1 lies in PY1 .",
-                                        "PX1 is located in PY1."],
-            "PX1 lies in PY1 .": ["PX1 lays in PY1 .", "PX1 is situated in PY1 ."]}
+REWRITES = {
+    "PX1 is located in PY1 .": [
+        "PX1 is situated in PY1 .",
+        "PX1 lies in PY1 .",
+        "PX1 is located in PY1.",
+    ],
+    "PX1 lies in PY1 .": ["PX1 lays in PY1 .", "PX1 is situated in PY1 ."],
+}
 
 
 def test_mined_sets_order_by_their_method_and_pool_duplicates(lama):
@@ -59,8 +75,12 @@ def test_mined_sets_order_by_their_method_and_pool_duplicates(lama):
     assert sets["Man+Para"] == [MANUAL]  # no translator: the manual prompt alone
     frame = pool.frame()
     assert list(frame["template"]) == [MANUAL, "mined-00", "mined-01", "mined-03"]
-    assert list(mined_order(mined(), "n_dependency")["template"]) == \
-        ["mined-01", "mined-03", "mined-00", "mined-04"]
+    assert list(mined_order(mined(), "n_dependency")["template"]) == [
+        "mined-01",
+        "mined-03",
+        "mined-00",
+        "mined-04",
+    ]
     with pytest.raises(ValueError, match="top must be at least 1"):
         model_free_sets(lama, mined(), 0, None, (), 1)
 
@@ -79,8 +99,9 @@ def test_paraphrases_leave_out_the_source_and_keep_the_best(lama):
 
 def test_mine_para_paraphrases_each_models_best_mined_prompt(lama):
     pool, members = model_free_sets(lama, mined(), 2, Rewrites(REWRITES), ["es"], 1)
-    best = pd.DataFrame({"model": ["m", "n"], "relation": "P30",
-                         "template": ["mined-00", "mined-01"]})
+    best = pd.DataFrame(
+        {"model": ["m", "n"], "relation": "P30", "template": ["mined-00", "mined-01"]}
+    )
     para = mine_paraphrase_sets(pool, best, 2, Rewrites(REWRITES), ["es"], 1)
     m = para[para["model"] == "m"]
     # mined-00's paraphrases, equal scores so alphabetical: "is situated in" (bt-00 already)

@@ -11,8 +11,11 @@ from calib.report import beside as bs
 
 
 def _calibration_table(models=("gpt2", "tiny-gpt2")) -> pd.DataFrame:
-    rows = [{"model": m, "estimator": e, "accuracy": 0.2, "ace": 0.3, "brier": 0.25}
-            for m in models for e in ("Base", "Margin", "Average/min", "Entropy/min")]
+    rows = [
+        {"model": m, "estimator": e, "accuracy": 0.2, "ace": 0.3, "brier": 0.25}
+        for m in models
+        for e in ("Base", "Margin", "Average/min", "Entropy/min")
+    ]
     return pd.DataFrame(rows)
 
 
@@ -28,15 +31,23 @@ def test_calibration_beside_keeps_sources_apart_and_uses_table3_accuracy():
 
 
 def test_side_by_side_only_for_models_in_both():
-    combined = bs.calibration_beside(_calibration_table(("opt-125m", "smollm2-135m-instruct")),
-                                     ["Base"])
+    combined = bs.calibration_beside(
+        _calibration_table(("opt-125m", "smollm2-135m-instruct")), ["Base"]
+    )
     shared = bs.side_by_side(combined, ["model", "estimator"], ["ace"])
     assert shared["model"].tolist() == ["opt-125m"]
     assert shared["ace (paper)"].item() == 0.299 and shared["ace (this build)"].item() == 0.3
-    none = bs.side_by_side(bs.calibration_beside(_calibration_table(("tiny-gpt2",)), ["Base"]),
-                           ["model", "estimator"], ["ace"])
-    assert none.empty and list(none.columns) == ["model", "estimator", "ace (this build)",
-                                                 "ace (paper)"]
+    none = bs.side_by_side(
+        bs.calibration_beside(_calibration_table(("tiny-gpt2",)), ["Base"]),
+        ["model", "estimator"],
+        ["ace"],
+    )
+    assert none.empty and list(none.columns) == [
+        "model",
+        "estimator",
+        "ace (this build)",
+        "ace (paper)",
+    ]
 
 
 def test_the_embedded_gemma_is_never_taken_for_the_papers():
@@ -49,16 +60,31 @@ def test_the_embedded_gemma_is_never_taken_for_the_papers():
 
 
 def test_table2_and_table4_beside_put_accuracy_on_one_scale():
-    rows = pd.DataFrame({"model": ["tiny-gpt2"], "objective": ["clm"], "accuracy": [0.4],
-                         "brier_margin": [0.2], "brier_average": [0.1]})
+    rows = pd.DataFrame(
+        {
+            "model": ["tiny-gpt2"],
+            "objective": ["clm"],
+            "accuracy": [0.4],
+            "brier_margin": [0.2],
+            "brier_average": [0.1],
+        }
+    )
     t2 = bs.table2_beside(rows)
     assert len(t2) == 13 and t2["accuracy"].max() <= 1
     assert t2.loc[t2["model"] == "opt-125m", "accuracy"].item() == pytest.approx(0.156)
     bars = bs.brier_bars_beside(t2)
     assert len(bars) == 26 and "tiny-gpt2 (this build)" in set(bars["model"])
-    table = pd.DataFrame({"model": ["m"], "subset": ["news"], "accuracy": [0.3],
-                          "ace_base": [0.2], "ace_margin": [0.1], "brier_base": [0.3],
-                          "brier_margin": [0.2]})
+    table = pd.DataFrame(
+        {
+            "model": ["m"],
+            "subset": ["news"],
+            "accuracy": [0.3],
+            "ace_base": [0.2],
+            "ace_margin": [0.1],
+            "brier_base": [0.3],
+            "brier_margin": [0.2],
+        }
+    )
     t4 = bs.table4_beside(table)
     assert len(t4) == 17 and set(t4["subset"]) == {"news", "wiki"}
     assert t4.loc[t4["model"] == "opt-6.7b", "accuracy"].item() == pytest.approx(0.4933)
@@ -67,19 +93,20 @@ def test_table2_and_table4_beside_put_accuracy_on_one_scale():
 
 
 def test_figure4_beside_has_the_papers_two_benchmarks():
-    points = pd.DataFrame({"model": ["m"], "benchmark": ["BEAR 1:1 (5 options)"],
-                           "accuracy": [0.5], "ace": [0.2]})
+    points = pd.DataFrame(
+        {"model": ["m"], "benchmark": ["BEAR 1:1 (5 options)"], "accuracy": [0.5], "ace": [0.2]}
+    )
     out = bs.figure4_beside(points)
     paper = out[out["source"] != bs.THIS_BUILD]
     assert set(paper["benchmark"]) == {"BEAR 1:1 (5 options)", "Wiki-FACTOR (4 options)"}
-    gpt2_large = paper[(paper["model"] == "gpt2-large")
-                       & paper["benchmark"].str.startswith("BEAR")]
+    gpt2_large = paper[(paper["model"] == "gpt2-large") & paper["benchmark"].str.startswith("BEAR")]
     assert gpt2_large["accuracy"].item() == pytest.approx(0.4897, abs=1e-4)
 
 
 def test_lpaqa_beside_has_the_shared_prompt_sets_and_blanks():
-    ours = pd.DataFrame({"model": ["m"], "prompt_set": ["Mine"], "top-1": [0.3],
-                         "optimized": [0.4]})
+    ours = pd.DataFrame(
+        {"model": ["m"], "prompt_set": ["Mine"], "top-1": [0.3], "optimized": [0.4]}
+    )
     out = bs.lpaqa_beside(ours, "micro")
     assert list(out.columns[:3]) == ["source", "model", "prompt_set"]
     paper = out[out["source"] != bs.THIS_BUILD]
@@ -88,18 +115,31 @@ def test_lpaqa_beside_has_the_shared_prompt_sets_and_blanks():
     assert base["optimized"].item() == pytest.approx(0.396)
     large = paper[paper["model"] == "BERT-large"]
     assert large["top-3"].isna().all()
-    acc = pd.DataFrame({"model": ["m", "m"], "prompt_set": ["-", "-"],
-                        "method": ["manual", "majority"], "micro": [0.2, 0.5],
-                        "macro": [0.1, 0.3]})
+    acc = pd.DataFrame(
+        {
+            "model": ["m", "m"],
+            "prompt_set": ["-", "-"],
+            "method": ["manual", "majority"],
+            "micro": [0.2, 0.5],
+            "macro": [0.1, 0.3],
+        }
+    )
     baselines = bs.lpaqa_baselines_beside(acc)
     assert len(baselines) == 5
     assert baselines.loc[baselines["model"] == "none", "macro"].item() == pytest.approx(0.022)
 
 
 def test_linguistic_beside_sets_the_papers_statements_by_ours():
-    effects = pd.DataFrame({"model": "m", "template": ["numeric-25", "certainly", "possibly"],
-                            "quantity": "accuracy", "delta": [-0.1, 0.02, 0.0],
-                            "low": [-0.2, -0.01, -0.1], "high": [-0.05, 0.05, 0.1]})
+    effects = pd.DataFrame(
+        {
+            "model": "m",
+            "template": ["numeric-25", "certainly", "possibly"],
+            "quantity": "accuracy",
+            "delta": [-0.1, 0.02, 0.0],
+            "low": [-0.2, -0.01, -0.1],
+            "high": [-0.05, 0.05, 0.1],
+        }
+    )
     out = bs.linguistic_beside(effects)
     paper = out[out["source"] != bs.THIS_BUILD].set_index("model")
     assert paper.at["gemma-7b", "change"] == "-15 pp"
@@ -109,14 +149,22 @@ def test_linguistic_beside_sets_the_papers_statements_by_ours():
 
 
 def test_reductions_beside_labels_both_sources():
-    means = pd.DataFrame({"objective": "clm", "reduction": ["sum", "sum", "sum"],
-                          "metric": ["accuracy", "ace", "H"], "value": [0.3, 0.2, 0.4],
-                          "n_models": 1})
+    means = pd.DataFrame(
+        {
+            "objective": "clm",
+            "reduction": ["sum", "sum", "sum"],
+            "metric": ["accuracy", "ace", "H"],
+            "value": [0.3, 0.2, 0.4],
+            "n_models": 1,
+        }
+    )
     repo = means.assign(objective="CLM", reduction="Sum", value=[0.5, 0.1, 0.6], n_models=10)
     out = bs.reductions_beside(means, repo, {"sum": "Sum"})
     assert out["reduction"].tolist() == ["Sum", "Sum"]
-    assert out["source"].tolist()[0] == bs.THIS_BUILD and "authors' repository" in \
-        out["source"].tolist()[1]
+    assert (
+        out["source"].tolist()[0] == bs.THIS_BUILD
+        and "authors' repository" in out["source"].tolist()[1]
+    )
     assert np.isclose(out["H"].tolist(), [0.4, 0.6]).all()
 
 
@@ -127,13 +175,25 @@ def test_text_numbers_by_section():
 
 
 def test_selective_beside_reads_the_papers_threshold():
-    curves = pd.DataFrame({"model": ["m", "m"], "estimator": "Average/min",
-                           "threshold": [0.1, 0.2], "rejected": [0.25, 0.5], "kept": [3, 2],
-                           "accuracy": [0.6, 0.7]})
+    curves = pd.DataFrame(
+        {
+            "model": ["m", "m"],
+            "estimator": "Average/min",
+            "threshold": [0.1, 0.2],
+            "rejected": [0.25, 0.5],
+            "kept": [3, 2],
+            "accuracy": [0.6, 0.7],
+        }
+    )
     table = pd.DataFrame({"model": ["m"], "estimator": ["Average/min"], "accuracy": [0.5]})
     out = bs.selective_beside(curves, table, "Average/min").set_index("source")
     paper = out.loc["reported in the paper (Appendix E)"]
-    assert (paper["model"], paper["rejected"], paper["accuracy gain"]) == \
-        ("gemma-7b", "< 30%", "about +15 pp")
-    assert (out.loc[bs.THIS_BUILD, "rejected"], out.loc[bs.THIS_BUILD, "accuracy gain"]) == \
-        ("25%", "+10.0 pp")
+    assert (paper["model"], paper["rejected"], paper["accuracy gain"]) == (
+        "gemma-7b",
+        "< 30%",
+        "about +15 pp",
+    )
+    assert (out.loc[bs.THIS_BUILD, "rejected"], out.loc[bs.THIS_BUILD, "accuracy gain"]) == (
+        "25%",
+        "+10.0 pp",
+    )

@@ -14,10 +14,18 @@ from calib.report import chart_rendering as rendering, charts
 
 @pytest.fixture
 def bins():
-    rows = [{"model": m, "estimator": e, "confidence": (b + 0.5) / 5,
-             "accuracy": min(1.0, (b + 0.5) / 5 + d), "count": 10}
-            for m in ("m1", "m2") for e, d in (("Base", 0.0), ("Margin", 0.1))
-            for b in range(5)]
+    rows = [
+        {
+            "model": m,
+            "estimator": e,
+            "confidence": (b + 0.5) / 5,
+            "accuracy": min(1.0, (b + 0.5) / 5 + d),
+            "count": 10,
+        }
+        for m in ("m1", "m2")
+        for e, d in (("Base", 0.0), ("Margin", 0.1))
+        for b in range(5)
+    ]
     return pd.DataFrame(rows)
 
 
@@ -28,8 +36,10 @@ def _layers(spec: dict) -> list[dict]:
 
 def _params(spec: dict) -> list[dict]:
     """The chart's parameters, wherever Altair put them (top level or a layer)."""
-    return [*spec.get("params", []), *[p for layer in _layers(spec)
-                                       for p in layer.get("params", [])]]
+    return [
+        *spec.get("params", []),
+        *[p for layer in _layers(spec) for p in layer.get("params", [])],
+    ]
 
 
 def _data_rows(spec: dict) -> list[list[dict]]:
@@ -42,7 +52,11 @@ def test_calibration_curve_has_the_diagonal_and_a_panel_per_model(bins):
     diagonal, line = _layers(spec)
     assert diagonal["mark"]["type"] == "rule"
     assert {k: diagonal["encoding"][k]["field"] for k in ("x", "y", "x2", "y2")} == {
-        "x": "x", "y": "y", "x2": "x2", "y2": "y2"}
+        "x": "x",
+        "y": "y",
+        "x2": "x2",
+        "y2": "y2",
+    }
     assert [{"x": 0.0, "y": 0.0, "x2": 1.0, "y2": 1.0}] in _data_rows(spec)
     assert line["encoding"]["x"]["field"] == "confidence"
     assert line["encoding"]["y"]["scale"]["domain"] == [0, 1]
@@ -58,8 +72,11 @@ def test_calibration_curve_without_facets_and_with_renamed_columns(bins):
 
 
 def test_a_missing_column_is_named(bins):
-    with pytest.raises(ValueError, match=r"calibration_curve: the frame lacks column\(s\) "
-                                         r"\['accuracy'\]"):
+    with pytest.raises(
+        ValueError,
+        match=r"calibration_curve: the frame lacks column\(s\) "
+        r"\['accuracy'\]",
+    ):
         charts.calibration_curve(bins.drop(columns="accuracy"))
     with pytest.raises(ValueError, match="is empty"):
         charts.ace_accuracy_scatter(bins.iloc[:0].assign(ace=[]))
@@ -69,7 +86,8 @@ def test_a_missing_column_is_named(bins):
 
 def test_scatter_rejection_and_bars_encode_the_named_columns(bins):
     summary = bins.groupby(["model", "estimator"], as_index=False).agg(
-        accuracy=("accuracy", "mean"), ace=("confidence", "mean"))
+        accuracy=("accuracy", "mean"), ace=("confidence", "mean")
+    )
     spec = charts.ace_accuracy_scatter(summary).to_dict()
     enc = _layers(spec)[0]["encoding"]
     assert (enc["x"]["field"], enc["y"]["field"]) == ("accuracy", "ace")
@@ -89,29 +107,42 @@ def test_scatter_rejection_and_bars_encode_the_named_columns(bins):
 
 
 def test_band_summary_is_mean_min_max_over_repeats():
-    frame = pd.DataFrame({"model": ["a"] * 4 + ["b"] * 2, "k": [5, 5, 5, 10, 5, 5],
-                          "value": [0.1, 0.4, 0.7, 0.5, 0.2, 0.2]})
+    frame = pd.DataFrame(
+        {
+            "model": ["a"] * 4 + ["b"] * 2,
+            "k": [5, 5, 5, 10, 5, 5],
+            "value": [0.1, 0.4, 0.7, 0.5, 0.2, 0.2],
+        }
+    )
     out = charts.band_summary(frame, x="k", y="value", by=["model"])
     assert out.to_dict("records") == [
         {"model": "a", "k": 5, "mean": pytest.approx(0.4), "lower": 0.1, "upper": 0.7, "n": 3},
         {"model": "a", "k": 10, "mean": 0.5, "lower": 0.5, "upper": 0.5, "n": 1},
-        {"model": "b", "k": 5, "mean": 0.2, "lower": 0.2, "upper": 0.2, "n": 2}]
+        {"model": "b", "k": 5, "mean": 0.2, "lower": 0.2, "upper": 0.2, "n": 2},
+    ]
     spec = charts.metric_band(frame).to_dict()
     band, line = _layers(spec)
-    assert (band["mark"]["type"], band["encoding"]["y"]["field"],
-            band["encoding"]["y2"]["field"]) == ("area", "lower", "upper")
+    assert (
+        band["mark"]["type"],
+        band["encoding"]["y"]["field"],
+        band["encoding"]["y2"]["field"],
+    ) == ("area", "lower", "upper")
     assert line["encoding"]["y"]["field"] == "mean"
 
 
 def test_every_builder_makes_a_valid_vega_lite_spec_that_renders(bins):
     summary = bins.groupby(["model", "estimator"], as_index=False).agg(
-        accuracy=("accuracy", "mean"), ace=("confidence", "mean"))
-    built = [charts.calibration_curve(bins), charts.ace_accuracy_scatter(summary),
-             charts.accuracy_rejection(bins.rename(columns={"confidence": "threshold"})
-                                       .assign(rejected=0.2)),
-             charts.metric_band(pd.DataFrame({"model": "a", "k": [5, 5, 10],
-                                              "value": [0.1, 0.3, 0.2]})),
-             charts.grouped_bars(summary.assign(delta=0.1))]
+        accuracy=("accuracy", "mean"), ace=("confidence", "mean")
+    )
+    built = [
+        charts.calibration_curve(bins),
+        charts.ace_accuracy_scatter(summary),
+        charts.accuracy_rejection(
+            bins.rename(columns={"confidence": "threshold"}).assign(rejected=0.2)
+        ),
+        charts.metric_band(pd.DataFrame({"model": "a", "k": [5, 5, 10], "value": [0.1, 0.3, 0.2]})),
+        charts.grouped_bars(summary.assign(delta=0.1)),
+    ]
     for chart in built:
         spec = chart.to_dict(validate=True)
         svg = rendering.static_svg(spec)
@@ -119,12 +150,17 @@ def test_every_builder_makes_a_valid_vega_lite_spec_that_renders(bins):
 
 
 def test_the_chart_html_holds_the_spec_safely_and_a_static_fallback():
-    spec = {"$schema": alt.SCHEMA_URL, "data": {"values": [{"a": "</script><b>&"}]},
-            "mark": "point", "encoding": {"x": {"field": "a", "type": "nominal"}}}
+    spec = {
+        "$schema": alt.SCHEMA_URL,
+        "data": {"values": [{"a": "</script><b>&"}]},
+        "mark": "point",
+        "encoding": {"x": {"field": "a", "type": "nominal"}},
+    }
     html = rendering.chart_html(spec, svg="<svg>fallback</svg>")
     assert html.startswith('<div class="calib-chart" id="calib-chart-')
-    data = re.search(r'<script type="application/json" class="calib-chart-spec">(.*?)</script>',
-                     html, re.S).group(1)
+    data = re.search(
+        r'<script type="application/json" class="calib-chart-spec">(.*?)</script>', html, re.S
+    ).group(1)
     assert "<" not in data and ">" not in data and "&" not in data
     assert json.loads(data) == spec
     assert '<div class="calib-chart-view"><svg>fallback</svg></div>' in html
@@ -135,10 +171,12 @@ def test_importing_changes_no_renderer_and_enable_registers_the_offline_one(bins
     import subprocess
     import sys
 
-    code = ("import altair as alt; before = alt.renderers.active; "
-            "from calib.report import chart_rendering, charts; "
-            "assert alt.renderers.active == before, alt.renderers.active; "
-            "chart_rendering.enable(); print(alt.renderers.active)")
+    code = (
+        "import altair as alt; before = alt.renderers.active; "
+        "from calib.report import chart_rendering, charts; "
+        "assert alt.renderers.active == before, alt.renderers.active; "
+        "chart_rendering.enable(); print(alt.renderers.active)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == rendering.RENDERER
@@ -174,16 +212,30 @@ def test_charts_do_not_compute_metrics():
 
 
 def _interval_table():
-    rows = [{"model": m, "estimator": e, "n": 180, "ace": 0.1 + 0.01 * i, "ace_low": 0.05,
-             "ace_high": 0.2, "brier": 0.2, "brier_low": 0.15, "brier_high": 0.25}
-            for i, (m, e) in enumerate((m, e) for m in ("a", "b") for e in ("Base", "Margin"))]
+    rows = [
+        {
+            "model": m,
+            "estimator": e,
+            "n": 180,
+            "ace": 0.1 + 0.01 * i,
+            "ace_low": 0.05,
+            "ace_high": 0.2,
+            "brier": 0.2,
+            "brier_low": 0.15,
+            "brier_high": 0.25,
+        }
+        for i, (m, e) in enumerate((m, e) for m in ("a", "b") for e in ("Base", "Margin"))
+    ]
     return pd.DataFrame(rows)
 
 
 def test_interval_chart_shows_each_estimate_with_its_interval():
-    long = charts.intervals_long(_interval_table(), {"ace": ("ace_low", "ace_high"),
-                                                     "brier": ("brier_low", "brier_high")},
-                                 keep=["model", "estimator"], names={"ace": "ACE"})
+    long = charts.intervals_long(
+        _interval_table(),
+        {"ace": ("ace_low", "ace_high"), "brier": ("brier_low", "brier_high")},
+        keep=["model", "estimator"],
+        names={"ace": "ACE"},
+    )
     assert list(long.columns) == ["model", "estimator", "metric", "n", "value", "low", "high"]
     assert long["metric"].tolist() == ["ACE"] * 4 + ["brier"] * 4
     spec = charts.interval_chart(long).to_dict(validate=True)
@@ -192,7 +244,14 @@ def test_interval_chart_shows_each_estimate_with_its_interval():
     assert (rule["encoding"]["x"]["field"], rule["encoding"]["x2"]["field"]) == ("low", "high")
     assert point["encoding"]["y"]["sort"] == ["Base", "Margin"]
     assert [t["field"] for t in point["encoding"]["tooltip"]] == [
-        "model", "estimator", "metric", "value", "low", "high", "n"]
+        "model",
+        "estimator",
+        "metric",
+        "value",
+        "low",
+        "high",
+        "n",
+    ]
     assert rendering.static_svg(spec).lstrip().startswith("<svg")
 
 
@@ -201,32 +260,47 @@ def test_every_mark_has_a_tooltip_with_the_interval_and_n_and_a_legend_selects_a
     specs = {
         "curve": charts.calibration_curve(bins).to_dict(),
         "scatter": charts.ace_accuracy_scatter(table).to_dict(),
-        "bars": charts.grouped_bars(table.assign(delta=0.1, lo=0.0, hi=0.2), lower="lo",
-                                    upper="hi").to_dict(),
-        "band": charts.metric_band(pd.DataFrame({"model": "a", "k": [5, 5, 10],
-                                                 "value": [0.1, 0.3, 0.2]})).to_dict(),
+        "bars": charts.grouped_bars(
+            table.assign(delta=0.1, lo=0.0, hi=0.2), lower="lo", upper="hi"
+        ).to_dict(),
+        "band": charts.metric_band(
+            pd.DataFrame({"model": "a", "k": [5, 5, 10], "value": [0.1, 0.3, 0.2]})
+        ).to_dict(),
     }
     for name, spec in specs.items():
-        marks = [layer for layer in _layers(spec)
-                 if layer["mark"]["type"] in ("line", "point", "bar", "area")]
+        marks = [
+            layer
+            for layer in _layers(spec)
+            if layer["mark"]["type"] in ("line", "point", "bar", "area")
+        ]
         assert marks, name
         for layer in marks:
             assert layer["encoding"].get("tooltip"), (name, layer["mark"])
         params = _params(spec)
         assert any(p.get("bind") == "legend" for p in params), name
-    specs["intervals"] = charts.interval_chart(charts.intervals_long(
-        table, {"ace": ("ace_low", "ace_high")}, keep=["model", "estimator"])).to_dict()
+    specs["intervals"] = charts.interval_chart(
+        charts.intervals_long(table, {"ace": ("ace_low", "ace_high")}, keep=["model", "estimator"])
+    ).to_dict()
     import vl_convert as vlc
 
     for name, spec in specs.items():  # the legend Vega draws is the one bound to the selection
         vega = vlc.vegalite_to_vega(spec, vl_version=rendering._vl_version())
-        legends = vega.get("legends") or [leg for mark in vega.get("marks", [])
-                                          for leg in mark.get("legends", [])]
-        assert legends and all(leg["encode"]["symbols"].get("interactive")
-                               for leg in legends), name
+        legends = vega.get("legends") or [
+            leg for mark in vega.get("marks", []) for leg in mark.get("legends", [])
+        ]
+        assert legends and all(leg["encode"]["symbols"].get("interactive") for leg in legends), name
     fields = [t["field"] for t in _layers(specs["scatter"])[0]["encoding"]["tooltip"]]
-    assert fields == ["model", "estimator", "accuracy", "ace", "accuracy_low", "accuracy_high",
-                      "ace_low", "ace_high", "n"]
+    assert fields == [
+        "model",
+        "estimator",
+        "accuracy",
+        "ace",
+        "accuracy_low",
+        "accuracy_high",
+        "ace_low",
+        "ace_high",
+        "n",
+    ]
     zoom = [p for p in _params(specs["curve"]) if p.get("bind") == "scales"]
     assert zoom and zoom[0]["select"]["type"] == "interval"
 
@@ -241,8 +315,11 @@ def _diagram_frames():
     for m in ("m1", "m2", "m3"):
         for e in ("Base", "Margin"):
             c = rng.random(120)
-            rows.append(pd.DataFrame({"model": m, "estimator": e, "confidence": c,
-                                      "correct": rng.random(120) < c}))
+            rows.append(
+                pd.DataFrame(
+                    {"model": m, "estimator": e, "confidence": c, "correct": rng.random(120) < c}
+                )
+            )
     return reliability_diagram(pd.concat(rows, ignore_index=True), n_bins=10)
 
 
@@ -262,19 +339,32 @@ def test_reliability_diagram_draws_curve_intervals_diagonal_and_histogram():
     assert len(views) == 6  # per model: curve over histogram
     curve, hist = views[0], views[1]
     assert curve["title"] == "m1"
-    marks = [layer["mark"]["type"] if isinstance(layer["mark"], dict) else layer["mark"]
-             for layer in curve["layer"]]
+    marks = [
+        layer["mark"]["type"] if isinstance(layer["mark"], dict) else layer["mark"]
+        for layer in curve["layer"]
+    ]
     assert marks == ["rule", "line", "rule"]  # interval bars, curve, diagonal
     bars, line = curve["layer"][0], curve["layer"][1]
     assert (bars["encoding"]["y"]["field"], bars["encoding"]["y2"]["field"]) == (
-        "accuracy_low", "accuracy_high")
+        "accuracy_low",
+        "accuracy_high",
+    )
     assert line["encoding"]["x"]["field"] == "mean_confidence"
     assert [t["field"] for t in line["encoding"]["tooltip"]] == [
-        "model", "estimator", "mean_confidence", "accuracy", "accuracy_low", "accuracy_high",
-        "count"]
+        "model",
+        "estimator",
+        "mean_confidence",
+        "accuracy",
+        "accuracy_low",
+        "accuracy_high",
+        "count",
+    ]
     assert hist["mark"]["type"] == "bar"
-    assert (hist["encoding"]["x"]["field"], hist["encoding"]["x2"]["field"],
-            hist["encoding"]["y"]["field"]) == ("lower", "upper", "count")
+    assert (
+        hist["encoding"]["x"]["field"],
+        hist["encoding"]["x2"]["field"],
+        hist["encoding"]["y"]["field"],
+    ) == ("lower", "upper", "count")
     assert "count" in [t["field"] for t in hist["encoding"]["tooltip"]]
     # each histogram holds its model's rows only, and the counts sum to n per estimator
     rows = spec["datasets"][hist["data"]["name"]]
@@ -291,9 +381,12 @@ def test_reliability_diagram_draws_curve_intervals_diagonal_and_histogram():
 
 def test_reliability_diagram_variants():
     d = _diagram_frames()
-    one = charts.reliability_diagram(d.curve[d.curve.model == "m1"],
-                                     d.histogram[d.histogram.model == "m1"], facet=None,
-                                     title="t").to_dict(validate=True)
+    one = charts.reliability_diagram(
+        d.curve[d.curve.model == "m1"],
+        d.histogram[d.histogram.model == "m1"],
+        facet=None,
+        title="t",
+    ).to_dict(validate=True)
     assert "vconcat" in one and one["title"] == "t"
     plain = charts.reliability_diagram(d.curve, d.histogram, lower=None, upper=None).to_dict()
     assert [layer["mark"]["type"] for layer in _views(plain)[0]["layer"]] == ["line", "rule"]

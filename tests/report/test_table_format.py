@@ -11,16 +11,34 @@ import pandas as pd
 import pytest
 
 from calib.report import table_format
-from calib.report.table_format import (REPORTED_LABEL, format_interval, format_number, html_table,
-                                 reported_table, with_intervals)
+from calib.report.table_format import (
+    REPORTED_LABEL,
+    format_interval,
+    format_number,
+    html_table,
+    reported_table,
+    with_intervals,
+)
 
 
-@pytest.mark.parametrize("value, digits, text", [
-    (0.12345, 3, "0.123"), (0.1235, 2, "0.12"), (2, 3, "2"), (np.int64(7), 3, "7"),
-    (np.float32(0.5), 1, "0.5"), (float("nan"), 3, "–"), (None, 3, "–"), (pd.NA, 3, "–"),
-    (-0.0001, 3, "0.000"), (0.125, None, "0.125"), (math.inf, 3, "∞"), ("text", 3, "text"),
-    (True, 3, "True"),
-])
+@pytest.mark.parametrize(
+    "value, digits, text",
+    [
+        (0.12345, 3, "0.123"),
+        (0.1235, 2, "0.12"),
+        (2, 3, "2"),
+        (np.int64(7), 3, "7"),
+        (np.float32(0.5), 1, "0.5"),
+        (float("nan"), 3, "–"),
+        (None, 3, "–"),
+        (pd.NA, 3, "–"),
+        (-0.0001, 3, "0.000"),
+        (0.125, None, "0.125"),
+        (math.inf, 3, "∞"),
+        ("text", 3, "text"),
+        (True, 3, "True"),
+    ],
+)
 def test_format_number(value, digits, text):
     assert format_number(value, digits) == text
 
@@ -35,8 +53,9 @@ def test_format_interval():
 
 
 def test_with_intervals_merges_and_drops_the_bounds():
-    frame = pd.DataFrame({"model": ["a"], "ACE": [0.2], "ACE_lo": [0.1], "ACE_hi": [0.3],
-                          "Brier": [0.25]})
+    frame = pd.DataFrame(
+        {"model": ["a"], "ACE": [0.2], "ACE_lo": [0.1], "ACE_hi": [0.3], "Brier": [0.25]}
+    )
     out = with_intervals(frame, {"ACE": ("ACE_lo", "ACE_hi")})
     assert list(out.columns) == ["model", "ACE", "Brier"]
     assert out.loc[0, "ACE"] == "0.200 [0.100, 0.300]"
@@ -50,22 +69,32 @@ def _cells(html: str, tag: str) -> list[str]:
 
 
 def test_html_table_is_a_real_escaped_table_with_numbers_right_aligned():
-    frame = pd.DataFrame({"model": ["<b>x</b>", "y"], "ACE": [0.12345, np.nan],
-                          "n": [10, 20], "ok": [True, False]})
+    frame = pd.DataFrame(
+        {"model": ["<b>x</b>", "y"], "ACE": [0.12345, np.nan], "n": [10, 20], "ok": [True, False]}
+    )
     table = html_table(frame, caption="ACE & co", digits={"ACE": 2}, note="a note")
     html = table._repr_html_()
     assert html == table.to_html() == str(table)
     assert '<table class="calib-table">' in html and "<caption>ACE &amp; co</caption>" in html
     assert _cells(html, "th") == ["model", "ACE", "n", "ok"]
-    assert _cells(html, "td") == ["&lt;b&gt;x&lt;/b&gt;", "0.12", "10", "True",
-                                  "y", "–", "20", "False"]
+    assert _cells(html, "td") == [
+        "&lt;b&gt;x&lt;/b&gt;",
+        "0.12",
+        "10",
+        "True",
+        "y",
+        "–",
+        "20",
+        "False",
+    ]
     assert html.count('class="num"') == 2 + 4  # two numeric headers, four numeric cells
     assert '<p class="calib-table-note">a note</p>' in html
 
 
 def test_html_table_with_intervals_and_index():
-    frame = pd.DataFrame({"acc": [0.5], "lo": [0.4], "hi": [0.6]},
-                         index=pd.Index(["m"], name="model"))
+    frame = pd.DataFrame(
+        {"acc": [0.5], "lo": [0.4], "hi": [0.6]}, index=pd.Index(["m"], name="model")
+    )
     html = html_table(frame, intervals={"acc": ("lo", "hi")}, index=True).html
     assert _cells(html, "th") == ["model", "acc"]
     assert _cells(html, "td") == ["m", "0.500 [0.400, 0.600]"]
@@ -73,11 +102,17 @@ def test_html_table_with_intervals_and_index():
 
 def test_reported_table_is_labelled_with_its_source_and_keeps_values_as_given():
     frame = pd.DataFrame({"model": ["gemma-3-270m"], "ace": [0.1234567]})
-    frame.attrs.update({"table": "Table 1", "caption": "ACE per model",
-                        "paper": {"citation": "Kissling et al. (2026)"}})
+    frame.attrs.update(
+        {
+            "table": "Table 1",
+            "caption": "ACE per model",
+            "paper": {"citation": "Kissling et al. (2026)"},
+        }
+    )
     html = reported_table(frame).html
-    assert f'<p class="calib-table-label">{REPORTED_LABEL} (Table 1, Kissling et al. (2026))' \
-        in html
+    assert (
+        f'<p class="calib-table-label">{REPORTED_LABEL} (Table 1, Kissling et al. (2026))' in html
+    )
     assert '<table class="calib-table calib-reported">' in html
     assert "<caption>ACE per model</caption>" in html
     assert "0.1234567" in html  # as printed, not rounded

@@ -13,10 +13,21 @@ TEMPLATES = ["paraphrase-0", "paraphrase-4", "certainly"]
 def continuation_query() -> Query:
     """A FACTOR-like query: a long shared prefix and four completions."""
     prefix = "The committee met on Tuesday to discuss the budget for the coming year. "
-    completions = ["It approved the plan.", "It rejected the plan.",
-                   "It postponed the decision until May.", "Nobody came."]
-    return Query("factor-test", "news", "0", "factor", tuple(completions),
-                 tuple(continuation_statement(prefix, c) for c in completions), 0)
+    completions = [
+        "It approved the plan.",
+        "It rejected the plan.",
+        "It postponed the decision until May.",
+        "Nobody came.",
+    ]
+    return Query(
+        "factor-test",
+        "news",
+        "0",
+        "factor",
+        tuple(completions),
+        tuple(continuation_statement(prefix, c) for c in completions),
+        0,
+    )
 
 
 def queries(small_bear):

@@ -30,7 +30,8 @@ def test_hand_example_minimum_and_plans(monkeypatch):
     assert (acc.forwarded, acc.padding, acc.passes, acc.ratio) == (6, 0, 4, 1.0)
     # padded, at most 2% padding per pass: 2 padded positions of 6 + 2 tokens is too many
     assert account(plan_clm(_hand(), budget=8, pad=True)) == acc.__class__(
-        8, True, 6, 22, 6, 6, 0, 4)
+        8, True, 6, 22, 6, 6, 0, 4
+    )
     # with up to half padded: both prefixes in one pass 3 wide, both continuations in one pass
     monkeypatch.setattr("calib.scoring.batching.MAX_PADDING_SHARE", 0.5)
     padded = account(plan_clm(_hand(), budget=8, pad=True))
@@ -48,8 +49,12 @@ def test_plan_covers_every_statement_once_within_budget(pad, budget):
     groups = []
     for _ in range(60):
         stem = [0, *rng.integers(1, 9, rng.integers(0, 6))]
-        groups.append([np.asarray(stem + list(rng.integers(1, 9, rng.integers(1, 5))))
-                       for _ in range(rng.integers(1, 7))])
+        groups.append(
+            [
+                np.asarray(stem + list(rng.integers(1, 9, rng.integers(1, 5))))
+                for _ in range(rng.integers(1, 7))
+            ]
+        )
     plan = plan_clm(groups, budget, pad)
     n = sum(len(g) for g in groups)
     stmts = np.concatenate([pp.statements for pp in plan.passes])
@@ -67,9 +72,10 @@ def test_plan_covers_every_statement_once_within_budget(pad, budget):
         assert set(plan.prefix_of[pp.statements].tolist()) == set(pp.prefixes.tolist())
         for cp in pp.continuations:
             assert cp.width == cont[cp.rows].max()
-            assert len(cp.rows) == 1 or (len(cp.rows) * cp.width <= budget
-                                         and len(cp.rows) * (pp.width + cp.width)
-                                         <= KV_FACTOR * budget)
+            assert len(cp.rows) == 1 or (
+                len(cp.rows) * cp.width <= budget
+                and len(cp.rows) * (pp.width + cp.width) <= KV_FACTOR * budget
+            )
             assert pad or len(set(cont[cp.rows].tolist())) == 1
             assert set(plan.prefix_of[cp.rows].tolist()) <= set(pp.prefixes.tolist())
     acc = account(plan)
@@ -94,8 +100,10 @@ def test_hand_example_scores_equal_the_reference(share, tiny_models, monkeypatch
     from calib.scoring.reference import clm_reference
 
     model = tiny_models["tiny-gpt2"].model
-    groups = [[Encoded(ids, np.arange(1, len(ids)), ("template",) * (len(ids) - 1))
-               for ids in g] for g in _hand()]
+    groups = [
+        [Encoded(ids, np.arange(1, len(ids)), ("template",) * (len(ids) - 1)) for ids in g]
+        for g in _hand()
+    ]
     for budget, pad in ((1, False), (4, False), (8, True), (1 << 20, True)):
         got = clm_score(model, groups, token_budget=budget, pad=pad)
         for encs, values in zip(groups, got):

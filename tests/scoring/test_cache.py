@@ -32,15 +32,17 @@ def test_table_schema_and_order(tiny_models, qs, cache):
     assert list(scores.columns) == list(SCORE_COLUMNS)
     assert len(scores) == sum(len(q.statements) for q in qs)
     first = qs[0]
-    head = scores.iloc[:len(first.statements)]
+    head = scores.iloc[: len(first.statements)]
     assert (head["instance"] == first.instance).all()
     assert head["option"].tolist() == list(range(len(first.statements)))
     assert head["answer"].tolist() == list(first.answers)
     assert (head["answer_idx"] == first.answer_idx).all()
-    assert all(len(lp) == len(r) for lp, r in zip(scores["token_logprobs"],
-                                                   scores["token_roles"]))
-    assert set(np.concatenate(scores["token_roles"].to_numpy())) <= {"subject", "object",
-                                                                     "template"}
+    assert all(len(lp) == len(r) for lp, r in zip(scores["token_logprobs"], scores["token_roles"]))
+    assert set(np.concatenate(scores["token_roles"].to_numpy())) <= {
+        "subject",
+        "object",
+        "template",
+    }
 
 
 def test_second_call_reads_cache_without_model(tiny_models, qs, cache, monkeypatch):
@@ -63,8 +65,9 @@ def test_chunks_with_the_old_index_column_name_are_read(tiny_models, qs, cache, 
     assert chunks
     for path in chunks:
         table = pq.read_table(path)
-        old = table.rename_columns(["correct" if n == "answer_idx" else n
-                                    for n in table.column_names])
+        old = table.rename_columns(
+            ["correct" if n == "answer_idx" else n for n in table.column_names]
+        )
         pq.write_table(old.replace_schema_metadata(table.schema.metadata), path)
     monkeypatch.setattr(run, "load_model", _no_model)
     again = run.score_queries("tiny-gpt2", qs, cache_dir=cache, progress=False)
@@ -72,8 +75,7 @@ def test_chunks_with_the_old_index_column_name_are_read(tiny_models, qs, cache, 
 
 
 def test_resume_after_crash(tiny_models, qs, cache, monkeypatch):
-    full = run.score_queries(tiny_models["tiny-gpt2"], qs, cache_dir=cache / "ref",
-                             progress=False)
+    full = run.score_queries(tiny_models["tiny-gpt2"], qs, cache_dir=cache / "ref", progress=False)
     calls = {"n": 0}
     real = chunking.score_chunk
 
@@ -85,18 +87,21 @@ def test_resume_after_crash(tiny_models, qs, cache, monkeypatch):
 
     monkeypatch.setattr(chunking, "score_chunk", crash_on_third)
     with pytest.raises(KeyboardInterrupt):
-        run.score_queries("tiny-gpt2", qs, cache_dir=cache, chunk_statements=100,
-                          progress=False)
+        run.score_queries("tiny-gpt2", qs, cache_dir=cache, chunk_statements=100, progress=False)
     stored, missing = _store(cache, qs).lookup(qs)
     assert 0 < len(missing) < len(qs)
     done = {q.key[1:] for q in qs} - {q.key[1:] for q in missing}
     assert len(stored) == sum(len(q.statements) for q in qs if q.key[1:] in done)
 
     scored = []
-    monkeypatch.setattr(chunking, "score_chunk",
-                        lambda lm, chunk, *a, **k: scored.extend(chunk) or real(lm, chunk, *a, **k))
-    resumed = run.score_queries("tiny-gpt2", qs, cache_dir=cache, chunk_statements=100,
-                                progress=False)
+    monkeypatch.setattr(
+        chunking,
+        "score_chunk",
+        lambda lm, chunk, *a, **k: scored.extend(chunk) or real(lm, chunk, *a, **k),
+    )
+    resumed = run.score_queries(
+        "tiny-gpt2", qs, cache_dir=cache, chunk_statements=100, progress=False
+    )
     assert {q.key for q in scored} == {q.key for q in missing}
     assert not resumed.duplicated(KEYS).any()
     _assert_same_scores(resumed, full)
@@ -104,16 +109,18 @@ def test_resume_after_crash(tiny_models, qs, cache, monkeypatch):
 
 
 def test_corrupted_chunk_is_rescored(tiny_models, qs, cache, monkeypatch):
-    full = run.score_queries("tiny-gpt2", qs, cache_dir=cache, chunk_statements=150,
-                             progress=False)
+    full = run.score_queries("tiny-gpt2", qs, cache_dir=cache, chunk_statements=150, progress=False)
     chunks = _store(cache, qs).chunks()
     assert len(chunks) > 1
     victim = chunks[0]
     victim.write_bytes(victim.read_bytes()[: victim.stat().st_size // 2])  # truncated
     scored = []
     real = chunking.score_chunk
-    monkeypatch.setattr(chunking, "score_chunk",
-                        lambda lm, chunk, *a, **k: scored.extend(chunk) or real(lm, chunk, *a, **k))
+    monkeypatch.setattr(
+        chunking,
+        "score_chunk",
+        lambda lm, chunk, *a, **k: scored.extend(chunk) or real(lm, chunk, *a, **k),
+    )
     again = run.score_queries("tiny-gpt2", qs, cache_dir=cache, progress=False)
     assert 0 < len(scored) < len(qs)
     assert victim.with_suffix(".corrupt").exists() and not victim.exists()
@@ -127,8 +134,9 @@ def test_changed_template_text_is_rescored(tiny_models, small_bear, cache, monke
     run.score_queries("tiny-gpt2", qs, cache_dir=cache, progress=False)
     rel = small_bear.relations["P19"]
     changed = dict(rel.templates, **{"paraphrase-0": "[X] came into the world in [Y]."})
-    bear2 = replace(small_bear, relations={**small_bear.relations,
-                                           "P19": replace(rel, templates=changed)})
+    bear2 = replace(
+        small_bear, relations={**small_bear.relations, "P19": replace(rel, templates=changed)}
+    )
     qs2 = bear_queries(bear2, ["paraphrase-0"])
     stored, missing = _store(cache, qs2).lookup(qs2)
     assert {q.relation for q in missing} == {"P19"}
@@ -154,8 +162,9 @@ def _assert_same_scores(a, b):
 
 def test_start_token_rule_and_version_are_part_of_the_key(tiny_models, qs, cache):
     single = run.score_store("tiny-llama", qs[0].dataset, cache_dir=cache).folder
-    doubled = run.score_store("tiny-llama", qs[0].dataset, cache_dir=cache,
-                              start_token="lm-pub-quiz-0.3.3").folder
+    doubled = run.score_store(
+        "tiny-llama", qs[0].dataset, cache_dir=cache, start_token="lm-pub-quiz-0.3.3"
+    ).folder
     assert single != doubled
     assert run.scoring_options("tiny-llama", None, None)["version"] == run.SCORER_VERSION != "1"
     with pytest.raises(ValueError, match="unknown start_token"):
@@ -167,6 +176,7 @@ def test_lm_pub_quiz_start_tokens_with_right_padding_score_as_single(tiny_models
     stored apart."""
     lm = tiny_models["tiny-llama"]
     a = run.score_queries(lm, qs[:4], cache_dir=cache, progress=False)
-    b = run.score_queries(lm, qs[:4], cache_dir=cache, progress=False,
-                          start_token="lm-pub-quiz-0.3.3")
+    b = run.score_queries(
+        lm, qs[:4], cache_dir=cache, progress=False, start_token="lm-pub-quiz-0.3.3"
+    )
     _assert_same_scores(a, b)

@@ -84,10 +84,18 @@ def test_gemma3_sliding_window_model(tiny_models, small_bear):
     from transformers import AutoModelForCausalLM, Gemma3TextConfig
 
     tok = tiny_models["tiny-llama"].tokenizer
-    cfg = Gemma3TextConfig(vocab_size=len(tok), hidden_size=32, intermediate_size=64,
-                           num_hidden_layers=4, num_attention_heads=2, num_key_value_heads=1,
-                           head_dim=16, sliding_window=8, max_position_embeddings=256,
-                           layer_types=["sliding_attention", "full_attention"] * 2)
+    cfg = Gemma3TextConfig(
+        vocab_size=len(tok),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=4,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        head_dim=16,
+        sliding_window=8,
+        max_position_embeddings=256,
+        layer_types=["sliding_attention", "full_attention"] * 2,
+    )
     torch.manual_seed(0)
     model = AutoModelForCausalLM.from_config(cfg).eval()
     from calib.scoring.encoding import encode_clm

@@ -40,16 +40,23 @@ def _subject(bear, q):
 
 def _evaluator(lm, tokenizer=None, **kw):
     kind = "CLM" if lm.objective == "clm" else "MLM"
-    return lpq.Evaluator.from_model(lm.model, model_type=kind, tokenizer=tokenizer or lm.tokenizer,
-                                    device="cpu", **kw)
+    return lpq.Evaluator.from_model(
+        lm.model, model_type=kind, tokenizer=tokenizer or lm.tokenizer, device="cpu", **kw
+    )
 
 
 def _their_sums(ev, bear, queries):
     """lm-pub-quiz's sentence scores (sum over the scored tokens), per query and option."""
-    return [ev.evaluate_instance(template=bear.relations[q.relation].templates[q.template],
-                                 answers=list(q.answers), subject=_subject(bear, q),
-                                 reduction="sum", batch_size=64)
-            for q in queries]
+    return [
+        ev.evaluate_instance(
+            template=bear.relations[q.relation].templates[q.template],
+            answers=list(q.answers),
+            subject=_subject(bear, q),
+            reduction="sum",
+            batch_size=64,
+        )
+        for q in queries
+    ]
 
 
 def test_every_bear_template_fills_as_lm_pub_quiz(bear):
@@ -66,10 +73,13 @@ def test_every_bear_template_fills_as_lm_pub_quiz(bear):
                 for answer in rel.answer_labels:
                     ours = fill_template(template, subject, answer)
                     text, spans = templater.replace_placeholders(
-                        template=template, subject=subject, answer=answer)
+                        template=template, subject=subject, answer=answer
+                    )
                     assert ours.text == text
                     assert {r: [(a, b)] for r, a, b in ours.spans} == {
-                        "subject": spans["subject"], "object": spans["answer"]}
+                        "subject": spans["subject"],
+                        "object": spans["answer"],
+                    }
                     changed += text != template.replace("[X]", subject).replace("[Y]", answer)
     assert changed > 1000  # the capitalisation is exercised, not only matched trivially
 
@@ -81,16 +91,19 @@ def test_scores_equal_lm_pub_quiz(name, tiny_models, small_bear, lower_case_bear
     lm-pub-quiz's start token is the single one calib uses."""
     lm = tiny_models[name]
     ev = _evaluator(lm, **({"pll_metric": "within_word_l2r"} if lm.objective == "mlm" else {}))
-    cases = [(lower_case_bear, bear_queries(lower_case_bear, LOWER_TEMPLATES)),
-             (small_bear, bear_queries(small_bear, ["paraphrase-0", "certainly"])[::2])]
+    cases = [
+        (lower_case_bear, bear_queries(lower_case_bear, LOWER_TEMPLATES)),
+        (small_bear, bear_queries(small_bear, ["paraphrase-0", "certainly"])[::2]),
+    ]
     n, worst = 0, 0.0
     for part, queries in cases:
         groups = encode(lm, queries)
         if lm.objective == "clm":
             ours = clm_score(lm.model, groups)
         else:
-            ours = mlm_score(lm.model, groups, lm.tokenizer.mask_token_id,
-                             lm.tokenizer.pad_token_id)
+            ours = mlm_score(
+                lm.model, groups, lm.tokenizer.mask_token_id, lm.tokenizer.pad_token_id
+            )
         for mine, theirs in zip(ours, _their_sums(ev, part, queries)):
             assert len(mine) == len(theirs)
             for a, b in zip(mine, theirs):
@@ -119,6 +132,7 @@ def test_lm_pub_quiz_start_tokens_reproduced(side, tiny_models, small_bear):
         lengths = [len(e.ids) for e in encode(lm, [q])[0]]
         counts.append(start_token_count(encs[0], tok.bos_token_id))
         assert counts[-1] == (2 if side == "left" and lengths[0] < max(lengths) else 1)
-        np.testing.assert_allclose([s.sum() for s in clm_score(lm.model, [encs])[0]], theirs,
-                                   atol=1e-4)
+        np.testing.assert_allclose(
+            [s.sum() for s in clm_score(lm.model, [encs])[0]], theirs, atol=1e-4
+        )
     assert set(counts) == ({1, 2} if side == "left" else {1})

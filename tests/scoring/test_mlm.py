@@ -13,8 +13,12 @@ MLMS = ["tiny-bert", "tiny-roberta"]
 
 def test_within_word_masking_positions():
     # [CLS] Pe ##t ##ra was [SEP]: words 0 0 0 1, specials -1
-    enc = Encoded(ids=np.arange(6), targets=np.arange(1, 5), roles=("subject",) * 3 + ("template",),
-                  words=np.asarray([-1, 0, 0, 0, 1, -1]))
+    enc = Encoded(
+        ids=np.arange(6),
+        targets=np.arange(1, 5),
+        roles=("subject",) * 3 + ("template",),
+        words=np.asarray([-1, 0, 0, 0, 1, -1]),
+    )
     assert mlm_masked_positions(enc, 1).tolist() == [1, 2, 3]
     assert mlm_masked_positions(enc, 2).tolist() == [2, 3]
     assert mlm_masked_positions(enc, 3).tolist() == [3]
@@ -46,8 +50,9 @@ def test_invariant_to_batch_size_and_order(name, tiny_models, small_bear):
     np.testing.assert_allclose(padded, big, atol=1e-4)
     np.testing.assert_allclose(small, big, atol=1e-4)
     rev = [list(reversed(g)) for g in reversed(groups)]
-    got = sentence_totals([list(reversed(g)) for g in reversed(mlm_score(lm.model, rev, mask,
-                                                                           pad))])
+    got = sentence_totals(
+        [list(reversed(g)) for g in reversed(mlm_score(lm.model, rev, mask, pad))]
+    )
     np.testing.assert_allclose(got, big, atol=1e-4)
 
 

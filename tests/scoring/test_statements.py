@@ -1,7 +1,6 @@
 import pytest
 
-from calib.scoring.statements import (bear_queries, common_prefix_length, fill_template,
-                                      token_roles)
+from calib.scoring.statements import bear_queries, common_prefix_length, fill_template, token_roles
 
 
 def test_fill_template_subject_first():
@@ -24,8 +23,10 @@ def test_fill_template_capitalises_the_first_character_only():
     assert st.text == "Mountain states is located in the United States."
     spans = {role: st.text[a:b] for role, a, b in st.spans}
     assert spans == {"subject": "Mountain states", "object": "the United States"}
-    assert fill_template("[Y] is the rank of [X].", "duiker", "species").text == \
-        "Species is the rank of duiker."
+    assert (
+        fill_template("[Y] is the rank of [X].", "duiker", "species").text
+        == "Species is the rank of duiker."
+    )
     assert fill_template(" [X] [Y]", "a", "b").text == " a b"  # no strip, no space handling
 
 
@@ -45,8 +46,14 @@ def test_token_roles_by_overlap():
     # "Ada was born in Paris." with tokens Ada| was| born| in| Paris|.
     offsets = [(0, 3), (3, 7), (7, 12), (12, 15), (15, 21), (21, 22)]
     spans = (("subject", 0, 3), ("object", 16, 21))
-    assert token_roles(offsets, spans) == ["subject", "template", "template", "template",
-                                           "object", "template"]
+    assert token_roles(offsets, spans) == [
+        "subject",
+        "template",
+        "template",
+        "template",
+        "object",
+        "template",
+    ]
 
 
 def test_common_prefix_length():
@@ -62,8 +69,7 @@ def test_bear_queries_cover_answer_space(small_bear):
         rel = small_bear.relations[q.relation]
         assert q.answers == rel.answer_labels
         assert len(q.statements) == rel.n_options
-        row = small_bear.instances.set_index(["relation", "instance"]).loc[(q.relation,
-                                                                            q.instance)]
+        row = small_bear.instances.set_index(["relation", "instance"]).loc[(q.relation, q.instance)]
         assert q.answer_idx == row["answer_idx"]
         assert q.answers[q.answer_idx] == row["obj_label"]
         assert row["sub_label"] in q.statements[0].text

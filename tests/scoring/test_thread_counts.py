@@ -27,14 +27,30 @@ UNIT = ["model", "relation", "instance", "template"]
 
 
 def _run_worker(threads: int, cache: Path, out: Path, stored: Path | None = None) -> dict:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), str(HERE)]),
-               OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads),
-               HF_HUB_OFFLINE="1", TRANSFORMERS_VERBOSITY="error",
-               HF_HUB_DISABLE_PROGRESS_BARS="1")
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join([str(REPO), str(HERE)]),
+        OMP_NUM_THREADS=str(threads),
+        MKL_NUM_THREADS=str(threads),
+        HF_HUB_OFFLINE="1",
+        TRANSFORMERS_VERBOSITY="error",
+        HF_HUB_DISABLE_PROGRESS_BARS="1",
+    )
     # 600 s only bounds a hang (the work is seconds of tiny-model scoring)
-    done = subprocess.run([sys.executable, str(HERE / "thread_worker.py"), str(threads),
-                           str(cache), str(out), *([str(stored)] if stored else [])],
-                          env=env, capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(HERE / "thread_worker.py"),
+            str(threads),
+            str(cache),
+            str(out),
+            *([str(stored)] if stored else []),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(Path(f"{out}.json").read_text())
 
@@ -50,13 +66,18 @@ def runs(tmp_path_factory, tiny_models, _session_cache):
     for t in (1, 2):
         caches[t] = root / f"cache-{t}"
         for m in thread_worker.MODELS:
-            shutil.copytree(_session_cache / "models" / f"{m}-{TINY_VERSION}",
-                            caches[t] / "models" / f"{m}-{TINY_VERSION}")
+            shutil.copytree(
+                _session_cache / "models" / f"{m}-{TINY_VERSION}",
+                caches[t] / "models" / f"{m}-{TINY_VERSION}",
+            )
     one = _run_worker(1, caches[1], root / "one")
     two = _run_worker(2, caches[2], root / "two", stored=caches[1])
-    return {"info": {1: one, 2: two},
-            1: pd.read_parquet(root / "one.parquet"), 2: pd.read_parquet(root / "two.parquet"),
-            "2 read 1": pd.read_parquet(root / "two-stored.parquet")}
+    return {
+        "info": {1: one, 2: two},
+        1: pd.read_parquet(root / "one.parquet"),
+        2: pd.read_parquet(root / "two.parquet"),
+        "2 read 1": pd.read_parquet(root / "two-stored.parquet"),
+    }
 
 
 def test_the_workers_ran_with_the_thread_counts_asked_for(runs):
@@ -78,7 +99,8 @@ def near_ties(sent: pd.DataFrame, delta: float) -> set:
     """The (model, relation, instance) with a template whose two best options' sentence
     scores lie within ``2 * delta``: there, rounding may pick the other one."""
     top2 = sent.groupby(UNIT)["score"].apply(
-        lambda s: np.inf if len(s) < 2 else float(np.diff(np.sort(s.to_numpy())[-2:])[0]))
+        lambda s: np.inf if len(s) < 2 else float(np.diff(np.sort(s.to_numpy())[-2:])[0])
+    )
     return {k[:3] for k, gap in top2.items() if gap <= 2 * delta}
 
 
@@ -93,8 +115,7 @@ def test_predictions_and_derived_tables_are_equal(runs):
     ties = near_ties(one, delta) | near_ties(two, delta)
     est1, est2 = all_estimates(one), all_estimates(two)
     assert est1[["estimator", *UNIT[:3]]].equals(est2[["estimator", *UNIT[:3]]])
-    clear = pd.Series([k not in ties for k in zip(*(est1[c] for c in UNIT[:3]))],
-                      index=est1.index)
+    clear = pd.Series([k not in ties for k in zip(*(est1[c] for c in UNIT[:3]))], index=est1.index)
     assert clear.mean() > 0.5, f"{len(ties)} near-ties: the sample says little"
     exact = [c for c in est1.columns if c != "confidence"]
     pd.testing.assert_frame_equal(est1.loc[clear, exact], est2.loc[clear, exact])
@@ -103,8 +124,10 @@ def test_predictions_and_derived_tables_are_equal(runs):
     # (Consistency counts agreeing templates: it may jump at a near-tie, excluded here too)
     n = int(runs[1].groupby(UNIT)["option"].size().max())
     bound = 2 * (1 + np.log(n)) * delta
-    diff = np.abs(est1.loc[clear, "confidence"].to_numpy(float)
-                  - est2.loc[clear, "confidence"].to_numpy(float))
+    diff = np.abs(
+        est1.loc[clear, "confidence"].to_numpy(float)
+        - est2.loc[clear, "confidence"].to_numpy(float)
+    )
     assert diff.max() <= bound + 1e-12, (diff.max(), bound)
 
 
@@ -113,7 +136,9 @@ def test_one_store_serves_both_thread_counts(runs):
     assert info[1]["stores"] == info[2]["stores"] == info[2]["stored_stores"]
     # read back by the 2-thread process, without a model: the 1-thread run's values exactly
     got, want = runs["2 read 1"], runs[1]
-    pd.testing.assert_frame_equal(got.drop(columns=["token_logprobs", "token_roles"]),
-                                  want.drop(columns=["token_logprobs", "token_roles"]))
+    pd.testing.assert_frame_equal(
+        got.drop(columns=["token_logprobs", "token_roles"]),
+        want.drop(columns=["token_logprobs", "token_roles"]),
+    )
     for a, b in zip(got["token_logprobs"], want["token_logprobs"]):
         assert np.asarray(a).tobytes() == np.asarray(b).tobytes()  # the same stored bytes

@@ -14,8 +14,9 @@ import sys
 from pathlib import Path
 
 MODELS = ["tiny-gpt2", "tiny-bert"]  # one causal, one masked
-SAMPLE = dict(templates="paraphrase-0..4", per_relation=1, seed=0,
-              relations=["P19", "P30", "P105"])  # 25, 6 and 5 options
+SAMPLE = dict(
+    templates="paraphrase-0..4", per_relation=1, seed=0, relations=["P19", "P30", "P105"]
+)  # 25, 6 and 5 options
 
 
 def score(cache: Path):
@@ -23,10 +24,13 @@ def score(cache: Path):
 
     import calib.scoring.run as run
 
-    tables = [run.score_bear(m, cache_dir=cache, device="cpu", progress=False, **SAMPLE)
-              for m in MODELS]
-    stores = {m: str(run.score_store(m, "bear", cache_dir=cache).folder.relative_to(cache))
-              for m in MODELS}
+    tables = [
+        run.score_bear(m, cache_dir=cache, device="cpu", progress=False, **SAMPLE) for m in MODELS
+    ]
+    stores = {
+        m: str(run.score_store(m, "bear", cache_dir=cache).folder.relative_to(cache))
+        for m in MODELS
+    }
     return pd.concat(tables, ignore_index=True), stores
 
 
@@ -40,6 +44,7 @@ def main(threads: int, cache: str, out: str, stored: str | None = None) -> None:
     table.to_parquet(f"{out}.parquet")
     info = {"threads": torch.get_num_threads(), "stores": stores}
     if stored:
+
         def no_model(*args, **kwargs):
             raise AssertionError(f"a model was loaded: {stored} lacks a unit")
 
