@@ -196,10 +196,10 @@ def agreement(ref, other, n_boot: int, seed: int) -> dict:
             passes &= abs(d) <= half
         rows.append(row)
     return {
-        "queries": int(len(same)),
+        "queries": len(same),
         "same_prediction": int(same.sum()),
         "same_prediction_share": float(same.mean()),
-        "statements": int(len(diff)),
+        "statements": len(diff),
         "sentence_score_abs_diff_mean": float(diff.mean()),
         "sentence_score_abs_diff_median": float(np.median(diff)),
         "sentence_score_abs_diff_max": float(diff.max()),

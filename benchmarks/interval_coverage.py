@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-
 from scipy import stats
 
 from calib.confidence.bootstrap import (

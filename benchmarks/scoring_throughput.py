@@ -132,7 +132,7 @@ def accounting(args) -> list[dict]:
     )
     for r in rows:
         print(
-            f"  {r['setting']:8} {r['budget']:>7} {str(r['pad']):>5} "
+            f"  {r['setting']:8} {r['budget']:>7} {r['pad']!s:>5} "
             f"{r['chunk_statements']:>7} {r['ratio_to_minimum']:6.3f} "
             f"{r['padding_share']:8.1%} {r['passes']:>7,} {r['statements_per_pass']:10,.0f} "
             f"{r['forwarded_per_statement']:8.2f}"

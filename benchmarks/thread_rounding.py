@@ -69,7 +69,7 @@ def compare(base, other) -> dict:
     q = ["relation", "instance", "template"]
 
     def predictions(frame, sums):
-        f = frame[q + ["option", "answer_idx"]].assign(s=sums)
+        f = frame[[*q, "option", "answer_idx"]].assign(s=sums)
         best = f.loc[f.groupby(q)["s"].idxmax()].set_index(q)
         top2 = f.groupby(q)["s"].apply(
             lambda s: np.diff(np.sort(s.to_numpy())[-2:])[0] if len(s) > 1 else np.inf
@@ -80,7 +80,7 @@ def compare(base, other) -> dict:
     pb, acc_b, _ = predictions(other, sb)
     return {
         "statements": len(base),
-        "tokens": int(len(a)),
+        "tokens": len(a),
         "max_abs_token": float(d.max()),
         "max_rel_token": float((d / np.maximum(np.abs(a), 1e-30)).max()),
         "share_tokens_differing": float((d > 0).mean()),

@@ -95,7 +95,7 @@ class CacheWriteError(OSError):
             f"{fix}. Nothing half-written was left behind."
         )
 
-    def needing(self, needed: int, what: str | None = None) -> "CacheWriteError":
+    def needing(self, needed: int, what: str | None = None) -> CacheWriteError:
         """The same error with a (larger) estimate of the space needed."""
         return CacheWriteError(self.folder, self.reason, needed, what or self.what)
 
@@ -127,7 +127,7 @@ def cache_writes(folder: str | os.PathLike, what: str, needed: int | None = None
         yield
     except CacheWriteError:
         raise
-    except Exception as exc:  # noqa: BLE001 - OSError, ArrowIOError, SafetensorError ...
+    except Exception as exc:
         reason = write_problem(exc)
         if reason is None:
             raise

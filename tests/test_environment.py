@@ -1,9 +1,9 @@
 """pyproject.toml and environment.yml list the same dependencies."""
 
 import re
-import tomllib
 from pathlib import Path
 
+import tomllib
 import yaml
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet

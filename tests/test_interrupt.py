@@ -61,12 +61,11 @@ class RaisesInFinaliser:
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_signal_in_a_finaliser_is_recorded_and_acted_on_at_the_next_check(guard, signum):
     before = signal.getsignal(signum)
-    with pytest.raises(Interrupted) as info:
-        with stop_on_signals():
-            RaisesInFinaliser(signum)  # created and finalised at once
-            assert interrupted() == signum
-            check_interrupted()
-            pytest.fail("check_interrupted() did not raise")
+    with pytest.raises(Interrupted) as info, stop_on_signals():
+        RaisesInFinaliser(signum)  # created and finalised at once
+        assert interrupted() == signum
+        check_interrupted()
+        pytest.fail("check_interrupted() did not raise")
     assert info.value.signum == signum and info.value.exit_code == 128 + signum
     assert exit_code(info.value) == {signal.SIGINT: 130, signal.SIGTERM: 143}[signum]
     assert guard == []
@@ -78,21 +77,19 @@ def test_a_signal_in_a_finaliser_is_recorded_and_acted_on_at_the_next_check(guar
 
 def test_a_signal_not_acted_on_is_raised_at_the_end_of_the_block(guard):
     steps = []
-    with pytest.raises(Interrupted):
-        with stop_on_signals():
-            with stop_on_signals():  # nested: the outer block owns the handlers
-                signal.raise_signal(signal.SIGINT)
-                steps.append("inner body ran on")
-            steps.append("never")
+    with pytest.raises(Interrupted), stop_on_signals():
+        with stop_on_signals():  # nested: the outer block owns the handlers
+            signal.raise_signal(signal.SIGINT)
+            steps.append("inner body ran on")
+        steps.append("never")
     assert steps == ["inner body ran on"] and guard == []
 
 
 def test_a_second_signal_raises_at_once_and_keeps_the_first(guard):
-    with pytest.raises(Interrupted) as outer:
-        with stop_on_signals():
-            signal.raise_signal(signal.SIGTERM)
-            with pytest.raises(Interrupted) as info:
-                signal.raise_signal(signal.SIGINT)
+    with pytest.raises(Interrupted) as outer, stop_on_signals():
+        signal.raise_signal(signal.SIGTERM)
+        with pytest.raises(Interrupted) as info:
+            signal.raise_signal(signal.SIGINT)
     assert info.value.signum == outer.value.signum == signal.SIGTERM
     assert guard == []
 

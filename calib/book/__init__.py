@@ -39,6 +39,7 @@ Everything public is importable from ``calib.book``.
 """
 
 from calib.book.build import build_book, build_html, offline_violations
+from calib.book.chapters import KERNEL_NAME, kernel_environment, rerun_command, run_chapter
 from calib.book.commands import cli_book, cli_run
 from calib.book.layout import (
     BANNER_TAG,
@@ -76,7 +77,6 @@ from calib.book.profiles import (
     Profile,
     get_profile,
 )
-from calib.book.chapters import KERNEL_NAME, kernel_environment, rerun_command, run_chapter
 
 __all__ = [
     "BANNER_TAG",

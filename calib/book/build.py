@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+from calib.book.chapters import kernel_environment, run_chapter
 from calib.book.layout import (
     HTML_DIR,
     NOTEBOOKS_DIR,
@@ -21,9 +22,7 @@ from calib.book.layout import (
 )
 from calib.book.parameters import chapter_parameters, resolve_parameters
 from calib.book.profiles import DEFAULT_PROFILE, Profile, get_profile
-from calib.book.chapters import kernel_environment, run_chapter
 from calib.interrupt import run_stoppable
-
 
 _EXTERNAL = re.compile(
     r"""<(script|link|img|iframe|source|audio|video|embed)\b[^>]*?\b(src|href)\s*=\s*["']"""

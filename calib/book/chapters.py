@@ -50,7 +50,6 @@ from calib.experiments.params import plain
 from calib.interrupt import Interrupted, check_interrupted, interrupted, stop_on_signals
 from calib.settings import EXPORT_ENV
 
-
 #: the kernel the chapters run in: this very Python (see :func:`kernel_environment`)
 KERNEL_NAME = "calib-python3"
 _STANDARD_KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}

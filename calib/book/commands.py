@@ -6,9 +6,9 @@ import sys
 import time
 
 from calib.book.build import build_book, build_html
+from calib.book.chapters import run_chapter
 from calib.book.layout import BookError, ChapterNotFound, ParameterError, book_root
 from calib.book.parameters import chapter_parameters, parse_cli_parameters
-from calib.book.chapters import run_chapter
 from calib.interrupt import exit_code, stop_on_signals
 
 

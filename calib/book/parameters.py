@@ -156,7 +156,7 @@ def read_notebook(path: Path):
 
     try:
         return jupytext.read(path)
-    except Exception as exc:  # jupytext raises various errors for malformed text notebooks
+    except Exception as exc:  # noqa: BLE001 - jupytext raises many kinds for a malformed file
         raise BookError(f"{path}: cannot read it as a jupytext notebook: {exc}") from None
 
 

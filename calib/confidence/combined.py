@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
 from calib.confidence.bootstrap import (
@@ -415,7 +416,7 @@ def repeat_summary(
     n_bins: int = N_BINS,
     floor: Sequence[str] = ("ace",),
     n_draws: int = N_DRAWS,
-) -> "pd.DataFrame":
+) -> pd.DataFrame:
     """:func:`calib.confidence.summary.summary` for metrics averaged over seeded repeats on
     the same instances (e.g. three draws of the answer options, §5.2: "Each point represents
     the mean over three repeated samplings"): per group of ``by``, ``n`` (instances),

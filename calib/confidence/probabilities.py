@@ -70,7 +70,7 @@ def template_predictions(sent: pd.DataFrame) -> pd.DataFrame:
     ``p_second`` (the second highest). Rows are sorted by the group keys.
     """
     check_sentence_scores(sent)
-    order, codes, starts, sizes, n_groups = _sorted_groups(sent)
+    order, codes, starts, sizes, _n_groups = _sorted_groups(sent)
     score = sent["score"].to_numpy(dtype=float)[order]
     prob = _softmax_sorted(score, codes, starts)
     # arg-max with ties to the lowest option: rows are sorted by option within a group

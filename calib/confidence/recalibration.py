@@ -100,7 +100,7 @@ class _AnswerSpaces:
     blocks: list  # (positions, scores (m, K), answer (m,))
 
     @classmethod
-    def of(cls, sent: pd.DataFrame) -> "_AnswerSpaces":
+    def of(cls, sent: pd.DataFrame) -> _AnswerSpaces:
         codes, n_groups = group_codes(sent, GROUP)
         option = sent["option"].to_numpy(dtype=np.int64)
         order = np.lexsort((option, codes))

@@ -83,7 +83,7 @@ class Factor:
     #: items per subset before :meth:`sample` drew from them (``None``: not sampled)
     eligible: dict[str, int] | None = None
 
-    def sample(self, per_subset: int | None, seed: int = 0) -> "Factor":
+    def sample(self, per_subset: int | None, seed: int = 0) -> Factor:
         """A seeded sample of ``per_subset`` items from every subset (all if fewer; ``None``
         keeps everything). Each subset is shuffled by its own generator (seeded by ``seed``
         and the subset name) and the first ``per_subset`` are kept in file order, so a larger
@@ -98,7 +98,7 @@ class Factor:
             self, items=items, eligible=before if self.eligible is None else self.eligible
         )
 
-    def shorter_than(self, max_completion_words: int | None) -> "Factor":
+    def shorter_than(self, max_completion_words: int | None) -> Factor:
         """Only the items whose longest completion has at most ``max_completion_words``
         whitespace-separated words (``None``: all). For models with a short context (the
         tiny test models have 256 positions); the items left out are added to ``skipped``."""

@@ -8,9 +8,9 @@ line, column and byte offset, not as a bare ``UnicodeDecodeError``.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from pathlib import Path
-from typing import Any, Callable, Hashable, Iterable
+from typing import Any
 
 from calib.data.errors import DataFormatError
 

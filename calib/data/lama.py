@@ -20,17 +20,18 @@ LAMA scores an object against the model's whole vocabulary; here, as in BEAR, ev
 scored against a *closed answer space* per relation: all objects of that relation in the test
 facts and the training pairs (sorted by label). So a :class:`Lama` is, like a
 :class:`~calib.data.bear.Bear`, a :class:`~calib.data.probe.Probe` (with an extra ``train``
-frame): relations are :class:`~calib.data.probe.Relation` objects whose templates are named (the manual one is
-``"manual"``; more are added with :meth:`Lama.with_templates`), and each instance has a subject
-and the index ``answer_idx`` of its object in the answer space.
+frame): relations are :class:`~calib.data.probe.Relation` objects whose templates are named
+(the manual one is ``"manual"``; more are added with :meth:`Lama.with_templates`), and each
+instance has a subject and the index ``answer_idx`` of its object in the answer space.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import ClassVar, Iterable
+from typing import ClassVar
 
 import pandas as pd
 
@@ -55,8 +56,8 @@ _SENTENCE_FIELDS = ("sub_label", "obj_label", "evidences")
 _EVIDENCE_FIELDS = ("masked_sentence", "sub_surface", "obj_surface")
 #: the kind of every field the loaders read (:data:`calib.data.jsonl.KINDS`)
 _RELATION_TYPES = {"relation": "text", "label": "string", "type": "string", "description": "string"}
-_FACT_TYPES = {k: "text" for k in _FACT_FIELDS}
-_TRAIN_TYPES = {k: "text" for k in _TRAIN_FIELDS}
+_FACT_TYPES = dict.fromkeys(_FACT_FIELDS, "text")
+_TRAIN_TYPES = dict.fromkeys(_TRAIN_FIELDS, "text")
 _SENTENCE_TYPES = {"sub_label": "text", "obj_label": "text", "evidences": "list"}
 _PROMPT_TYPES = {"weight": "number"}
 _INSTANCE_COLUMNS = (
@@ -98,7 +99,7 @@ class Lama(Probe):
         seed: int = 0,
         n_relations: int | None = None,
         train_per_relation: int | None = None,
-    ) -> "Lama":
+    ) -> Lama:
         """A seeded sample: ``n_relations`` relations, ``per_relation`` test facts each and
         ``train_per_relation`` training pairs each (``None``: all).
 
@@ -118,7 +119,7 @@ class Lama(Probe):
         train = Probe.sample(replace(out, instances=out.train), train_per_relation, seed).instances
         return replace(out, instances=test, train=train)
 
-    def select(self, relations: list[str] | None) -> "Lama":
+    def select(self, relations: list[str] | None) -> Lama:
         """Only the given relations (``None``: all)."""
         if relations is None:
             return self
@@ -138,7 +139,7 @@ class Lama(Probe):
             info=part(self.info),
         )
 
-    def with_templates(self, prompts: pd.DataFrame, keep_manual: bool = True) -> "Lama":
+    def with_templates(self, prompts: pd.DataFrame, keep_manual: bool = True) -> Lama:
         """Relations whose templates are the prompts in ``prompts`` (columns ``relation,
         template, text``; e.g. from :func:`load_lpaqa_prompts` or :mod:`calib.prompts`).
 

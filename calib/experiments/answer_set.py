@@ -49,8 +49,8 @@ import numpy as np
 import pandas as pd
 
 from calib.confidence.combined import Term, combined_interval, estimate_terms, repeat_summary
-from calib.confidence.subsample import subsampled_estimates
 from calib.confidence.reductions import sentence_scores
+from calib.confidence.subsample import subsampled_estimates
 from calib.data.bear import ONE_TO_ONE_OPTIONS, PLAIN, one_to_one_relations
 from calib.data.reported import reported
 from calib.experiments import factor
@@ -61,7 +61,6 @@ from calib.experiments.quantifiers import Evidence, every, printed
 from calib.experiments.scores import objectives as model_objectives
 from calib.experiments.verdicts import Judgement
 from calib.scoring.run import score_bear
-
 
 #: the paper's grid of answer-space sizes
 K_GRID: tuple[int, ...] = tuple(range(5, 61, 5))
@@ -325,13 +324,13 @@ def reference_ks(ks: Sequence[int]) -> dict[str, int | None]:
     ``ks``, the end of the low answer counts (the largest ``k`` up to :data:`LOW_K_END` above
     the smallest) and the start of the stable range (:data:`STABLE_FROM` when it is in ``ks``
     and below the largest); None where ``ks`` has none."""
-    ks = sorted(set(int(k) for k in ks))
+    ks = sorted({int(k) for k in ks})
     low = [k for k in ks if ks[0] < k <= LOW_K_END]
     return {
         "kmin": ks[0],
         "kmax": ks[-1],
         "klow": low[-1] if low else None,
-        "kstable": STABLE_FROM if STABLE_FROM in ks and STABLE_FROM < ks[-1] else None,
+        "kstable": STABLE_FROM if STABLE_FROM in ks and ks[-1] > STABLE_FROM else None,
     }
 
 
@@ -482,9 +481,7 @@ def figure4_points(
     if at_k.empty:
         raise ValueError(f"the curve has no k={k}; it has {sorted(points['k'].unique())}")
     floor = [
-        c
-        for c in at_k.columns
-        if c.startswith("ace_floor") or c.startswith("ace_deb") or c == "ace_within_floor"
+        c for c in at_k.columns if c.startswith(("ace_floor", "ace_deb")) or c == "ace_within_floor"
     ]
     cols = ["accuracy", "accuracy_low", "accuracy_high", "ace", "ace_low", "ace_high", *floor]
     bear = at_k[["model", "n", *cols]].assign(benchmark=f"BEAR 1:1 ({k} options)", options=k)

@@ -50,6 +50,7 @@ Signed gaps, gaps per confidence range and AUROC / AURC come from :mod:`calib.co
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
@@ -660,7 +661,12 @@ def lowest_bins(
         sa = _lowest_bin_statistic(arrays[(model, a)][0], n_bins)
         sb = _lowest_bin_statistic(arrays[(model, b)][0], n_bins)
         res = difference_interval(
-            lambda w: sa(w) - sb(w), n, "centred", n_bootstrap, seed, metric="lowest bin confidence"
+            lambda w, sa=sa, sb=sb: sa(w) - sb(w),
+            n,
+            "centred",
+            n_bootstrap,
+            seed,
+            metric="lowest bin confidence",
         )
         ones = np.ones((1, n), np.int64)
         rows.append(
@@ -949,7 +955,7 @@ def contrast_specs(info: pd.DataFrame, aggregation: str = "min") -> list[Contras
     for family, part in known.groupby("family", sort=False):
         part = part.dropna(subset=["size_m"]).sort_values("size_m", kind="stable")
         rows = part.to_dict("records")
-        for small, large in zip(rows, rows[1:]):
+        for small, large in itertools.pairwise(rows):
             if large["size_m"] <= small["size_m"]:
                 continue
             for metric in ("ace", "brier"):

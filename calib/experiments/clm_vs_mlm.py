@@ -50,8 +50,13 @@ from typing import ClassVar
 import numpy as np
 import pandas as pd
 
-from calib.confidence import all_estimates, paired_estimates_difference, sentence_scores, summary
-from calib.confidence import template_predictions
+from calib.confidence import (
+    all_estimates,
+    paired_estimates_difference,
+    sentence_scores,
+    summary,
+    template_predictions,
+)
 from calib.confidence.bootstrap import (
     difference_interval,
     interval,

@@ -32,7 +32,8 @@ from calib.experiments.claims import PAPERS, Claim, section_key
 from calib.experiments.paper_tables import consistency_checks
 from calib.experiments.params import ChapterParams, parameter
 from calib.experiments.records import load_record_folder, read_manifest, record_path
-from calib.experiments.verdicts import Verdict, verdict_counts as _counts
+from calib.experiments.verdicts import Verdict
+from calib.experiments.verdicts import verdict_counts as _counts
 
 #: the chapter modules whose claims the ledger collects, in the book's order
 CHAPTERS: tuple[str, ...] = (

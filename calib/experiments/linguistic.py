@@ -45,6 +45,7 @@ templates use the same resamples (one seed), so their differences are paired.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
@@ -670,7 +671,7 @@ def size_pairs(models: pd.DataFrame) -> pd.DataFrame:
     known = models[(models["family"] != "") & models["size_m"].notna()]
     for (family, it), part in known.groupby(["family", "instruction_tuned"], sort=False):
         part = part.sort_values("size_m", kind="stable").to_dict("records")
-        for a, b in zip(part, part[1:]):
+        for a, b in itertools.pairwise(part):
             if b["size_m"] > a["size_m"]:
                 rows.append(
                     {

@@ -84,7 +84,6 @@ from calib.prompts.generation import REFERENCE_SOURCES, lpaqa_overlap, reference
 from calib.prompts.mining import mine_prompts, mining_corpus
 from calib.prompts.sets import (
     ABLATION_SETS,
-    MODEL_FREE_SETS,
     PAPER_SETS,
     for_models,
     mine_paraphrase_sets,
@@ -719,18 +718,18 @@ def comparison_table(reps: Mapping[str, AccuracyReplicates], ks: Sequence[int]) 
     ensembles = [f"top-{k}" for k in ks if k > 1] + ["optimized"]
     rows: list[dict] = []
     man = (NO_SET, "manual")
+    mi, ma = AVERAGES.index("micro"), AVERAGES.index("macro")
     for model, rep in reps.items():
         col = rep.column
-        mi, ma = AVERAGES.index("micro"), AVERAGES.index("macro")
 
-        def diff(a, b, avg="micro"):
+        def diff(a, b, avg="micro", rep=rep):
             return rep.difference(a, b, avg)
 
         present = [s for s in PAPER_SETS if rep.has((s, "top-1"))]
         if present and rep.has(man):
             idx = [col((s, "top-1")) for s in present]
             j = col(man)
-            got = rep.interval(lambda v: v[:, mi, idx].max(axis=1) - v[:, mi, j])
+            got = rep.interval(lambda v, idx=idx, j=j: v[:, mi, idx].max(axis=1) - v[:, mi, j])
             best = present[int(np.argmax(rep.point[mi, idx]))]
             rows.append(
                 _row(
@@ -857,7 +856,9 @@ def comparison_table(reps: Mapping[str, AccuracyReplicates], ks: Sequence[int]) 
                 )
             )
             i, j = col(opt_mine), col(man)
-            got = rep.interval(lambda v: (v[:, ma, i] - v[:, ma, j]) - (v[:, mi, i] - v[:, mi, j]))
+            got = rep.interval(
+                lambda v, i=i, j=j: (v[:, ma, i] - v[:, ma, j]) - (v[:, mi, i] - v[:, mi, j])
+            )
             rows.append(
                 _row(
                     "macro_gain_smaller",
@@ -1725,7 +1726,7 @@ def paraphrase_rank_based_paper() -> Evidence:
 
 
 def paraphrase_rank_based_build(result: LpaqaResult) -> Evidence:
-    ranks = tuple(["top-1", *[f"top-{k}" for k in result.params.ensemble_k if k > 1]])
+    ranks = ("top-1", *[f"top-{k}" for k in result.params.ensemble_k if k > 1])
     return _build(result, "paraphrase_vs_mined", a=ranks)
 
 

@@ -449,7 +449,7 @@ def objective_differences(
         stats = {k: _weighted(metric, c, y, n_bins) for k, (c, y) in arrays.items()}
         for a, b in pairs:
 
-            def diff(w, a=a, b=b):
+            def diff(w, a=a, b=b, stats=stats, members=members):
                 return np.mean([stats[(m, a)](w) - stats[(m, b)](w) for m in members], axis=0)
 
             res = difference_interval(diff, n, method, n_bootstrap, seed, metric=metric)

@@ -16,6 +16,7 @@ is set to EOS (or UNK) only so that the tokenizer object stays usable.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -179,10 +180,8 @@ def file_sha256(path: Path, cache_dir: str | os.PathLike | None = None) -> str:
             for block in iter(lambda: fh.read(1 << 20), b""):
                 digest.update(block)
         known[key] = digest.hexdigest()
-        try:
+        with contextlib.suppress(OSError):
             atomic_write(memo, json.dumps(known, indent=1).encode())
-        except OSError:
-            pass
     return known[key]
 
 

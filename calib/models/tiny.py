@@ -87,8 +87,15 @@ def _wordpiece_vocab(specials: list[str], vocab_size: int) -> dict[str, int]:
 
 
 def _train_tokenizer(arch: str, vocab_size: int = 600):
-    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
-    from tokenizers import trainers
+    from tokenizers import (
+        Tokenizer,
+        decoders,
+        models,
+        normalizers,
+        pre_tokenizers,
+        processors,
+        trainers,
+    )
     from transformers import PreTrainedTokenizerFast
 
     specials = list(dict.fromkeys(SPECIALS[arch].values()))

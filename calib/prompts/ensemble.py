@@ -101,7 +101,7 @@ def _table(key: tuple, cube: _Cube, name: str, score: np.ndarray) -> pd.DataFram
     n, o = score.shape
     return pd.DataFrame(
         {
-            **{k: v for k, v in zip(KEYS, key)},
+            **dict(zip(KEYS, key)),
             "instance": np.repeat(cube.instances, o),
             "template": name,
             "option": np.tile(np.arange(o), n),
@@ -189,10 +189,7 @@ def top_k_ensemble(
     for key, cube in _cubes(scores).items():
         cols = cube.columns(_members(ranking, key[0], key[2], k))
         logp = cube.logp[:, cols, :]
-        if combination == "linear":
-            score = np.log(np.exp(logp).mean(axis=1))
-        else:
-            score = logp.mean(axis=1)
+        score = np.log(np.exp(logp).mean(axis=1)) if combination == "linear" else logp.mean(axis=1)
         parts.append(_table(key, cube, name, score))
     return _concat(parts, [*COLUMNS, "prob"])
 

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from typing import Iterable, Sequence
 
 import pandas as pd
 
@@ -125,7 +125,7 @@ def locate(
     best = None
     for hit in re.finditer(re.escape(sub_surface), masked_sentence):
         s, e = hit.span()
-        if not _boundary(masked_sentence, s, e) or s < m + len(MASK) and e > m:
+        if not _boundary(masked_sentence, s, e) or (s < m + len(MASK) and e > m):
             continue
         gap = m - e if e <= m else s - (m + len(MASK))
         if best is None or gap < best[0]:
@@ -168,7 +168,7 @@ def middle_word_prompt(doc, sub_span: Span, obj_span: Span) -> str | None:
     nothing lies between the two, or they overlap.
     """
     sub, obj = _token_span(doc, sub_span), _token_span(doc, obj_span)
-    if sub is None or obj is None or sub.start < obj.end and obj.start < sub.end:
+    if sub is None or obj is None or (sub.start < obj.end and obj.start < sub.end):
         return None
     first, second = (sub, obj) if sub.start < obj.start else (obj, sub)
     if second.start == first.end:
@@ -200,7 +200,7 @@ def dependency_prompt(doc, sub_span: Span, obj_span: Span) -> str | None:
     ``None`` when the two are not in one tree or overlap.
     """
     sub, obj = _token_span(doc, sub_span), _token_span(doc, obj_span)
-    if sub is None or obj is None or sub.start < obj.end and obj.start < sub.end:
+    if sub is None or obj is None or (sub.start < obj.end and obj.start < sub.end):
         return None
     path = dependency_path(doc, sub.root.i, obj.root.i)
     if path is None:

@@ -33,7 +33,8 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from typing import NamedTuple, Protocol, Sequence, runtime_checkable
+from collections.abc import Sequence
+from typing import NamedTuple, Protocol, runtime_checkable
 
 import pandas as pd
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Sequence
+from typing import ClassVar
 
 from calib.prompts.paraphrase import Candidate
 
@@ -129,7 +130,7 @@ class MarianTranslator:
     """
 
     name = "marian"
-    MODELS = {
+    MODELS: ClassVar[dict[tuple[str, str], str]] = {
         ("en", "de"): "Helsinki-NLP/opus-mt-en-de",
         ("de", "en"): "Helsinki-NLP/opus-mt-de-en",
     }

@@ -16,9 +16,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from calib.data.reported import reported
 from calib.experiments.paper_tables import calib_estimator, paper_models, table1_long
 from calib.models.registry import get_spec
-from calib.data.reported import reported
 
 #: the ``source`` of this build's rows
 THIS_BUILD = "this build"

@@ -32,9 +32,9 @@ import pandas as pd
 from calib.confidence.schema import require_columns
 from calib.experiments.answer_set import curve_spread
 from calib.experiments.clm_vs_mlm import PAIRING_RULE, SCOPES
+from calib.experiments.quantifiers import every_verdict, number_text
 from calib.experiments.reductions import REDUCTION_LABELS
 from calib.experiments.start_tokens import RULES
-from calib.experiments.quantifiers import every_verdict, number_text
 from calib.experiments.verdicts import unit_tally
 from calib.report.prose import agreement_sentence, change_sentence, compare_sentence, fmt
 

@@ -124,7 +124,7 @@ class HtmlTable:
         return self.html
 
 
-def _digits_for(column, digits: int | None | Mapping[str, int | None]) -> int | None:
+def _digits_for(column, digits: int | Mapping[str, int | None] | None) -> int | None:
     if isinstance(digits, Mapping):
         return digits.get(column, 3)
     return digits
@@ -171,7 +171,7 @@ def record_table(
 def html_table(
     frame: pd.DataFrame,
     *,
-    digits: int | None | Mapping[str, int | None] = 3,
+    digits: int | Mapping[str, int | None] | None = 3,
     intervals: Mapping[str, tuple[str, str]] | None = None,
     caption: str | None = None,
     label: str | None = None,
@@ -249,7 +249,7 @@ def reported_table(
     source: str | None = None,
     caption: str | None = None,
     label: str | None = None,
-    digits: int | None | Mapping[str, int | None] = None,
+    digits: int | Mapping[str, int | None] | None = None,
     note: str | None = None,
 ) -> HtmlTable:
     """The papers' printed values (or the authors' released ones) as a separate table, values

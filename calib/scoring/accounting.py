@@ -9,8 +9,8 @@ an accelerator's throughput before one is lent: a pass costs a launch, a token c
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -55,7 +55,7 @@ class Accounting:
             "forwarded_per_statement": self.forwarded / max(self.statements, 1),
         }
 
-    def __add__(self, other: "Accounting") -> "Accounting":
+    def __add__(self, other: Accounting) -> Accounting:
         """Two plans' counts together (scorer calls on consecutive chunks)."""
         return Accounting(
             self.budget,

@@ -22,8 +22,8 @@ what a plan forwards against the minimum; the scorers execute the same plan.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 

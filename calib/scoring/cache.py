@@ -90,7 +90,7 @@ class ScoreStore:
     folder: Path
 
     @classmethod
-    def at(cls, cache_root: Path, model_key: str, options: dict, dataset: str) -> "ScoreStore":
+    def at(cls, cache_root: Path, model_key: str, options: dict, dataset: str) -> ScoreStore:
         opts = json.dumps(options, sort_keys=True)
         return cls(Path(cache_root) / "scores" / slug(model_key) / slug(opts) / slug(dataset))
 
@@ -107,15 +107,13 @@ class ScoreStore:
 
     def _quarantine(self, path: Path, why: str) -> None:
         log.warning("score chunk %s is unusable (%s); it is set aside and rescored", path, why)
-        try:
+        with contextlib.suppress(OSError):
             os.replace(
                 path,
                 path.with_name(f"{path.stem}.{uuid.uuid4().hex[:6]}.corrupt")
                 if path.is_dir()
                 else path.with_suffix(".corrupt"),
             )
-        except OSError:
-            pass
 
     def lookup(self, queries: list[Query]) -> tuple[pd.DataFrame, list[Query]]:
         """Rows stored for ``queries`` (in no particular order) and the queries still missing."""
@@ -168,9 +166,7 @@ class ScoreStore:
             return None
         return table.rename_columns([_RENAMED.get(n, n) for n in table.column_names])
 
-    def write(
-        self, frame: pd.DataFrame, queries: list[Query], claim: "Claim | None" = None
-    ) -> Path:
+    def write(self, frame: pd.DataFrame, queries: list[Query], claim: Claim | None = None) -> Path:
         """Write the rows of ``queries`` as one chunk, atomically (a read-only or full cache
         is a :class:`~calib.settings.CacheWriteError`, and no partial file is left). Under a
         ``claim``, the partial file is named after it, so that it is removed with the claim
@@ -201,7 +197,7 @@ class ScoreStore:
         making a claim (see the module docstring)."""
         return cache_lock(self.folder / _LOCK, "the score store's lock file", timeout)
 
-    def claims(self) -> "Claims":
+    def claims(self) -> Claims:
         """A process's view of the claims and stored units of this store, to claim units
         with (:meth:`Claims.claim`)."""
         return Claims(self)
@@ -242,7 +238,7 @@ class Claim:
             self.lock.release()
         self.path = self.lock = None
 
-    def __enter__(self) -> "Claim":
+    def __enter__(self) -> Claim:
         return self
 
     def __exit__(self, *exc) -> None:

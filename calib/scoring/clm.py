@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import copy
 import inspect
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import torch
@@ -127,7 +127,14 @@ def _run_plan(model, plan, flat, out, device, cache_kw, progress) -> None:
         first_of = dict(zip(pp.statements.tolist(), first))
         row_of = dict(zip(pp.statements.tolist(), rows_q.tolist()))
 
-        def finish(s: int, rest: np.ndarray | None) -> None:
+        def finish(
+            s: int,
+            rest: np.ndarray | None,
+            row_of=row_of,
+            shared=shared,
+            plen=plen,
+            first_of=first_of,
+        ) -> None:
             q = row_of[s]
             parts = [shared[q, : plen[q] - 1], np.asarray([first_of[s]])]
             if rest is not None:

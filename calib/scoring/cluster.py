@@ -32,8 +32,8 @@ import logging
 import os
 import socket
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 #: names a Ray cluster to score on (``auto``: join the running local cluster or start one);
 #: set by ``calib score --ray`` / ``calib book --ray``, read by ``score_queries``
@@ -280,7 +280,7 @@ def score_on_ray(
         actor, unit = running.pop(ref)
         try:
             done = ray.get(ref)
-        except ray.exceptions.RayActorError:  # restarted MAX_RESTARTS times: give up on it
+        except ray.exceptions.RayActorError as err:  # restarted MAX_RESTARTS times: give up
             actors.remove(actor)
             units.appendleft(unit)
             if not actors:
@@ -288,7 +288,7 @@ def score_on_ray(
                 raise ClusterError(
                     f"every scoring actor of {model} died; the units stored "
                     f"so far are in {store.folder} (run again to resume)"
-                )
+                ) from err
             continue
         idle.append(actor)
         _TOTALS.units += 1

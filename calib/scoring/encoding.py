@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import copy
 import weakref
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -60,7 +60,7 @@ def encode_clm(tokenizer, statements: Sequence[Statement], start_id: int) -> lis
     return out
 
 
-_BOS_COPIES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_BOS_COPIES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _with_bos(tokenizer):

@@ -13,7 +13,7 @@ is tested to 1e-4 per statement in float32.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import torch

@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 import pandas as pd
 from tqdm import tqdm  # plain text bars: also readable in a notebook's stderr

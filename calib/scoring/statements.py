@@ -13,8 +13,8 @@ first character of the statement is upper-cased, so "[X] is located in [Y]." wit
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd

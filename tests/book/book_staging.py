@@ -3,7 +3,8 @@
 ``stage_book(dest, {"name": source.md})`` copies the real ``_config.yml`` and ``book/`` (prose
 pages, bibliography, static files, Sphinx extension) into ``dest``, puts the chapter sources in
 ``dest/notebooks/`` and writes a ``_toc.yml`` = the real toc's prose pages plus an "Experiments"
-part listing the chapters (a prose link to a chapter not staged becomes its name). Tests never build into the repository's own ``_build/``.
+part listing the chapters (a prose link to a chapter not staged becomes its name). Tests never
+build into the repository's own ``_build/``.
 """
 
 from __future__ import annotations

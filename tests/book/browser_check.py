@@ -17,6 +17,7 @@ A page is read once ``load`` fired, MathJax finished, and every chart container
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -132,10 +133,9 @@ class Chromium:
     def close(self) -> None:
         ws = getattr(self, "_ws", None)
         if ws is not None:
-            try:
+            # the browser may already be gone, with any error
+            with contextlib.suppress(Exception):
                 self.send("Browser.close")
-            except Exception:  # the browser may already be gone
-                pass
             ws.close()
             self._ws = None
         proc = getattr(self, "_proc", None)

@@ -79,7 +79,7 @@ def _executed(root, name, synthetic):
 def test_the_book_is_labelled_when_a_chapter_ran_with_a_synthetic_profile(
     tmp_path, synthetic, expected
 ):
-    root = stage_book(tmp_path / "b", {n: FIXTURES / "fixture.md" for n in synthetic})
+    root = stage_book(tmp_path / "b", dict.fromkeys(synthetic, FIXTURES / "fixture.md"))
     for name, flag in synthetic.items():
         _executed(root, name, flag)
     config = SimpleNamespace(html_theme_options={"search_bar_text": "Search"})

@@ -21,8 +21,8 @@ from calib.book import (
     check_chapters_executed,
     parse_cli_parameters,
     parse_parameters,
-    resolve_parameters,
     rerun_command,
+    resolve_parameters,
     run_chapter,
 )
 from calib.experiments.params import plain
@@ -330,7 +330,7 @@ def test_the_reproduction_page_states_the_profiles_as_defined():
 def test_the_book_root_defaults_to_the_checkout(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert book.book_root() == REPO
-    with pytest.raises(book.BookError, match="has no _toc.yml"):
+    with pytest.raises(book.BookError, match=r"has no _toc.yml"):
         book.book_root(tmp_path)
 
 

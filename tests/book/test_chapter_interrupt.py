@@ -96,7 +96,7 @@ def _interrupt_a_run(tmp_path: Path, signum: int, ignore_sigint: bool, grace: fl
     # the kernel stops (at once, or after the grace period), papermill returns, the command
     # says so: allow three times what the start took under this load, plus the grace period
     # and 30 s of slack
-    out, err = proc.communicate(timeout=30 + grace + 3 * startup)
+    _out, err = proc.communicate(timeout=30 + grace + 3 * startup)
     return {"root": root, "code": proc.returncode, "err": err, "kernel": kernel, "startup": startup}
 
 

@@ -179,7 +179,7 @@ def test_an_actor_that_cannot_restart_hands_its_unit_to_the_others(local_cluster
         ray.kill(by_pid[pid], no_restart=True)
         return True
 
-    got, killed = _score_killing_a_claim_holder(
+    got, _killed = _score_killing_a_claim_holder(
         model, caches["ray"], store.folder / "claims", kill_for_good
     )
     assert len(cluster._POOL["actors"]) == 1  # the dead one was dropped

@@ -73,7 +73,7 @@ def test_terms_of_one_sample_share_their_resamples_and_samples_are_independent()
 
 def test_a_mean_over_draws_and_a_partial_term():
     a, ya = _sample(40, 2)
-    b, yb = _sample(40, 3)
+    b, _yb = _sample(40, 3)
     got = combined_interval(
         [Term("s", "ace", a, ya), Term("s", "ace", b, ya)], [0.5, 0.5], n_boot=50, seed=0
     )

@@ -43,7 +43,7 @@ def test_reliability_curve_is_the_calibration_curve_with_intervals():
     assert (curve["accuracy_low"] <= curve["accuracy"]).all()
     assert (curve["accuracy"] <= curve["accuracy_high"]).all()
     k = np.round(curve["accuracy"] * curve["count"]).astype(int)
-    low, high = wilson_interval(k, curve["count"])
+    low, _high = wilson_interval(k, curve["count"])
     np.testing.assert_allclose(curve["accuracy_low"], low)
     # a perfectly calibrated sample: most bins' intervals hold their mean confidence
     holds = (curve["accuracy_low"] <= curve["mean_confidence"]) & (

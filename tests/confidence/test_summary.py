@@ -25,7 +25,7 @@ def estimates(random_table):
 
 def test_readme_flow(random_table):
     # the five lines the README shows
-    from calib.confidence import sentence_scores, all_estimates, summary
+    from calib.confidence import all_estimates, sentence_scores, summary
 
     scores = random_table  # a score table (calib.scoring.schema)
     sent = sentence_scores(scores, reduction="sum")  # Appendix C reduction

@@ -120,7 +120,7 @@ def test_duplicate_and_empty_answer_space(tmp_path):
             1, m["P30"]["answer_space_labels"][0]
         ),
     )
-    with pytest.raises(DataFormatError, match="answer_space_labels.: duplicate answer .Africa."):
+    with pytest.raises(DataFormatError, match=r"answer_space_labels.: duplicate answer .Africa."):
         load_bear(root)
 
     def empty(m):

@@ -9,8 +9,8 @@ import pytest
 
 from calib.data.bear import Bear
 from calib.data.errors import DataFormatError
-from calib.data.probe import Probe
 from calib.data.lama import MANUAL, answer_spaces, load_lama, load_lpaqa_prompts, load_sentences
+from calib.data.probe import Probe
 from calib.data.root import DataNotFoundError, data_file
 
 

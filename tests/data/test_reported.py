@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from calib.data.errors import DataFormatError
 from calib.data import reported as rep
+from calib.data.errors import DataFormatError
 
 PAPER_MODELS = Path(rep.__file__).parents[1] / "models" / "paper_models.csv"
 ALL = rep.all_tables()

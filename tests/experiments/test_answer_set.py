@@ -397,7 +397,7 @@ def _result(groups, changes, less=None, offsets=None, models=None):
     return ax.AnswerSetResult(
         params=ax.Params(models=models),
         objectives=objectives,
-        sizes={m: 100.0 for m in groups},
+        sizes=dict.fromkeys(groups, 100.0),
         groups=dict(groups),
         relations=["P36"],
         n_instances=20,

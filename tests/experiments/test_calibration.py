@@ -583,7 +583,9 @@ def test_combining_each_cells_replicates_is_resampling_the_contrast_whole(scores
         spec = next(s for s in cx.contrast_specs(info) if s.unit == row["unit"])
         stats = {k: metric_statistic(metric, *arrays[k])[0] for k in spec.coefficients}
         whole = difference_interval(
-            lambda w: sum(c * stats[k](w) for k, c in spec.coefficients.items()),
+            lambda w, stats=stats, spec=spec: sum(
+                c * stats[k](w) for k, c in spec.coefficients.items()
+            ),
             n,
             row["method"],
             60,

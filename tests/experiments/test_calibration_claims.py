@@ -140,7 +140,7 @@ def test_larger_better_is_most_families_for_every_estimator_and_metric():
     ]
     rule = BY_KEY["larger_better"].rule
     assert rule(_ev(good)).verdict == "holds"  # 2 of 3 families: most
-    one_step_up = good[:1] + [step("A", "Base", "ace", *up)] + good[2:]
+    one_step_up = [*good[:1], step("A", "Base", "ace", *up), *good[2:]]
     assert rule(_ev(one_step_up)).verdict == "does not hold"  # A and C against: 1 of 3
     unsure = [
         step("A", "Base", "ace", *down),
@@ -148,7 +148,7 @@ def test_larger_better_is_most_families_for_every_estimator_and_metric():
         step("C", "Base", "ace", *up),
     ]
     assert rule(_ev(unsure)).verdict == "undecided"
-    other_estimator = good + [step("A", "Margin", "ace", *up), step("B", "Margin", "ace", *up)]
+    other_estimator = [*good, step("A", "Margin", "ace", *up), step("B", "Margin", "ace", *up)]
     assert rule(_ev(other_estimator)).verdict == "does not hold"  # "all estimation methods"
     assert rule(Evidence.empty("no family")).verdict == "not testable"
 

@@ -56,7 +56,7 @@ def test_sections_quantifiers_and_fields_are_well_formed():
         < section_key("Appendix G")
     )
     assert section_key("LPAQA §5.2") == section_key("§5.2")
-    with pytest.raises(ValueError, match="section '5.1'"):
+    with pytest.raises(ValueError, match=r"section '5.1'"):
         Claim(**{**BY_KEY["margin_bear"].__dict__, "key": "x", "section": "5.1"})
     with pytest.raises(ValueError, match="paper_note says why"):
         Claim(**{**BY_KEY["margin_bear"].__dict__, "key": "x", "paper_evidence": None})
@@ -68,7 +68,7 @@ def test_a_claim_defined_twice_or_in_another_chapters_module_is_named(monkeypatc
 
     monkeypatch.setitem(sys.modules, "calib.experiments.fake", Fake)
     with pytest.raises(
-        ValueError, match="lives in calib.experiments.fake but names chapter 'calibration'"
+        ValueError, match=r"lives in calib.experiments.fake but names chapter 'calibration'"
     ):
         ledger.all_claims(("fake",))
     with pytest.raises(ValueError, match="'margin_bear' is defined in calibration and in fake"):

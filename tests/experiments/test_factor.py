@@ -7,7 +7,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-
 from synthetic_scores import random_score_table
 
 from calib.confidence import ace, brier
@@ -357,9 +356,8 @@ def test_the_gain_claims_on_the_printed_means_by_hand():
 
 def _result(clms=("c1",), **frames):
     empty = pd.DataFrame({"x": []})
-    fields = {
-        f: empty
-        for f in (
+    fields = dict.fromkeys(
+        (
             "items",
             "cost",
             "summary",
@@ -372,8 +370,9 @@ def _result(clms=("c1",), **frames):
             "gains",
             "gain_comparisons",
             "paper_means",
-        )
-    }
+        ),
+        empty,
+    )
     fields.update(frames)
     return fx.FactorResult(
         params=fx.Params(models=("c1", "b1")),

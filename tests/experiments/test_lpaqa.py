@@ -183,7 +183,7 @@ def reps(selection):
 
 
 def test_selection_per_prompt_set_finds_the_good_prompt(selection):
-    test, sel = selection
+    _test, sel = selection
     ranking = sel.rankings[sel.rankings["prompt_set"] == "Mine+Man"]
     assert set(ranking.loc[ranking["rank"] == 0, "template"]) == {"mined-00"}
     weights = sel.weights[(sel.weights["prompt_set"] == "Mine+Man") & (sel.weights["model"] == "m")]
@@ -207,7 +207,7 @@ def test_selection_per_prompt_set_finds_the_good_prompt(selection):
 
 
 def test_cross_model_ensembles_use_the_other_models_weights(selection):
-    test, sel = selection
+    _test, sel = selection
     methods = set(sel.hits.loc[sel.hits["model"] == "m", "method"])
     assert "optimized (weights of n)" in methods and "optimized (weights of m)" not in methods
     cross = sel.hits[(sel.hits["method"] == "optimized (weights of n)")]
@@ -279,7 +279,7 @@ def test_comparisons_are_seeded(selection):
 
 
 def test_divergence_correlates_distance_with_disagreement(selection):
-    test, sel = selection
+    test, _sel = selection
     prompts = pd.DataFrame(
         {
             "relation": [r for r in ("R1", "R2") for _ in RATES],
@@ -337,7 +337,7 @@ def test_transfer_results_compare_against_bears_plain_template(selection):
     ranking = sel.rankings[
         (sel.rankings["prompt_set"] == "Mine+Man") & (sel.rankings["model"] == "m")
     ]
-    rates = {**{t: 0.5 for t in PARAPHRASES}, **{f"lama-{t}": r for t, r in RATES.items()}}
+    rates = {**dict.fromkeys(PARAPHRASES, 0.5), **{f"lama-{t}": r for t, r in RATES.items()}}
     sent = synthetic(rates, 40, 3, lp.BEAR)
     out = lp.transfer_results(sent, ranking, 2, n_boot=0).set_index("method")
     assert out.loc["BEAR paraphrase-0", ["d_accuracy", "d_ace", "d_brier"]].tolist() == [0, 0, 0]

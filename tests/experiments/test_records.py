@@ -60,7 +60,7 @@ def test_a_record_round_trips_frames_values_and_parameters(tmp_path):
 def test_a_new_record_replaces_the_old_only_when_complete(tmp_path):
     records.write_record(_result(seed=1), tmp_path / "chapters")
     bad = ReductionsResult(**{**_result(seed=2).__dict__, "n_facts": object()})
-    with pytest.raises(TypeError, match="ReductionsResult.n_facts: a object cannot be recorded"):
+    with pytest.raises(TypeError, match=r"ReductionsResult.n_facts: a object cannot be recorded"):
         records.write_record(bad, tmp_path / "chapters")
     assert records.load_record("reductions", tmp_path).params.seed == 1  # the old one is intact
     assert [p.name for p in (tmp_path / "chapters").iterdir()] == ["reductions.result"]

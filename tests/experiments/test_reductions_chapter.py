@@ -171,7 +171,7 @@ def _shape_result(top: float, per_relation, models=("opt-1.3b",)):
     empty = pd.DataFrame({"x": []})
     return rx.ReductionsResult(
         rx.Params(models=models, per_relation=per_relation),
-        {m: "clm" for m in models},
+        dict.fromkeys(models, "clm"),
         60,
         9,
         empty,

@@ -9,8 +9,8 @@ import json
 import pytest
 
 from calib.experiments import start_tokens as st
-from calib.scoring.statements import bear_queries
 from calib.report import findings as fd
+from calib.scoring.statements import bear_queries
 
 
 @pytest.fixture(scope="module")

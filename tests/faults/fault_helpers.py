@@ -11,7 +11,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-
 import score_worker
 
 HERE = Path(__file__).resolve().parent
@@ -28,7 +27,7 @@ def start_worker(cache: Path, log: Path, sleep: float = 0.0) -> subprocess.Popen
         TRANSFORMERS_VERBOSITY="error",
         HF_HUB_DISABLE_PROGRESS_BARS="1",
     )
-    out = open(log.with_suffix(".out"), "ab")
+    out = open(log.with_suffix(".out"), "ab")  # noqa: SIM115 - the worker writes it after we return
     return subprocess.Popen(
         [sys.executable, str(HERE / "score_worker.py"), str(cache), str(log), str(sleep)],
         env=env,

@@ -15,15 +15,14 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+import score_worker
 from fault_helpers import REPO, assert_same_table, calib_command, leftovers
 
 import calib.scoring.run as run
-import score_worker
 from calib.settings import CACHE_ENV, CacheWriteError, write_problem
 
 
@@ -90,7 +89,7 @@ def test_a_full_cache_stops_scoring_with_one_line_and_resumes(
         assert "free " in text and "Nothing half-written was left" in text
         assert not leftovers(full)
         store = run.score_store(score_worker.MODEL, "bear", cache_dir=full)
-        stored, missing = store.lookup(worker_queries)
+        _stored, missing = store.lookup(worker_queries)
         assert 0 < len(missing) <= len(worker_queries)
         assert not list(store.folder.glob("*.corrupt"))  # what was written is whole
         (small / "filler").unlink()
@@ -149,8 +148,8 @@ def test_write_problems_are_recognised_in_every_form():
     assert (
         write_problem(
             SafetensorError(
-                'Error while serializing: IoError(Os { code: 28, kind: StorageFull, message: "No space '
-                'left on device" })'
+                "Error while serializing: IoError(Os { code: 28, kind: StorageFull, "
+                'message: "No space left on device" })'
             )
         )
         == "no space left on the device"
@@ -304,7 +303,7 @@ def test_ctrl_c_during_calib_score_says_where_the_scores_are_and_how_to_resume(c
     # allow that and the exit three times what the start took under the present load, plus
     # 30 s of slack for a machine that gets busier meanwhile
     bound = 30 + 3 * startup
-    out, err = proc.communicate(timeout=bound)
+    _out, err = proc.communicate(timeout=bound)
     took = time.monotonic() - sent
     assert proc.returncode == 130, err
     assert took < bound  # (communicate raised otherwise)

@@ -53,7 +53,11 @@ def test_sigkill_at_random_points_then_resume(
     for _round in range(3):
         before = len(scored_units(log))
         worker = start_worker(cache, log, sleep=0.15)
-        _wait_for(lambda: len(scored_units(log)) > before or worker.poll() is not None)
+        _wait_for(
+            lambda before=before, worker=worker: (
+                len(scored_units(log)) > before or worker.poll() is not None
+            )
+        )
         time.sleep(rng.uniform(0.0, 0.4))
         if worker.poll() is None:
             worker.send_signal(signal.SIGKILL)
@@ -61,7 +65,7 @@ def test_sigkill_at_random_points_then_resume(
         worker.wait(timeout=HANG_S)  # killed (or done): ends at once
     assert killed >= 2
     done = {u[1:] for u in scored_units(log)}
-    assert 0 < len(done)
+    assert len(done) > 0
     final = start_worker(cache, log)
     assert final.wait(timeout=HANG_S) == 0, log.with_suffix(".out").read_text()[-3000:]
     assert {u[1:] for u in scored_units(log)} == {

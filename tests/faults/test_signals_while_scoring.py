@@ -15,11 +15,11 @@ from __future__ import annotations
 import signal
 
 import pytest
+import score_worker
 from fault_helpers import assert_same_table, leftovers
 
 import calib.scoring.chunks as chunking
 import calib.scoring.run as run
-import score_worker
 
 
 class RaisesInFinaliser:
@@ -85,7 +85,7 @@ def test_a_signal_raised_in_a_finaliser_mid_pass_stops_at_the_next_pass(
     store = info.value.store
     assert store.folder == run.score_store(lm, "bear", cache_dir=cache).folder
     assert len(store.chunks()) == 1  # the first chunk whole, nothing of the second
-    stored, missing = store.lookup(worker_queries)
+    _stored, missing = store.lookup(worker_queries)
     assert 0 < len(missing) < len(worker_queries)
     assert not leftovers(cache) and not list(store.folder.glob("*.corrupt"))
     seen["signum"] = None

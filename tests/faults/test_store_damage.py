@@ -10,11 +10,11 @@ import shutil
 
 import pyarrow.parquet as pq
 import pytest
+import score_worker
 from fault_helpers import assert_same_table, leftovers
 
 import calib.scoring.chunks as chunking
 import calib.scoring.run as run
-import score_worker
 
 
 @pytest.fixture(scope="module")

@@ -5,8 +5,8 @@ import importlib.util
 import numpy as np
 import pytest
 
-from calib.models.loading import ModelLoadError, load_model, model_key
 from calib.models.listing import print_registry
+from calib.models.loading import ModelLoadError, load_model, model_key
 from calib.models.locate import gguf_path
 from calib.models.registry import get_spec, registry
 
@@ -29,14 +29,14 @@ def test_print_registry_lists_availability(capsys):
 
 def test_unknown_model_offline_is_a_clear_error(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    with pytest.raises(ModelLoadError, match="not a registry name.*Offline"):
+    with pytest.raises(ModelLoadError, match=r"not a registry name.*Offline"):
         load_model("no-such-org/no-such-model-xyz")
 
 
 def test_wrong_objective_is_refused(tiny_models):
-    with pytest.raises(ModelLoadError, match="causal LM.*cannot be scored as 'mlm'"):
+    with pytest.raises(ModelLoadError, match=r"causal LM.*cannot be scored as 'mlm'"):
         load_model("tiny-gpt2", objective="mlm")
-    with pytest.raises(ModelLoadError, match="masked LM.*cannot be scored as 'clm'"):
+    with pytest.raises(ModelLoadError, match=r"masked LM.*cannot be scored as 'clm'"):
         load_model("tiny-bert", objective="clm")
 
 

@@ -90,7 +90,7 @@ def test_generate_prompts_orders_sources_removes_duplicates_and_caps_at_top(smal
     p1303 = prompts[prompts["relation"] == "P1303"]
     # "[X] plays [Y]." is the manual prompt again: dropped
     assert list(p1303["text"]) == ["[X] plays [Y] .", "[X] played the [Y] .", "[X] performs [Y] ."]
-    for rel, grp in prompts.groupby("relation"):
+    for _rel, grp in prompts.groupby("relation"):
         assert grp["text"].map(prompt_key).is_unique
         assert (grp["source"] == "mined").sum() <= 2 and (grp["source"] == "paraphrase").sum() <= 2
     with pytest.raises(ValueError, match="top must be at least 1"):

@@ -8,10 +8,10 @@ import pytest
 spacy = pytest.importorskip("spacy", reason="mining needs spaCy (pip install calib[prompts])")
 from spacy.tokens import Doc  # noqa: E402
 
-from calib.prompts.mining import (
+from calib.prompts.mining import (  # noqa: E402
     dependency_path,
     dependency_prompt,
-    is_valid_prompt,  # noqa: E402
+    is_valid_prompt,
     load_pipeline,
     locate,
     middle_word_prompt,

@@ -149,7 +149,7 @@ def test_marian_without_the_model_is_a_clear_error(tmp_path):
     tr = MarianTranslator(
         models={("en", "de"): str(tmp_path / "opus-mt-en-de")}, local_files_only=True
     )
-    with pytest.raises(TranslatorUnavailable, match="opus-mt-en-de.*could not be loaded"):
+    with pytest.raises(TranslatorUnavailable, match=r"opus-mt-en-de.*could not be loaded"):
         tr.translate(["[X] was born in [Y] ."], "en", "de")
     with pytest.raises(TranslatorUnavailable, match="no MarianMT model configured"):
         tr.translate(["x"], "en", "fr")

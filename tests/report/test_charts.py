@@ -9,7 +9,8 @@ import altair as alt
 import pandas as pd
 import pytest
 
-from calib.report import chart_rendering as rendering, charts
+from calib.report import chart_rendering as rendering
+from calib.report import charts
 
 
 @pytest.fixture

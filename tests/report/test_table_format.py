@@ -48,7 +48,7 @@ def test_format_interval():
     assert format_interval(0.5, float("nan"), 0.6) == "0.500"
     assert format_interval(float("nan"), 0.1, 0.2) == "–"
     assert format_interval(12.345, 11.0, 13.0, digits=1) == "12.3 [11.0, 13.0]"
-    with pytest.raises(ValueError, match="lower bound 0.3 exceeds its upper bound 0.2"):
+    with pytest.raises(ValueError, match=r"lower bound 0.3 exceeds its upper bound 0.2"):
         format_interval(0.25, 0.3, 0.2)
 
 

@@ -31,7 +31,7 @@ def continuation_query() -> Query:
 
 
 def queries(small_bear):
-    return bear_queries(small_bear, TEMPLATES) + [continuation_query()]
+    return [*bear_queries(small_bear, TEMPLATES), continuation_query()]
 
 
 def encode(lm, qs):

@@ -138,7 +138,7 @@ def test_changed_template_text_is_rescored(tiny_models, small_bear, cache, monke
         small_bear, relations={**small_bear.relations, "P19": replace(rel, templates=changed)}
     )
     qs2 = bear_queries(bear2, ["paraphrase-0"])
-    stored, missing = _store(cache, qs2).lookup(qs2)
+    _stored, missing = _store(cache, qs2).lookup(qs2)
     assert {q.relation for q in missing} == {"P19"}
 
 

@@ -2,10 +2,10 @@
 
 import numpy as np
 import pytest
+from helpers import encode, queries
 
 from calib.scoring.clm import clm_score
 from calib.scoring.reference import clm_reference
-from helpers import encode, queries
 
 CLMS = ["tiny-gpt2", "tiny-llama"]
 

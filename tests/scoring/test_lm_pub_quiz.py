@@ -9,12 +9,12 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from helpers import encode
 
 from calib.scoring.clm import clm_score
 from calib.scoring.encoding import encode_clm_lm_pub_quiz, start_token_count
 from calib.scoring.mlm import mlm_score
 from calib.scoring.statements import bear_queries, fill_template
-from helpers import encode
 
 lpq = pytest.importorskip("lm_pub_quiz")
 from lm_pub_quiz.evaluators.templating_util import Templater  # noqa: E402

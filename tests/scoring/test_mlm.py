@@ -2,11 +2,11 @@
 
 import numpy as np
 import pytest
+from helpers import encode, queries, sentence_totals
 
 from calib.scoring.encoding import Encoded, mlm_masked_positions
 from calib.scoring.mlm import mlm_score
 from calib.scoring.reference import mlm_reference
-from helpers import encode, queries, sentence_totals
 
 MLMS = ["tiny-bert", "tiny-roberta"]
 

@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-
 import thread_worker
+
 from calib.scoring.schema import ROUNDING_TOLERANCE
 
 HERE = Path(__file__).resolve().parent
