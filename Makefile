@@ -1,6 +1,6 @@
 # calib: two commands do everything on a fresh machine (see README.md).
 #   make book   set up, score the embedded models (cache-aware), execute every chapter, build _build/html
-#   make test   set up and run the test suite
+#   make test   set up, lint (ruff check, ruff format --check, mypy) and run the test suite
 # Set-up = a local virtual environment with every Python dependency, plus the Debian packages
 # the tests and chapters need (Chromium for the browser test, Apertium for back-translation).
 
@@ -16,13 +16,25 @@ export CALIB_DATA_DIR  ?= $(abspath ../shared/data)
 export CALIB_CACHE_DIR ?= $(CURDIR)/.cache
 export PYTHONUNBUFFERED = 1
 
-.PHONY: book test setup system-deps benchmark clean
+.PHONY: book test lint setup system-deps benchmark clean
 
 book: setup
 	$(VENV)/bin/calib book --profile $(PROFILE)
 
+# lint first, then the tests whatever lint said (both reported; either failing fails the target)
 test: setup
-	$(PY) -m pytest
+	@status=0; $(MAKE) --no-print-directory lint || status=$$?; \
+	$(PY) -m pytest || status=$$?; \
+	if [ $$status -ne 0 ]; then echo "make test: failed (lint or tests, see above)"; fi; \
+	exit $$status
+
+# ruff (lint and format check) and mypy, configured in pyproject.toml
+lint: setup
+	@status=0; \
+	echo "ruff check ."; $(VENV)/bin/ruff check . || status=1; \
+	echo "ruff format --check ."; $(VENV)/bin/ruff format --check . || status=1; \
+	echo "mypy (calib/)"; $(VENV)/bin/mypy || status=1; \
+	exit $$status
 
 setup: $(VENV)/.installed system-deps
 
