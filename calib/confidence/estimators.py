@@ -99,9 +99,9 @@ PER_TEMPLATE = (
 
 
 def per_template(table: pd.DataFrame) -> pd.DataFrame:
-    """``table`` if it already is a :func:`template_predictions` frame (it has ``p_top``),
-    else ``template_predictions(table)``. Lets callers that run several estimators on one
-    large table compute the softmax once."""
+    """``table`` if it already is a :func:`~calib.confidence.probabilities.template_predictions`
+    frame (it has ``p_top``), else ``template_predictions(table)``. Lets callers that run several
+    estimators on one large table compute the softmax once."""
     if isinstance(table, pd.DataFrame) and "p_top" in table.columns:
         require_columns(table, PER_TEMPLATE, "template-prediction table")
         return table
