@@ -166,3 +166,50 @@ def test_a_broken_role_fails_the_build_and_is_named(api_book):
     assert BROKEN in failure
     # it is the only problem: everything else resolved
     assert len(re.findall(r"reference target not found", failure)) == 1, failure
+
+
+#: the public functions whose docstrings have numpydoc sections so far (issue 20); a function
+#: added here must keep them
+WITH_SECTIONS = {
+    "calib.confidence.reductions": ("sentence_scores", "harmonic_mean"),
+    "calib.confidence.probabilities": (
+        "log_softmax",
+        "option_probabilities",
+        "template_predictions",
+    ),
+    "calib.confidence.estimators": (
+        "base",
+        "margin",
+        "average",
+        "consistency",
+        "entropy",
+        "entropy_normalised",
+        "linguistic",
+        "rejection_rate",
+        "all_estimates",
+    ),
+    "calib.confidence.metrics": (
+        "ace",
+        "ece",
+        "mce",
+        "rms_calibration_error",
+        "signed_gap",
+        "brier",
+        "accuracy",
+        "calibration_curve",
+    ),
+}
+
+
+def test_the_public_functions_have_parameters_and_returns_sections():
+    import inspect
+
+    for module, names in WITH_SECTIONS.items():
+        mod = importlib.import_module(module)
+        for name in names:
+            fn = getattr(mod, name)
+            doc = inspect.getdoc(fn) or ""
+            assert "\nReturns\n-------\n" in doc, f"{module}.{name}"
+            documented = re.findall(r"^(\w+) :", doc, flags=re.M)
+            for parameter in inspect.signature(fn).parameters:
+                assert parameter in documented, f"{module}.{name}: {parameter}"
