@@ -122,7 +122,7 @@ def write_problem(exc: BaseException) -> str | None:
 @contextlib.contextmanager
 def cache_writes(folder: str | os.PathLike, what: str, needed: int | None = None):
     """Turn a read-only, full or forbidden ``folder`` into a :class:`CacheWriteError` (one line:
-    folder, :data:`CACHE_ENV`, space needed); other errors pass through unchanged."""
+    folder, ``CACHE_ENV``, space needed); other errors pass through unchanged."""
     try:
         yield
     except CacheWriteError:

@@ -16,14 +16,15 @@ Layout, relative to the *book root* (the repository root):
 ``_build/html``                      the built book.
 ===================================  ==========================================================
 
-A :class:`Profile` gives default parameters (models, data size); :func:`run_chapter` merges
-them with the caller's parameters, checks names and types against the chapter's ``parameters``
-cell *before* anything runs, executes the notebook with papermill and writes it into the build
-tree; :func:`build_book` runs every chapter in the toc (the ledger last), then
-``jupyter-book build`` (``execute_notebooks: "off"``: jupyter-book never re-executes), and
-checks that the HTML loads nothing from another host (:func:`offline_violations`).
-``calib run`` and ``calib book`` (:func:`cli_run`, :func:`cli_book`) are the command-line entry
-points.
+A :class:`~calib.book.profiles.Profile` gives default parameters (models, data size);
+:func:`~calib.book.chapters.run_chapter` merges them with the caller's parameters, checks names and
+types against the chapter's ``parameters`` cell *before* anything runs, executes the notebook with
+papermill and writes it into the build tree; :func:`~calib.book.build.build_book` runs every chapter
+in the toc (the ledger last), then ``jupyter-book build`` (``execute_notebooks: "off"``:
+jupyter-book never re-executes), and checks that the HTML loads nothing from another host
+(:func:`~calib.book.build.offline_violations`). ``calib run`` and ``calib book``
+(:func:`~calib.book.commands.cli_run`, :func:`~calib.book.commands.cli_book`) are the command-line
+entry points.
 
 After a run the chapter carries its provenance (:mod:`~calib.book.provenance`: commit, versions,
 model hashes, data checksums, device, wall time) and its downloads (:mod:`~calib.book.downloads`:

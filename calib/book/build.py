@@ -78,9 +78,9 @@ def build_html(
 ) -> Path:
     """``jupyter-book build`` the book root into ``_build/html`` from the executed chapters.
 
-    Fails with :class:`ChapterNotExecuted` before building if a toc chapter has no executed
-    notebook, with :class:`BookError` if the build fails (``strict``: on any Sphinx warning)
-    or if a page would load anything from another host.
+    Fails with :exc:`~calib.book.layout.ChapterNotExecuted` before building if a toc chapter has no
+    executed notebook, with :exc:`~calib.book.layout.BookError` if the build fails (``strict``: on
+    any Sphinx warning) or if a page would load anything from another host.
     """
     log = log or (lambda _msg: None)
     root = book_root(root)

@@ -258,21 +258,21 @@ def run_chapter(
     """Execute ``notebooks/<name>.md`` into ``_build/chapters/<name>.ipynb``.
 
     Parameters: the profile's defaults overridden by ``params``, checked before execution
-    (:func:`resolve_parameters`). The notebook is converted with jupytext, run with papermill
-    (working folder: the book root) and written atomically with a note saying how it was run
-    and its provenance (and, for a synthetic profile, that its numbers are placeholders), one
-    parameters cell showing the values it ran with, a downloads section
+    (:func:`~calib.book.parameters.resolve_parameters`). The notebook is converted with jupytext,
+    run with papermill (working folder: the book root) and written atomically with a note saying how
+    it was run and its provenance (and, for a synthetic profile, that its numbers are placeholders),
+    one parameters cell showing the values it ran with, a downloads section
     (:mod:`calib.book.downloads`: its result tables and the score rows it used, written to
     ``_build/downloads/<name>/``), and ``metadata["calib"]`` (with ``provenance`` and
     ``downloads``). A chapter unit (:func:`calib.book.parameters.chapter_unit`) must have a
-    parameters cell equal to its ``Params`` (else :class:`ParameterError` before anything
-    runs) and record its result (:func:`calib.experiments.records.record`, into the folder
-    :data:`~calib.experiments.records.RECORD_ENV` names for the kernel): the record, with this
-    run's profile, command and provenance added to its manifest, is installed as
+    parameters cell equal to its ``Params`` (else :exc:`~calib.book.layout.ParameterError` before
+    anything runs) and record its result (:func:`calib.experiments.records.record`, into the folder
+    :data:`~calib.experiments.records.RECORD_ENV` names for the kernel): the record, with this run's
+    profile, command and provenance added to its manifest, is installed as
     ``_build/chapters/<name>.result/`` beside the executed notebook. On failure the previous
     executed notebook and record stay as they were, the partial notebook goes to
-    ``_build/failed/<name>.ipynb`` and :class:`ChapterFailed` is raised;
-    after Ctrl-C or SIGTERM the same, with the kernel stopped (see the module docstring), and
+    ``_build/failed/<name>.ipynb`` and :exc:`~calib.book.layout.ChapterFailed` is raised; after
+    Ctrl-C or SIGTERM the same, with the kernel stopped (see the module docstring), and
     :class:`calib.interrupt.Interrupted` is raised.
     """
     import nbformat

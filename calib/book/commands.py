@@ -1,4 +1,4 @@
-"""``calib run`` and ``calib book`` (called from :mod:`calib.cli`)."""
+"""``calib run`` and ``calib book`` (called from ``calib.cli``)."""
 
 from __future__ import annotations
 

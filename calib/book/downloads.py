@@ -7,10 +7,10 @@ After a successful run :func:`collect` turns that folder into the chapter's down
 
 =====================================================  =====================================
 ``_build/downloads/<chapter>/tables/<name>.csv``       each result table, unrounded
-``_build/downloads/<chapter>/scores/<model>.<dataset>  the score rows the chapter used, one
-.parquet``                                             file per model and dataset, each row
-                                                       once (columns: :mod:`calib.scoring.
-                                                       schema`)
+``_build/downloads/<chapter>/scores/<m>.<d>.parquet``  the score rows the chapter used, one
+(``<m>``: the model, ``<d>``: the dataset)             file per model and dataset, each row
+                                                       once (columns:
+                                                       :mod:`calib.scoring.schema`)
 ``_build/downloads/<chapter>/manifest.json``           what is there (captions, interval
                                                        columns, rows)
 =====================================================  =====================================

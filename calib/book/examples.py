@@ -1,6 +1,6 @@
 """The worked example of "Extending the book": a whole chapter, and its run in a scratch book.
 
-:data:`HELLO_CHAPTER` is the text of a small chapter (``notebooks/hello.md``);
+``HELLO_CHAPTER`` is the text of a small chapter (``notebooks/hello.md``);
 :func:`run_hello_chapter` writes a scratch book root around it (the real ``_config.yml``, a
 ``_toc.yml`` listing it) and executes it with the command a reader would type,
 ``calib run hello --profile quick --no-build``, in a subprocess.
@@ -70,10 +70,10 @@ parts:
 def run_hello_chapter(
     folder: str | os.PathLike, profile: str = "quick", params: dict | None = None
 ) -> Path:
-    """Make ``folder`` a book root holding :data:`HELLO_CHAPTER` (``notebooks/hello.md``, a toc
+    """Make ``folder`` a book root holding ``HELLO_CHAPTER`` (``notebooks/hello.md``, a toc
     entry, the real ``_config.yml``) and run ``calib run hello --profile <profile> --no-build``
     (plus ``-p NAME VALUE`` for ``params``; default: two relations) there. Returns the executed
-    notebook; a failed run is a :class:`BookError` with the command's output."""
+    notebook; a failed run is a :exc:`~calib.book.layout.BookError` with the command's output."""
     folder = Path(folder)
     (folder / "notebooks").mkdir(parents=True, exist_ok=True)
     shutil.copy2(book_root() / "_config.yml", folder / "_config.yml")

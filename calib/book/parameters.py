@@ -89,7 +89,7 @@ def parse_parameters(source: str, where: str = "parameters cell") -> dict[str, P
 
     Each statement must be ``name = literal`` (type inferred from the literal) or
     ``name: type = literal``; a trailing comment is the parameter's help. Anything else is a
-    :class:`ParameterError` naming ``where`` and the line.
+    :exc:`~calib.book.layout.ParameterError` naming ``where`` and the line.
     """
     try:
         tree = ast.parse(source)
@@ -258,7 +258,7 @@ def resolve_parameters(
 
     Every problem (unknown name, wrong type, a value outside its range or choices, a model that
     cannot be loaded here: :mod:`calib.book.constraints`) is collected into one
-    :class:`ParameterError` that lists the chapter's parameters with their types.
+    :exc:`~calib.book.layout.ParameterError` that lists the chapter's parameters with their types.
     """
     prof = get_profile(profile)
     merged = prof.defaults_for(chapter, declared)

@@ -1,8 +1,8 @@
 """The provenance of a chapter run: what a reader needs to trust or repeat it.
 
-:func:`provenance` returns one JSON-ready record; :func:`run_chapter` writes it into the
-executed notebook's metadata (``metadata["calib"]["provenance"]``) and shows it in the chapter's
-run note (:func:`provenance_lines`).
+:func:`provenance` returns one JSON-ready record; :func:`~calib.book.chapters.run_chapter` writes it
+into the executed notebook's metadata (``metadata["calib"]["provenance"]``) and shows it in the
+chapter's run note (:func:`provenance_lines`).
 
 ==============  ===============================================================================
 key             holds

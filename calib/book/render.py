@@ -136,7 +136,8 @@ def run_note_cell(
 
 
 def insert_after_title(nb, cell) -> None:
-    """Put ``cell`` right after the notebook's first ``# `` heading (else first)."""
+    """Put ``cell`` right after the notebook's first level-1 heading (``#`` and a space; else
+    first)."""
     for i, existing in enumerate(nb.cells):
         if existing.cell_type == "markdown" and existing.source.lstrip().startswith("# "):
             nb.cells.insert(i + 1, cell)

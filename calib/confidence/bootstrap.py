@@ -132,7 +132,7 @@ def stratified_resample_weights(strata, n_boot: int, seed: int) -> Iterator[np.n
 
 def jackknife_weights(n: int) -> Iterator[np.ndarray]:
     """Blocks of delete-one jackknife weights: row ``i`` is all ones except a 0 at ``i``
-    (``n`` rows in all, in blocks of at most :data:`_BLOCK_CELLS` cells)."""
+    (``n`` rows in all, in blocks of at most ``_BLOCK_CELLS`` cells)."""
     block = max(1, min(n, _BLOCK_CELLS // max(n, 1)))
     for start in range(0, n, block):
         rows = np.arange(start, min(start + block, n))

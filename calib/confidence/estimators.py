@@ -99,9 +99,9 @@ PER_TEMPLATE = (
 
 
 def per_template(table: pd.DataFrame) -> pd.DataFrame:
-    """``table`` if it already is a :func:`template_predictions` frame (it has ``p_top``),
-    else ``template_predictions(table)``. Lets callers that run several estimators on one
-    large table compute the softmax once."""
+    """``table`` if it already is a :func:`~calib.confidence.probabilities.template_predictions`
+    frame (it has ``p_top``), else ``template_predictions(table)``. Lets callers that run several
+    estimators on one large table compute the softmax once."""
     if isinstance(table, pd.DataFrame) and "p_top" in table.columns:
         require_columns(table, PER_TEMPLATE, "template-prediction table")
         return table
@@ -126,8 +126,25 @@ def _single(sent: pd.DataFrame, templates, column: str) -> pd.DataFrame:
 def base(sent: pd.DataFrame, templates: str | Sequence[str] | None = PLAIN) -> pd.DataFrame:
     """Base-Confidence (Eq. 1): the highest option probability, ``max_i p(y_i | x)``.
 
-    One row per instance and template in ``templates`` (a name, a list, or ``None`` for every
-    template in the table; default the plain template ``paraphrase-0``).
+    Parameters
+    ----------
+    sent : pandas.DataFrame
+        A sentence-score table, or its
+        :func:`~calib.confidence.probabilities.template_predictions`.
+    templates : str or sequence of str or None
+        A template name, a list of names, or ``None`` for every template in the table; default
+        the plain template ``paraphrase-0``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        An estimate table (:mod:`calib.confidence.schema`): one row per instance and template,
+        with ``template``, ``prediction``, ``correct`` and ``confidence``.
+
+    Raises
+    ------
+    ValueError
+        If a template asked for is not in the table.
     """
     return _single(sent, templates, "base")
 
@@ -136,6 +153,21 @@ def margin(sent: pd.DataFrame, templates: str | Sequence[str] | None = PLAIN) ->
     """Margin-Confidence (Eq. 2): highest minus second-highest option probability.
 
     Same rows and prediction as :func:`base`; the confidence is never above Base's.
+
+    Parameters
+    ----------
+    sent : pandas.DataFrame
+        A sentence-score table, or its
+        :func:`~calib.confidence.probabilities.template_predictions`.
+    templates : str or sequence of str or None
+        A template name, a list of names, or ``None`` for every template in the table; default
+        the plain template ``paraphrase-0``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        An estimate table (:mod:`calib.confidence.schema`): one row per instance and template,
+        with ``template``, ``prediction``, ``correct`` and ``confidence``.
     """
     return _single(sent, templates, "margin")
 
@@ -242,8 +274,24 @@ def average(
 ) -> pd.DataFrame:
     """Average-Confidence (Eq. 3): ``(1/T) * sum of B_t over the templates predicting y*``.
 
-    ``y*`` comes from ``aggregation`` (:data:`AGGREGATIONS`); rejected instances get 0.
-    One row per instance with ``n_agree`` and ``rejected``.
+    Parameters
+    ----------
+    sent : pandas.DataFrame
+        A sentence-score table, or its
+        :func:`~calib.confidence.probabilities.template_predictions`.
+    aggregation : str
+        How the templates' answers become one prediction ``y*`` (:data:`AGGREGATIONS`):
+        ``"min"`` (the paper's: the answer of the template with the smallest Base-Confidence),
+        ``"max"``, or ``"vote-k"`` (at least ``k`` agreeing templates; a tie or too few votes
+        rejects the instance: confidence 0, not correct).
+    templates : sequence of str
+        The templates to aggregate over; default the five paraphrases.
+
+    Returns
+    -------
+    pandas.DataFrame
+        An estimate table (:mod:`calib.confidence.schema`): one row per instance with
+        ``prediction``, ``correct``, ``confidence``, ``n_agree`` and ``rejected``.
     """
     t = len(templates)
     return _multi(
@@ -259,7 +307,24 @@ def consistency(
 ) -> pd.DataFrame:
     """Consistency-Confidence (Eq. 4): the share ``n_agree / T`` of templates predicting ``y*``.
 
-    ``y*`` comes from ``aggregation``; rejected instances get 0.
+    Parameters
+    ----------
+    sent : pandas.DataFrame
+        A sentence-score table, or its
+        :func:`~calib.confidence.probabilities.template_predictions`.
+    aggregation : str
+        How the templates' answers become one prediction ``y*`` (:data:`AGGREGATIONS`):
+        ``"min"`` (the paper's: the answer of the template with the smallest Base-Confidence),
+        ``"max"``, or ``"vote-k"`` (at least ``k`` agreeing templates; a tie or too few votes
+        rejects the instance: confidence 0, not correct).
+    templates : sequence of str
+        The templates to aggregate over; default the five paraphrases.
+
+    Returns
+    -------
+    pandas.DataFrame
+        An estimate table (:mod:`calib.confidence.schema`): one row per instance with
+        ``prediction``, ``correct``, ``confidence``, ``n_agree`` and ``rejected``.
     """
     t = len(templates)
     return _multi(
@@ -277,6 +342,25 @@ def entropy(
     (Eq. 6), and ``C = 1 - (-sum_c q(c) ln q(c))`` (Eq. 7). Not normalised: with 3 or more
     clusters it can be below 0 (down to ``1 - ln T``); confidences are kept as computed. The
     aggregation only picks the prediction (and may reject: confidence 0).
+
+    Parameters
+    ----------
+    sent : pandas.DataFrame
+        A sentence-score table, or its
+        :func:`~calib.confidence.probabilities.template_predictions`.
+    aggregation : str
+        How the templates' answers become one prediction ``y*`` (:data:`AGGREGATIONS`):
+        ``"min"`` (the paper's: the answer of the template with the smallest Base-Confidence),
+        ``"max"``, or ``"vote-k"`` (at least ``k`` agreeing templates; a tie or too few votes
+        rejects the instance: confidence 0, not correct).
+    templates : sequence of str
+        The templates to aggregate over; default the five paraphrases.
+
+    Returns
+    -------
+    pandas.DataFrame
+        An estimate table (:mod:`calib.confidence.schema`): one row per instance with
+        ``prediction``, ``correct``, ``confidence``, ``n_agree`` and ``rejected``.
     """
 
     def conf(pred, b, w, agree):
@@ -300,10 +384,30 @@ def entropy_normalised(
     :func:`entropy`) over the clusters of identical predicted answers, in ``[0, 1]``.
 
     ``SE = -sum_c p(c) ln p(c)`` with ``p(c)`` the share of the ``T`` templates predicting
-    answer ``c``. ``normalize="templates"`` (default): ``C = 1 - SE / ln T``, i.e. entropy to
-    base ``T`` (1 = all agree, 0 = all differ). ``normalize="clusters"``: ``C = 1 - SE / ln K``
-    with ``K`` the number of distinct answers (``C = 1`` when ``K = 1``), as in the authors'
-    released code. The aggregation only picks the prediction (and may reject, confidence 0).
+    answer ``c``. The aggregation only picks the prediction (and may reject, confidence 0).
+
+    Parameters
+    ----------
+    sent : pandas.DataFrame
+        A sentence-score table, or its
+        :func:`~calib.confidence.probabilities.template_predictions`.
+    aggregation : str
+        How the templates' answers become one prediction ``y*`` (:data:`AGGREGATIONS`):
+        ``"min"`` (the paper's: the answer of the template with the smallest Base-Confidence),
+        ``"max"``, or ``"vote-k"`` (at least ``k`` agreeing templates; a tie or too few votes
+        rejects the instance: confidence 0, not correct).
+    templates : sequence of str
+        The templates to aggregate over; default the five paraphrases.
+    normalize : str
+        ``"templates"`` (default): ``C = 1 - SE / ln T``, i.e. entropy to base ``T`` (1 = all
+        agree, 0 = all differ). ``"clusters"``: ``C = 1 - SE / ln K`` with ``K`` the number of
+        distinct answers (``C = 1`` when ``K = 1``), as in the authors' released code.
+
+    Returns
+    -------
+    pandas.DataFrame
+        An estimate table (:mod:`calib.confidence.schema`): one row per instance with
+        ``prediction``, ``correct``, ``confidence``, ``n_agree`` and ``rejected``.
     """
     if normalize not in ENTROPY_NORMALIZATIONS:
         raise ValueError(
@@ -332,13 +436,27 @@ def linguistic(
     sent: pd.DataFrame, injected: str | Sequence[str], plain: str = PLAIN
 ) -> pd.DataFrame:
     """Linguistic confidence (paper §3, semantic grounding): Base-Confidence (Eq. 1) under
-    injected template(s) (``possibly``, ``certainly``, ``numeric-0`` .. ``numeric-100``) and
-    under the ``plain`` template, restricted to the instances scored with all of them.
+    injected template(s) and under the ``plain`` template, restricted to the instances scored
+    with all of them.
 
-    Long format: one row per instance and template, with ``template``, ``prediction``,
-    ``correct``, ``confidence`` and ``stated`` (the numeric template's stated confidence,
-    NaN otherwise). Compare e.g. ``confidence`` between ``template == "possibly"`` and
-    ``template == plain`` on the same instances.
+    Compare e.g. ``confidence`` between ``template == "possibly"`` and ``template == plain`` on
+    the same instances.
+
+    Parameters
+    ----------
+    sent : pandas.DataFrame
+        A sentence-score table.
+    injected : str or sequence of str
+        The injected template(s): ``possibly``, ``certainly``, ``numeric-0`` .. ``numeric-100``.
+    plain : str
+        The plain template (default ``paraphrase-0``); it may not be among ``injected``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Long format: one row per instance and template, with ``template``, ``prediction``,
+        ``correct``, ``confidence`` and ``stated`` (the numeric template's stated confidence,
+        NaN otherwise).
     """
     names = [injected] if isinstance(injected, str) else list(injected)
     if plain in names:
@@ -354,7 +472,18 @@ def linguistic(
 
 
 def rejection_rate(estimates: pd.DataFrame) -> float:
-    """Share of instances a voting aggregation rejected (0 for estimators that never reject)."""
+    """Share of instances a voting aggregation rejected (0 for estimators that never reject).
+
+    Parameters
+    ----------
+    estimates : pandas.DataFrame
+        An estimate table (with a ``rejected`` column where the estimator can reject).
+
+    Returns
+    -------
+    float
+        The share of rows with ``rejected``; 0 without that column or without rows.
+    """
     require_columns(estimates, ("confidence",), "estimate table")
     if "rejected" not in estimates.columns or len(estimates) == 0:
         return 0.0
@@ -377,14 +506,33 @@ def all_estimates(
 ) -> pd.DataFrame:
     """Every estimator in one long estimate table with an ``estimator`` column.
 
-    ``Base`` and ``Margin`` on ``template``; ``Average``, ``Consistency`` and ``Entropy`` over
-    ``paraphrases`` for each of ``aggregations``, named e.g. ``"Average/min"`` or
-    ``"Consistency/vote-2"``; then the ``variants`` asked for (names of :data:`VARIANTS`, e.g.
-    ``"Entropy (normalised)"``), named the same way. ``paraphrases=None`` skips the
-    multi-template estimators (for a table scored with one template). Columns:
-    ``estimator``, the instance keys, ``template`` (the single template, or ``None``),
-    ``prediction``, ``correct``, ``confidence``, ``n_agree`` (missing for single-template
-    estimators) and ``rejected``.
+    Parameters
+    ----------
+    sent : pandas.DataFrame
+        A sentence-score table (the softmax is computed once for all estimators).
+    template : str
+        The template of ``Base`` and ``Margin``.
+    paraphrases : sequence of str or None
+        The templates of ``Average``, ``Consistency`` and ``Entropy``; ``None`` skips the
+        multi-template estimators (for a table scored with one template).
+    aggregations : sequence of str
+        The aggregations (:data:`AGGREGATIONS`) of each multi-template estimator, named e.g.
+        ``"Average/min"`` or ``"Consistency/vote-2"``.
+    variants : sequence of str
+        Estimators beyond the paper's, names of :data:`VARIANTS` (e.g.
+        ``"Entropy (normalised)"``), named the same way.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``estimator``, the instance keys, ``template`` (the single template, or
+        ``None``), ``prediction``, ``correct``, ``confidence``, ``n_agree`` (missing for
+        single-template estimators) and ``rejected``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown variant.
     """
     sent = per_template(sent)  # the softmax once for all estimators
     parts = []

@@ -305,32 +305,140 @@ def _point(metric: str, confidence, correct, n_bins: int) -> float:
 def ace(confidence, correct, n_bins: int = N_BINS) -> float:
     """Adaptive Calibration Error (paper §4.3; Nixon et al., 2019): equal-count bins
     (``n_bins`` = 20), empty bins dropped, unweighted mean of ``|accuracy - confidence|``
-    over the bins. Agrees with ``calibration_curve(strategy="quantile")``."""
+    over the bins. Agrees with ``calibration_curve(strategy="quantile")``.
+
+    Parameters
+    ----------
+    confidence : array-like
+        One confidence per instance, finite and at most 1 (below 0 is allowed: the paper's
+        Entropy-Confidence, Eq. 7).
+    correct : array-like
+        Whether each instance is correct: booleans or 0/1, as long as ``confidence``.
+    n_bins : int
+        The number of bins (default 20).
+
+    Returns
+    -------
+    float
+        The metric.
+
+    Raises
+    ------
+    ValueError
+        Saying what is wrong with the inputs (shapes, lengths, empty, non-finite or out of range
+        values) (:func:`check_inputs`).
+    """
     return _point("ace", confidence, correct, n_bins)
 
 
 def ece(confidence, correct, n_bins: int = N_BINS) -> float:
     """Expected Calibration Error: ``n_bins`` equal-width bins on ``[0, 1]``,
-    ``sum_b (n_b / N) * |accuracy_b - confidence_b|``."""
+    ``sum_b (n_b / N) * |accuracy_b - confidence_b|``.
+
+    Parameters
+    ----------
+    confidence : array-like
+        One confidence per instance, finite and at most 1 (below 0 is allowed: the paper's
+        Entropy-Confidence, Eq. 7).
+    correct : array-like
+        Whether each instance is correct: booleans or 0/1, as long as ``confidence``.
+    n_bins : int
+        The number of bins (default 20).
+
+    Returns
+    -------
+    float
+        The metric.
+
+    Raises
+    ------
+    ValueError
+        Saying what is wrong with the inputs (shapes, lengths, empty, non-finite or out of range
+        values) (:func:`check_inputs`).
+    """
     return _point("ece", confidence, correct, n_bins)
 
 
 def mce(confidence, correct, n_bins: int = N_BINS) -> float:
     """Maximum calibration error (beyond the paper), torchmetrics' ``norm="max"``: the largest
-    ``|accuracy_b - confidence_b|`` over the non-empty equal-width bins of :func:`ece`."""
+    ``|accuracy_b - confidence_b|`` over the non-empty equal-width bins of :func:`ece`.
+
+    Parameters
+    ----------
+    confidence : array-like
+        One confidence per instance, finite and at most 1 (below 0 is allowed: the paper's
+        Entropy-Confidence, Eq. 7).
+    correct : array-like
+        Whether each instance is correct: booleans or 0/1, as long as ``confidence``.
+    n_bins : int
+        The number of bins (default 20).
+
+    Returns
+    -------
+    float
+        The metric.
+
+    Raises
+    ------
+    ValueError
+        Saying what is wrong with the inputs (shapes, lengths, empty, non-finite or out of range
+        values) (:func:`check_inputs`).
+    """
     return _point("mce", confidence, correct, n_bins)
 
 
 def rms_calibration_error(confidence, correct, n_bins: int = N_BINS) -> float:
     """Root-mean-square calibration error (beyond the paper), torchmetrics' ``norm="l2"``:
-    ``sqrt(sum_b (n_b / N) (accuracy_b - confidence_b)^2)`` over the bins of :func:`ece`."""
+    ``sqrt(sum_b (n_b / N) (accuracy_b - confidence_b)^2)`` over the bins of :func:`ece`.
+
+    Parameters
+    ----------
+    confidence : array-like
+        One confidence per instance, finite and at most 1 (below 0 is allowed: the paper's
+        Entropy-Confidence, Eq. 7).
+    correct : array-like
+        Whether each instance is correct: booleans or 0/1, as long as ``confidence``.
+    n_bins : int
+        The number of bins (default 20).
+
+    Returns
+    -------
+    float
+        The metric.
+
+    Raises
+    ------
+    ValueError
+        Saying what is wrong with the inputs (shapes, lengths, empty, non-finite or out of range
+        values) (:func:`check_inputs`).
+    """
     return _point("rms", confidence, correct, n_bins)
 
 
 def signed_gap(confidence, correct) -> float:
     """Signed calibration gap (beyond the paper): mean confidence minus accuracy. Above 0 the
     estimator is overconfident on average, below 0 underconfident (the paper's §5.1 reads this
-    off the calibration curves)."""
+    off the calibration curves).
+
+    Parameters
+    ----------
+    confidence : array-like
+        One confidence per instance, finite and at most 1 (below 0 is allowed: the paper's
+        Entropy-Confidence, Eq. 7).
+    correct : array-like
+        Whether each instance is correct: booleans or 0/1, as long as ``confidence``.
+
+    Returns
+    -------
+    float
+        The metric.
+
+    Raises
+    ------
+    ValueError
+        Saying what is wrong with the inputs (shapes, lengths, empty, non-finite or out of range
+        values) (:func:`check_inputs`).
+    """
     return _point("gap", confidence, correct, N_BINS)
 
 
@@ -352,12 +460,43 @@ def aurc(confidence, correct) -> float:
 
 
 def brier(confidence, correct) -> float:
-    """Brier score (paper §4.3): ``mean((confidence - correct)^2)``, correctness as target."""
+    """Brier score (paper §4.3): ``mean((confidence - correct)^2)``, correctness as target.
+
+    Parameters
+    ----------
+    confidence : array-like
+        One confidence per instance, finite and at most 1 (below 0 is allowed: the paper's
+        Entropy-Confidence, Eq. 7).
+    correct : array-like
+        Whether each instance is correct: booleans or 0/1, as long as ``confidence``.
+
+    Returns
+    -------
+    float
+        The metric.
+
+    Raises
+    ------
+    ValueError
+        Saying what is wrong with the inputs (shapes, lengths, empty, non-finite or out of range
+        values) (:func:`check_inputs`).
+    """
     return _point("brier", confidence, correct, N_BINS)
 
 
 def accuracy(correct) -> float:
-    """Micro accuracy: the share of correct instances (rejected instances count as wrong)."""
+    """Micro accuracy: the share of correct instances (rejected instances count as wrong).
+
+    Parameters
+    ----------
+    correct : array-like
+        Whether each instance is correct: booleans or 0/1.
+
+    Returns
+    -------
+    float
+        The share of correct instances.
+    """
     corr = np.asarray(correct)
     return _point("accuracy", np.zeros(len(corr)), corr, N_BINS)
 
@@ -365,10 +504,27 @@ def accuracy(correct) -> float:
 def calibration_curve(
     confidence, correct, n_bins: int = N_BINS, strategy: str = "quantile"
 ) -> pd.DataFrame:
-    """Calibration-curve data (reliability diagram, paper Fig. 2): one row per non-empty bin
-    with ``bin`` (0-based), ``lower`` / ``upper`` edges, ``count``, ``mean_confidence`` and
-    ``accuracy``. ``strategy="quantile"``: the bins of :func:`ace`; ``"uniform"``: of
-    :func:`ece`."""
+    """Calibration-curve data (reliability diagram, paper Fig. 2).
+
+    Parameters
+    ----------
+    confidence : array-like
+        One confidence per instance, finite and at most 1 (below 0 is allowed: the paper's
+        Entropy-Confidence, Eq. 7).
+    correct : array-like
+        Whether each instance is correct: booleans or 0/1, as long as ``confidence``.
+    n_bins : int
+        The number of bins (default 20).
+    strategy : str
+        ``"quantile"``: the equal-count bins of :func:`ace`; ``"uniform"``: the equal-width bins
+        of :func:`ece`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per non-empty bin with ``bin`` (0-based), ``lower`` / ``upper`` edges,
+        ``count``, ``mean_confidence`` and ``accuracy``.
+    """
     _check_bins(n_bins, strategy)
     _, c, y = sorted_inputs(confidence, correct)
     count, sc, sy, edges = weighted_bins(c, y, np.ones((1, len(c)), np.int64), n_bins, strategy)

@@ -42,7 +42,25 @@ def _softmax_sorted(score: np.ndarray, codes: np.ndarray, starts: np.ndarray) ->
 
 def log_softmax(scores, axis: int = -1) -> np.ndarray:
     """The same softmax for a dense array whose ``axis`` runs over one answer space (e.g. a
-    cube ``(instances, templates, options)`` of sentence scores): ``log p(y_i | x)``."""
+    cube ``(instances, templates, options)`` of sentence scores): ``log p(y_i | x)``.
+
+    Parameters
+    ----------
+    scores : array-like
+        Finite sentence scores.
+    axis : int
+        The axis of the options.
+
+    Returns
+    -------
+    numpy.ndarray
+        The log-probabilities, of the shape of ``scores``.
+
+    Raises
+    ------
+    ValueError
+        If a score is not finite.
+    """
     x = np.asarray(scores, dtype=float)
     if not np.isfinite(x).all():
         raise ValueError("log_softmax: scores must be finite")
@@ -53,7 +71,19 @@ def log_softmax(scores, axis: int = -1) -> np.ndarray:
 def option_probabilities(sent: pd.DataFrame) -> pd.DataFrame:
     """Add a column ``probability``: the softmax of ``score`` over the options of each
     (model, dataset, relation, instance, template) group (paper §3, the distribution Eqs. 1-7
-    are defined on). Rows keep their input order; the input is validated first."""
+    are defined on).
+
+    Parameters
+    ----------
+    sent : pandas.DataFrame
+        A sentence-score table (:mod:`calib.confidence.schema`), validated first
+        (:func:`~calib.confidence.schema.check_sentence_scores`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``sent`` with the column ``probability``; rows keep their input order.
+    """
     check_sentence_scores(sent)
     order, codes, starts, _, _ = _sorted_groups(sent)
     prob = np.empty(len(sent))
@@ -63,11 +93,20 @@ def option_probabilities(sent: pd.DataFrame) -> pd.DataFrame:
 
 def template_predictions(sent: pd.DataFrame) -> pd.DataFrame:
     """One row per (model, dataset, relation, instance, template) with the quantities every
-    estimator is built from:
+    estimator is built from.
 
-    ``n_options``; ``answer_idx`` (the correct option's index); ``prediction`` (arg-max option);
-    ``correct`` (bool); ``p_top`` (the highest option probability, Base-Confidence, Eq. 1);
-    ``p_second`` (the second highest). Rows are sorted by the group keys.
+    Parameters
+    ----------
+    sent : pandas.DataFrame
+        A sentence-score table (:mod:`calib.confidence.schema`), validated first.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The group keys and ``n_options``; ``answer_idx`` (the correct option's index);
+        ``prediction`` (arg-max option, ties to the lowest index); ``correct`` (bool); ``p_top``
+        (the highest option probability, Base-Confidence, Eq. 1); ``p_second`` (the second
+        highest). Rows are sorted by the group keys.
     """
     check_sentence_scores(sent)
     order, codes, starts, sizes, _n_groups = _sorted_groups(sent)

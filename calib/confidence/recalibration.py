@@ -28,7 +28,7 @@ parameters, fitted on held-out data.
 relations of each model are split into ``k`` folds (:func:`relation_folds`, seeded, the same
 split for every estimator and for both methods), each fold's instances are recalibrated by a
 fit on the other folds' relations only, and every fit records the relations it was fitted on
-and those it scored (``fit_relations``, ``scored_relations`` of :attr:`Recalibration.fits`;
+and those it scored (``fit_relations``, ``scored_relations`` of ``Recalibration.fits``;
 disjoint by construction). Folds by relation, not by instance, because instances of one
 relation share a template and an answer space: a fit on some facts of a relation would know the
 relation's confidence level. The recalibrated estimate tables have the columns of

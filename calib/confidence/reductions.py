@@ -113,13 +113,27 @@ def token_arrays(
 def sentence_scores(scores: pd.DataFrame, reduction: str = "sum") -> pd.DataFrame:
     """Reduce a score table to a sentence-score table (paper Appendix C).
 
-    ``reduction`` is one of :data:`REDUCTIONS`: ``"sum"`` (the paper's choice) or ``"mean"``
-    of all scored token log-probabilities, or ``"sum-answer"`` / ``"mean-answer"`` over the
-    answer tokens (role ``"object"``) only. Returns the columns ``model, dataset, relation,
-    instance, template, option, answer_idx, score`` (see :mod:`calib.confidence.schema`), one row
-    per input row, in the input order. Raises ``ValueError`` naming the row for missing or
-    mismatched token lists, unknown roles, NaN/infinite log-probabilities, and (for the answer
-    reductions) statements without answer tokens.
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        A score table (:mod:`calib.scoring.schema`): one row per statement with its
+        ``token_logprobs`` and ``token_roles``.
+    reduction : str
+        One of :data:`REDUCTIONS`: ``"sum"`` (the paper's choice) or ``"mean"`` of all scored
+        token log-probabilities, or ``"sum-answer"`` / ``"mean-answer"`` over the answer tokens
+        (role ``"object"``) only.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns ``model, dataset, relation, instance, template, option, answer_idx, score``
+        (see :mod:`calib.confidence.schema`), one row per input row, in the input order.
+
+    Raises
+    ------
+    ValueError
+        Naming the row, for missing or mismatched token lists, unknown roles, NaN/infinite
+        log-probabilities, and (for the answer reductions) statements without answer tokens.
     """
     if reduction not in REDUCTIONS:
         raise ValueError(f"unknown reduction {reduction!r}; expected one of {list(REDUCTIONS)}")
@@ -155,7 +169,23 @@ def harmonic_mean(accuracy, ace):
     """The harmonic mean of accuracy and ``1 - ACE`` used to choose a reduction (Appendix C):
 
     ``H = 2 * ACC * (1 - ACE) / (ACC + (1 - ACE))``, 0 where both terms are 0.
-    Works on numbers and on arrays of equal shape.
+
+    Parameters
+    ----------
+    accuracy : float or array-like
+        Accuracy, in ``[0, 1]``.
+    ace : float or array-like
+        ACE, in ``[0, 1]``, of the same shape as ``accuracy``.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ``H``: a float for numbers, an array for arrays.
+
+    Raises
+    ------
+    ValueError
+        If an accuracy or ACE lies outside ``[0, 1]``.
     """
     acc = np.asarray(accuracy, dtype=float)
     cal = 1.0 - np.asarray(ace, dtype=float)

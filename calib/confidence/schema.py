@@ -3,14 +3,14 @@
 *Sentence-score table* (made by :func:`calib.confidence.reductions.sentence_scores`): the keys
 of the score table (:mod:`calib.scoring.schema`) with the token lists reduced to one float:
 
-============  =====  ===================================================================
-column        dtype  meaning
-============  =====  ===================================================================
-``model`` ...  str   ``model, dataset, relation, instance, template`` as in the score table
-``option``    int    index of the answer option, ``0 .. n-1`` within its answer space
-``answer_idx`` int   index of the correct option (the same on every row of a group)
-``score``     float  sentence log-likelihood of the statement with this option
-============  =====  ===================================================================
+==============  =====  ===================================================================
+column          dtype  meaning
+==============  =====  ===================================================================
+``model`` ...   str    ``model, dataset, relation, instance, template`` as in the score table
+``option``      int    index of the answer option, ``0 .. n-1`` within its answer space
+``answer_idx``  int    index of the correct option (the same on every row of a group)
+``score``       float  sentence log-likelihood of the statement with this option
+==============  =====  ===================================================================
 
 *Estimate table* (made by :mod:`calib.confidence.estimators`): one row per instance, or per
 (instance, template) for the single-template estimators:

@@ -33,7 +33,7 @@ DIRECTIONS: tuple[str, ...] = ("overconfident", "underconfident", "undecided")
 def gap_direction(low: float, high: float) -> str:
     """``"overconfident"`` when the interval of the signed gap (mean confidence - accuracy) lies
     above 0, ``"underconfident"`` when below, ``"undecided"`` when it includes 0 or is NaN (the
-    same word as :data:`calib.experiments.verdicts.UNDECIDED`)."""
+    same word as ``calib.experiments.verdicts.UNDECIDED``)."""
     if low > 0:
         return DIRECTIONS[0]
     if high < 0:

@@ -3,14 +3,14 @@
 60 Wikidata relations, 7,731 instances. Every instance of a relation is scored against the
 relation's whole *answer space* (5 to 60 options). Each relation has 12 templates, named here:
 
-========================  =====  =============================================
-name                      index  example (P19)
-========================  =====  =============================================
-``paraphrase-0`` .. ``-4``  0-4  "[X] was born in [Y]." and four rephrasings
-``possibly``                5    "[X] was possibly born in [Y]."
-``certainly``               6    "[X] was certainly born in [Y]."
-``numeric-0`` .. ``-100``  7-11  "I'm 0% confident [X] was born in [Y]." (0/25/50/75/100)
-========================  =====  =============================================
+==========================  =====  =============================================
+name                        index  example (P19)
+==========================  =====  =============================================
+``paraphrase-0`` .. ``-4``  0-4    "[X] was born in [Y]." and four rephrasings
+``possibly``                5      "[X] was possibly born in [Y]."
+``certainly``               6      "[X] was certainly born in [Y]."
+``numeric-0`` .. ``-100``   7-11   "I'm 0% confident [X] was born in [Y]." (0/25/50/75/100)
+==========================  =====  =============================================
 
 The numeric templates are kept as the authors' ``metadata_relations.json`` has them,
 "I'm x% confident [X] ...", although the paper's text (§3.3) writes "I'm x% confident that

@@ -20,8 +20,8 @@ _BOM = b"\xef\xbb\xbf"
 def read_text(path: Path) -> str:
     """The text of a UTF-8 file (a leading byte-order mark is dropped).
 
-    A byte sequence that is not UTF-8 raises :class:`DataFormatError` naming the file, the line,
-    the column, the byte offset and what to do.
+    A byte sequence that is not UTF-8 raises :exc:`~calib.data.errors.DataFormatError` naming the
+    file, the line, the column, the byte offset and what to do.
     """
     data = Path(path).read_bytes()
     if data.startswith(_BOM):
@@ -51,7 +51,7 @@ def read_json(path: Path) -> Any:
         ) from None
 
 
-#: field kinds :func:`check_fields` knows: (test, what the message says was expected)
+#: field kinds ``check_fields`` knows: (test, what the message says was expected)
 KINDS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "text": (lambda v: isinstance(v, str) and bool(v.strip()), "a non-empty string"),
     "string": (lambda v: isinstance(v, str), "a string"),
@@ -78,8 +78,9 @@ def describe(value: Any) -> str:
 def check_value(
     path: Path, value: Any, kind: str, line: int | None = None, field: str | None = None
 ) -> Any:
-    """``value`` if it is of ``kind`` (a key of :data:`KINDS`), else :class:`DataFormatError`
-    naming file, line and field, the kind expected and the value found."""
+    """``value`` if it is of ``kind`` (a key of :data:`KINDS`), else
+    :exc:`~calib.data.errors.DataFormatError` naming file, line and field, the kind expected and the
+    value found."""
     test, expected = KINDS[kind]
     if not test(value):
         raise DataFormatError(
@@ -96,10 +97,10 @@ def read_jsonl(
 ) -> list[dict]:
     """Parse a JSON-lines file into dicts (blank lines skipped).
 
-    Each record must be an object with the ``required`` fields, and each field named in
-    ``types`` that it has must be of that kind (see :data:`KINDS`); a record that is not, a line
-    that is not JSON (with its real column), a byte that is not UTF-8, or a file without any
-    record (unless ``allow_empty``) raises :class:`DataFormatError` naming file, line and field.
+    Each record must be an object with the ``required`` fields, and each field named in ``types``
+    that it has must be of that kind (see :data:`KINDS`); a record that is not, a line that is not
+    JSON (with its real column), a byte that is not UTF-8, or a file without any record (unless
+    ``allow_empty``) raises :exc:`~calib.data.errors.DataFormatError` naming file, line and field.
     """
     required = tuple(required)
     types = dict(types or {})
@@ -139,8 +140,9 @@ def check_unique(
     field: str,
     describe: Callable[[Hashable], str],
 ) -> None:
-    """Raise :class:`DataFormatError` at the first row (from :func:`read_jsonl`) whose ``key``
-    repeats an earlier row's, naming both lines: ``"<describe(key)> repeats line N"``."""
+    """Raise :exc:`~calib.data.errors.DataFormatError` at the first row (from :func:`read_jsonl`)
+    whose ``key`` repeats an earlier row's, naming both lines: ``"<describe(key)> repeats line
+    N"``."""
     seen: dict = {}
     for row in rows:
         k = key(row)

@@ -12,8 +12,9 @@ file                                        loaded by
                                             ``Lama.train``)
 ``lama/sentences/{train,dev}/P*.jsonl``     :func:`load_sentences` (Wikipedia evidence, the
                                             corpus for prompt mining, LPAQA §3.1)
-``lpaqa/prompt/{mine,paraphrase,            :func:`load_lpaqa_prompts` (LPAQA's released
-manual_paraphrase}/P*``                     prompts, a reference set)
+``lpaqa/prompt/<set>/P*``                   :func:`load_lpaqa_prompts` (LPAQA's released
+                                            prompts, a reference set; ``<set>``: ``mine``,
+                                            ``paraphrase``, ``manual_paraphrase``)
 ==========================================  ===================================================
 
 LAMA scores an object against the model's whole vocabulary; here, as in BEAR, every fact is
@@ -103,9 +104,10 @@ class Lama(Probe):
         """A seeded sample: ``n_relations`` relations, ``per_relation`` test facts each and
         ``train_per_relation`` training pairs each (``None``: all).
 
-        Facts are drawn exactly as :meth:`Probe.sample` draws them (a generator per relation seeded
-        by ``seed`` and the relation id), so a larger sample holds a smaller one with the same
-        seed; relations are drawn the same way from the sorted ids. Answer spaces are unchanged.
+        Facts are drawn exactly as :meth:`~calib.data.probe.Probe.sample` draws them (a generator
+        per relation seeded by ``seed`` and the relation id), so a larger sample holds a smaller one
+        with the same seed; relations are drawn the same way from the sorted ids. Answer spaces are
+        unchanged.
         """
         out = self
         if n_relations is not None:
@@ -242,10 +244,10 @@ def load_lama(
     training pairs with other objects are then dropped). Training pairs that repeat a test fact
     (same subject and object label) are dropped, so the two sets are disjoint.
 
-    Raises :class:`DataFormatError` (file, line, field) for bytes that are not UTF-8, malformed
-    JSON (with its column), a missing, empty or wrongly typed field, an empty file, a template
-    without ``[X]``/``[Y]``, a repeated uuid or pair, or a facts file whose relation is not in
-    ``lama/relations.jsonl``.
+    Raises :exc:`~calib.data.errors.DataFormatError` (file, line, field) for bytes that are not
+    UTF-8, malformed JSON (with its column), a missing, empty or wrongly typed field, an empty file,
+    a template without ``[X]``/``[Y]``, a repeated uuid or pair, or a facts file whose relation is
+    not in ``lama/relations.jsonl``.
     """
     if answer_space not in ANSWER_SPACES:
         raise ValueError(f"unknown answer_space {answer_space!r}; known: {list(ANSWER_SPACES)}")

@@ -8,21 +8,25 @@ chapter's defaults), ``run(params) -> <Chapter>Result`` (every frame and number 
 shows) and ``CLAIMS`` (:class:`~calib.experiments.claims.Claim`: the paper's claims the chapter
 tests, each with its rule and the paper's evidence). The shared machinery:
 
-=====================================  ======================================================
-:mod:`~calib.experiments.verdicts`     the one verdict type (:class:`Verdict`), the
-                                       :class:`Judgement`, the wording of a tally
-:mod:`~calib.experiments.quantifiers`  ``every``, ``most``, ``on_average``: rules over frames
-                                       of units with 95% intervals (:class:`Evidence`)
-:mod:`~calib.experiments.claims`       the :class:`Claim` definition; each rule is applied to
-                                       the paper's printed tables and to this build's result
-:mod:`~calib.experiments.params`       ``ChapterParams``, ``parameter``: the chapters' Params
-:mod:`~calib.experiments.records`      a result recorded beside the executed notebook
-                                       (``record``, ``load_record``)
-:mod:`~calib.experiments.ledger`       every claim of every chapter, judged on the paper's
-                                       tables and on this build's records (never re-runs)
-:mod:`~calib.experiments.paper_tables` the papers' printed tables reshaped and checked
-:mod:`~calib.experiments.scores`       the objectives and sample sizes of score tables
-=====================================  ======================================================
+======================================  ======================================================
+:mod:`~calib.experiments.verdicts`      the one verdict type
+                                        (:class:`~calib.experiments.verdicts.Verdict`), the
+                                        :class:`~calib.experiments.verdicts.Judgement`, the
+                                        wording of a tally
+:mod:`~calib.experiments.quantifiers`   ``every``, ``most``, ``on_average``: rules over frames
+                                        of units with 95% intervals
+                                        (:class:`~calib.experiments.quantifiers.Evidence`)
+:mod:`~calib.experiments.claims`        the :class:`~calib.experiments.claims.Claim`
+                                        definition; each rule is applied to the paper's
+                                        printed tables and to this build's result
+:mod:`~calib.experiments.params`        ``ChapterParams``, ``parameter``: the chapters' Params
+:mod:`~calib.experiments.records`       a result recorded beside the executed notebook
+                                        (``record``, ``load_record``)
+:mod:`~calib.experiments.ledger`        every claim of every chapter, judged on the paper's
+                                        tables and on this build's records (never re-runs)
+:mod:`~calib.experiments.paper_tables`  the papers' printed tables reshaped and checked
+:mod:`~calib.experiments.scores`        the objectives and sample sizes of score tables
+======================================  ======================================================
 
 Converted to units so far: ``reductions`` (the worked example, ``CONTRIBUTING.md``) and
 ``ledger``; the other chapters' modules hold their steps and their claims (without

@@ -1,16 +1,16 @@
 """The number of answer options (Kissling et al. 2026, §5.2, Figures 3 and 4).
 
-BEAR's 1:1 relations have 60 options per instance. Cutting the answer space to ``k`` options
-(the correct one always kept, the others drawn at random:
-:func:`calib.confidence.subsample_options`) from the *stored* scores, with no rescoring, shows
-how Base confidence, accuracy and ACE move with the size of the answer space (Figure 3; each
+BEAR's 1:1 relations have 60 options per instance. Cutting the answer space to ``k`` options (the
+correct one always kept, the others drawn at random:
+:func:`calib.confidence.subsample.subsample_options`) from the *stored* scores, with no rescoring,
+shows how Base confidence, accuracy and ACE move with the size of the answer space (Figure 3; each
 point the mean over ``repeats`` seeded draws of the options, as the paper's "mean over three
-repeated samplings"). At ``k = 5`` BEAR's 1:1 relations are set beside FACTOR's four options
-for the same models (Figure 4; FACTOR is scored with :func:`calib.experiments.factor.
-score_factor`, the FACTOR chapter's scoring, so the two chapters share the stored scores).
+repeated samplings"). At ``k = 5`` BEAR's 1:1 relations are set beside FACTOR's four options for the
+same models (Figure 4; FACTOR is scored with :func:`calib.experiments.factor.score_factor`, the
+FACTOR chapter's scoring, so the two chapters share the stored scores).
 
 The unit: :class:`Params`, :func:`run` (``Params`` -> :class:`AnswerSetResult`) and
-:data:`CLAIMS` (§5.2's claims). The steps:
+``CLAIMS`` (§5.2's claims). The steps:
 
 ==================================  ==========================================================
 function                            result
@@ -322,7 +322,7 @@ CHANGES: dict[str, tuple[str, str, str, str]] = {
 def reference_ks(ks: Sequence[int]) -> dict[str, int | None]:
     """The ``k`` the changes of :data:`CHANGES` run between: the smallest and largest of
     ``ks``, the end of the low answer counts (the largest ``k`` up to :data:`LOW_K_END` above
-    the smallest) and the start of the stable range (:data:`STABLE_FROM` when it is in ``ks``
+    the smallest) and the start of the stable range (``STABLE_FROM`` when it is in ``ks``
     and below the largest); None where ``ks`` has none."""
     ks = sorted({int(k) for k in ks})
     low = [k for k in ks if ks[0] < k <= LOW_K_END]
@@ -665,8 +665,9 @@ def authors_changes() -> pd.DataFrame:
 
 def run(params: Params) -> AnswerSetResult:
     """The answer-set chapter with ``params``: score the plain template on the sample's 1:1
-    relations (:func:`answer_set_scores`) and FACTOR (:func:`calib.experiments.factor.
-    score_factor`), both through the score cache, then every step of the module."""
+    relations (:func:`answer_set_scores`) and FACTOR
+    (:func:`calib.experiments.factor.score_factor`), both through the score cache, then every step
+    of the module."""
     p = params
     kinds = model_objectives(list(p.models))
     sizes = model_sizes(p.models)

@@ -3,7 +3,7 @@
 
 From one BEAR score table (several models, the five paraphrase templates) to every frame the
 chapter shows. The unit (see ``CONTRIBUTING.md``): :class:`Params` (the only home of the
-chapter's defaults), :func:`run` (``Params`` -> :class:`CalibrationResult`) and :data:`CLAIMS`
+chapter's defaults), :func:`run` (``Params`` -> :class:`CalibrationResult`) and ``CLAIMS``
 (the claims of §5.1, the abstract, §7 and Appendices D-E, each judged on the paper's printed
 tables and on this build's recorded result). The steps, each a pure function over frames:
 
@@ -41,7 +41,7 @@ function                             result
 ===================================  =========================================================
 
 The claims' rules and their two sources of evidence (``<claim>_rule``, ``<claim>_paper``,
-``<claim>_build``) follow, then :data:`CLAIMS`.
+``<claim>_build``) follow, then ``CLAIMS``.
 
 Signed gaps, gaps per confidence range and AUROC / AURC come from :mod:`calib.confidence`
 (:func:`~calib.confidence.gap.signed_gaps`, :func:`~calib.confidence.gap.gap_by_range`,
@@ -337,8 +337,8 @@ def extra_estimates(
 
 def estimator_block(name: str) -> str:
     """The calibration table's block of an estimator: :data:`PAPER_BLOCK` (Base, Margin,
-    ``<Average|Consistency|Entropy>/<aggregation>``), :data:`RECALIBRATED_BLOCK` (names ending in
-    `` (temperature)`` or `` (Platt)``) or :data:`EXTRA_BLOCK`."""
+    ``<Average|Consistency|Entropy>/<aggregation>``), ``RECALIBRATED_BLOCK`` (names ending in
+    `` (temperature)`` or `` (Platt)``) or ``EXTRA_BLOCK``."""
     if name.endswith((TEMPERATURE, PLATT)):
         return RECALIBRATED_BLOCK
     multi = "/" in name and name.split("/", 1)[0] in MULTI_ESTIMATORS
@@ -1068,7 +1068,7 @@ def model_contrasts(
     interval over facts: each resample of the facts is applied to every model, estimator and
     template at once (the models share one sample), by the metric's interval method
     (bias-centred for ACE, BCa otherwise). ``est``: the estimate table; ``correct``:
-    :func:`template_correct` (the paper's accuracy). Columns :data:`CONTRAST_COLUMNS`;
+    :func:`template_correct` (the paper's accuracy). Columns ``CONTRAST_COLUMNS``;
     ``difference`` is the contrast (e.g. larger - smaller model, MLMs - CLMs).
 
     A contrast is linear in its cells, and every cell is resampled with the same seeded
@@ -1742,9 +1742,9 @@ def average_best_build(result: CalibrationResult) -> Evidence:
 
 
 def average_near_margin_large_rule(evidence: Evidence) -> Judgement:
-    """``average_near_margin_large``: for most models above 1B parameters |ACE(C_Average) -
-    ACE(C_Margin)| is below :data:`SMALL_ACE_DIFFERENCE`, and for Llama-3.1-8B(IT) C_Margin's
-    ACE is below C_Average's."""
+    """``average_near_margin_large``: for most models above 1B parameters ``|ACE(C_Average) -
+    ACE(C_Margin)|`` is below :data:`SMALL_ACE_DIFFERENCE`, and for Llama-3.1-8B(IT) C_Margin's ACE
+    is below C_Average's."""
     small = quantifiers.most(
         _part(evidence, "large", "no model above 1B parameters in this build"),
         "<",

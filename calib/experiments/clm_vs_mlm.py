@@ -6,7 +6,7 @@ know about as much, so models are *paired by accuracy* first (:func:`pair_models
 Brier scores of Margin (Eq. 2) and Average (Eq. 3, min aggregation) are compared within each
 pair on the same instances (:func:`pair_table`, :func:`pair_differences`).
 
-**Pairing rule** (:data:`PAIRING_RULE`): accuracy is that of the Base prediction averaged over
+**Pairing rule** (``PAIRING_RULE``): accuracy is that of the Base prediction averaged over
 all templates scored (the five paraphrases; Table 2's caption: "Accuracy (in %) is the average
 over all templates"; :func:`template_accuracy`), per model and *scope*: by default the whole
 probe (``pair_within="probe"``, as the caption reads), or, as an option, BEAR's knowledge
@@ -21,7 +21,7 @@ the printed accuracies have one decimal. Scopes with fewer than ``min_instances`
 instances are not used.
 
 The unit: :class:`Params`, :func:`run` (``Params`` -> :class:`ClmVsMlmResult`) and
-:data:`CLAIMS` (§5.3 and §1, each judged on Table 2 as printed and on this build's result).
+``CLAIMS`` (§5.3 and §1, each judged on Table 2 as printed and on this build's result).
 
 ==================================  ==========================================================
 function                            result
@@ -85,7 +85,7 @@ from calib.experiments.scores import objectives as model_objectives
 from calib.experiments.verdicts import FAILS, HOLDS, UNDECIDED, Judgement, Verdict, unit_tally
 from calib.scoring.schema import FACT
 
-#: the estimators Table 2 compares, as named by :func:`calib.confidence.all_estimates`
+#: the estimators Table 2 compares, as named by :func:`calib.confidence.estimators.all_estimates`
 ESTIMATORS: tuple[str, ...] = ("Margin", "Average/min")
 #: Table 2's names of them (its column heads C_Margin, C_Average)
 PAPER_ESTIMATORS: dict[str, str] = {"Margin": "Margin", "Average/min": "Average"}
@@ -211,14 +211,14 @@ def template_accuracy(
     n_boot: int = 0,
     seed: int = 0,
 ) -> pd.DataFrame:
-    """Accuracy of the Base prediction averaged over ``templates`` (default the five
-    paraphrases), per model and scope: Table 2's "average over all templates". Every template
-    covers the same instances, so this is the mean over templates of each template's accuracy
-    (and the mean over instances of each instance's share of correct templates, over which the
-    95% BCa interval ``accuracy_low``, ``accuracy_high`` is bootstrapped; NaN with ``n_boot``
-    0). ``sent``: a sentence-score table (or its :func:`~calib.confidence.template_predictions`).
-    Columns ``model``, ``objective``, ``scope``, ``n`` (instances), ``templates``,
-    ``accuracy``, ``accuracy_low``, ``accuracy_high``.
+    """Accuracy of the Base prediction averaged over ``templates`` (default the five paraphrases),
+    per model and scope: Table 2's "average over all templates". Every template covers the same
+    instances, so this is the mean over templates of each template's accuracy (and the mean over
+    instances of each instance's share of correct templates, over which the 95% BCa interval
+    ``accuracy_low``, ``accuracy_high`` is bootstrapped; NaN with ``n_boot`` 0). ``sent``: a
+    sentence-score table (or its :func:`~calib.confidence.probabilities.template_predictions`).
+    Columns ``model``, ``objective``, ``scope``, ``n`` (instances), ``templates``, ``accuracy``,
+    ``accuracy_low``, ``accuracy_high``.
     """
     per = sent if "p_top" in sent.columns else template_predictions(sent)
     per = per[per["template"].isin(list(templates))]
@@ -267,7 +267,7 @@ PAIR_COLUMNS: tuple[str, ...] = (
 def pair_models(
     accuracy: pd.DataFrame, max_gap: float | None = None, min_instances: int = 1
 ) -> pd.DataFrame:
-    """Pairs of one CLM and one MLM by closest accuracy (see :data:`PAIRING_RULE`), each
+    """Pairs of one CLM and one MLM by closest accuracy (see ``PAIRING_RULE``), each
     within ``max_gap`` (``None``: no limit).
 
     ``accuracy``: :func:`template_accuracy`. Returns one row per pair, in the order they were
@@ -320,7 +320,7 @@ def left_out_pairs(
 
 def clm_mlm_estimates(sent: pd.DataFrame) -> pd.DataFrame:
     """Base, Margin and Average/min (min aggregation over the five paraphrases) per model and
-    instance: the estimators Table 2 needs (:func:`calib.confidence.all_estimates`)."""
+    instance: the estimators Table 2 needs (:func:`calib.confidence.estimators.all_estimates`)."""
     est = all_estimates(sent, aggregations=("min",))
     return est[est["estimator"].isin(("Base", *ESTIMATORS))].reset_index(drop=True)
 
@@ -895,9 +895,10 @@ def large_band() -> tuple[float, float]:
 
 
 def band_status(frame: pd.DataFrame, lower: float, upper: float) -> pd.Series:
-    """Per unit: :data:`SUPPORTS` when its whole interval lies in ``[lower, upper)``,
-    :data:`CONTRADICTS` when it all lies outside it (below ``lower`` or from ``upper`` on),
-    undecided otherwise (also with a missing interval)."""
+    """Per unit: :data:`~calib.experiments.quantifiers.SUPPORTS` when its whole interval lies in
+    ``[lower, upper)``, :data:`~calib.experiments.quantifiers.CONTRADICTS` when it all lies outside
+    it (below ``lower`` or from ``upper`` on), undecided otherwise (also with a missing
+    interval)."""
     low, high = frame["low"].to_numpy(float), frame["high"].to_numpy(float)
     supports = (low >= lower) & (high < upper)
     contradicts = (high < lower) | (low >= upper)
@@ -909,10 +910,10 @@ def band_status(frame: pd.DataFrame, lower: float, upper: float) -> pd.Series:
 
 
 def differences_large(evidence: Evidence) -> Judgement:
-    """``pair_differences_large``: for C_Margin and for C_Average, the Brier difference MLM -
-    CLM is "often" about 0.1 to 0.2: for each estimator, more than half of the pairs
-    (:func:`quantifiers.most_verdict`; "often" read as "in most pairs") have a difference in
-    :func:`large_band`; the claim needs it for both estimators. Needs an ``estimator``
+    """``pair_differences_large``: for C_Margin and for C_Average, the Brier difference MLM - CLM is
+    "often" about 0.1 to 0.2: for each estimator, more than half of the pairs
+    (:func:`~calib.experiments.quantifiers.most_verdict`; "often" read as "in most pairs") have a
+    difference in :func:`large_band`; the claim needs it for both estimators. Needs an ``estimator``
     column."""
     empty = _untestable_if_empty(evidence, "pair-estimator")
     if empty:

@@ -36,7 +36,7 @@ its options can see slightly different prefixes), and the causal start token cou
 the budget (FACTOR adds none). Nothing is cut from a completion; an item whose completion does
 not fit is an error that names it.
 
-**The chapter unit** (:class:`Params`, :func:`run` -> :class:`FactorResult`, :data:`CLAIMS`):
+**The chapter unit** (:class:`Params`, :func:`run` -> :class:`FactorResult`, ``CLAIMS``):
 Table 4 per model and subset (:func:`factor_summary`, :func:`table4`, with intervals and, beyond
 the paper, ACE's noise floor and the debiased ACE), Margin against Base on ACE and Brier
 (:func:`margin_vs_base`), and Appendix F's comparisons with BEAR: the same models on the seeded
@@ -339,8 +339,8 @@ def factor_summary(
     return out
 
 
-#: the noise-floor columns that come with an ACE (:func:`calib.confidence.noise_floor.
-#: floor_record`), as suffixes of the ACE's column
+#: the noise-floor columns that come with an ACE
+#: (:func:`calib.confidence.noise_floor.floor_record`), as suffixes of the ACE's column
 FLOOR_SUFFIXES: tuple[str, ...] = (
     "_floor",
     "_floor_low",
@@ -378,8 +378,8 @@ def margin_vs_base(
     n_boot: int = 1000,
     seed: int = 0,
 ) -> pd.DataFrame:
-    """Paired bootstrap over items of ``metric(Margin) - metric(Base)`` per model, subset and
-    metric (:func:`calib.confidence.paired_estimates_difference`; the two estimators of a model
+    """Paired bootstrap over items of ``metric(Margin) - metric(Base)`` per model, subset and metric
+    (:func:`calib.confidence.bootstrap.paired_estimates_difference`; the two estimators of a model
     on the same items and resamples). Columns ``model``, ``subset``, ``dataset``, ``metric``,
     ``difference``, ``low``, ``high``, ``method``, ``p_value``, ``n``, ``n_boot``."""
     rows = []

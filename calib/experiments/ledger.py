@@ -1,18 +1,18 @@
 """The ledger of the papers' claims: every claim of every chapter, judged on the paper's own
 tables and on this build's recorded results.
 
-The claims are defined in the chapter modules (their ``CLAIMS``, :class:`~calib.experiments.
-claims.Claim`); :func:`all_claims` collects them. The ledger never runs a chapter: it reads the
-result each chapter recorded in this build (:func:`calib.experiments.records.load_record`,
-``_build/chapters/<chapter>.result/``), so a chapter re-run with other parameters (``calib run
-reductions -p per_relation 3``) and the ledger re-run after it judge the numbers that chapter's
-page shows, and the ledger names the parameters each chapter ran with. A chapter with no
-record in this build gives "not run in this build".
+The claims are defined in the chapter modules (their ``CLAIMS``,
+:class:`~calib.experiments.claims.Claim`); :func:`all_claims` collects them. The ledger never runs a
+chapter: it reads the result each chapter recorded in this build
+(:func:`calib.experiments.records.load_record`, ``_build/chapters/<chapter>.result/``), so a chapter
+re-run with other parameters (``calib run reductions -p per_relation 3``) and the ledger re-run
+after it judge the numbers that chapter's page shows, and the ledger names the parameters each
+chapter ran with. A chapter with no record in this build gives "not run in this build".
 
-Each claim's rule is applied twice (:meth:`Claim.judge_paper`, :meth:`Claim.judge_build`); the
-verdicts are :class:`~calib.experiments.verdicts.Verdict` (holds, does not hold, undecided,
-not testable, not run in this build), decided by the 95% intervals
-(:mod:`calib.experiments.quantifiers`).
+Each claim's rule is applied twice (:meth:`~calib.experiments.claims.Claim.judge_paper`,
+:meth:`~calib.experiments.claims.Claim.judge_build`); the verdicts are
+:class:`~calib.experiments.verdicts.Verdict` (holds, does not hold, undecided, not testable, not run
+in this build), decided by the 95% intervals (:mod:`calib.experiments.quantifiers`).
 
 The ledger is a chapter unit too: :class:`Params` (the build folder), :func:`run` ->
 :class:`LedgerResult`.
@@ -210,6 +210,6 @@ def run(params: Params) -> LedgerResult:
 
 
 def verdict_counts(ledger: pd.DataFrame, column: str = "verdict") -> dict[Verdict, int]:
-    """How many claims got each verdict (``column``: ``verdict`` for this build's,
-    ``paper_verdict`` for the paper's tables), in :class:`Verdict` order."""
+    """How many claims got each verdict (``column``: ``verdict`` for this build's, ``paper_verdict``
+    for the paper's tables), in :class:`~calib.experiments.verdicts.Verdict` order."""
     return _counts(ledger[column])

@@ -10,7 +10,7 @@ on the same instances.
 
 The unit (see ``CONTRIBUTING.md``): :class:`Params` (the only home of the chapter's defaults),
 :func:`run` (``Params`` -> :class:`LinguisticResult`, every frame the page shows: the scores,
-then :func:`result_from_scores`) and :data:`CLAIMS` (the claims of §6, Appendix G and the
+then :func:`result_from_scores`) and ``CLAIMS`` (the claims of §6, Appendix G and the
 Introduction, each judged on the paper's printed numbers and on this build's recorded
 result). The steps, each a pure function:
 
@@ -18,7 +18,7 @@ result). The steps, each a pure function:
 function                            result
 ==================================  ==========================================================
 :func:`linguistic_estimates`        Base-Confidence per instance under plain and injected
-                                    templates (:func:`calib.confidence.linguistic`)
+                                    templates (:func:`calib.confidence.estimators.linguistic`)
 :func:`template_calibration`        accuracy, ACE (with its noise floor and debiased ACE) and
                                     signed gap per model and template
 :func:`injection_effects`           per model and injection: the change in ACE (Fig. 5), in
@@ -1270,7 +1270,7 @@ def larger_more_sensitive(evidence: Evidence) -> Judgement:
     """For most pairs of consecutive sizes within a family, the larger model's mean accuracy
     drop under the injections exceeds the smaller's (part ``all injections``), and the excess
     is larger for the numeric injections than for the verbal ones (part ``numeric beyond
-    verbal``); both parts must hold (:func:`_two_parts`)."""
+    verbal``); both parts must hold (``_two_parts``)."""
     return _two_parts(evidence, "accuracy drop(larger) - accuracy drop(smaller)", "size pair")
 
 

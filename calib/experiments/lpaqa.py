@@ -3,7 +3,7 @@ selected and ensembled, their micro and macro accuracy with intervals, the paper
 two steps beyond the paper (how well calibrated the ensembles are; LAMA's prompts on BEAR).
 
 The unit (``CONTRIBUTING.md``): :class:`Params` (the only home of the chapter's defaults),
-:func:`run` (``Params`` -> :class:`LpaqaResult`, every frame the page shows) and :data:`CLAIMS`
+:func:`run` (``Params`` -> :class:`LpaqaResult`, every frame the page shows) and ``CLAIMS``
 (the claims of LPAQA's abstract, §5 and §6, each judged on the paper's printed tables and on
 this build's recorded result). The steps, each a function of this module or of
 :mod:`calib.prompts`:
@@ -238,7 +238,7 @@ def load_sample(
 ) -> Sample:
     """A seeded LAMA T-REx sample (LPAQA §5 data, made small): the given ``relations`` or, when
     ``None``, ``n_relations`` drawn with ``seed`` (``None``: all 41); ``train_per_relation``
-    training pairs and ``test_per_relation`` test facts each (:meth:`Lama.sample`).
+    training pairs and ``test_per_relation`` test facts each (:meth:`~calib.data.lama.Lama.sample`).
 
     ``answer_space="test"`` keeps each relation's answer space to the objects of its test facts
     (cheaper to score; see :func:`calib.data.lama.load_lama`). Drawn relations without a
@@ -337,8 +337,8 @@ def _templates(prompts: pd.DataFrame) -> dict[str, dict[str, str]]:
 
 
 def query_facts(frame: pd.DataFrame) -> pd.DataFrame:
-    """Facts (a :class:`Lama`'s or :class:`~calib.data.bear.Bear`'s ``instances``) in the
-    columns :func:`~calib.scoring.statements.template_queries` reads."""
+    """Facts (a :class:`~calib.data.lama.Lama`'s or :class:`~calib.data.bear.Bear`'s ``instances``)
+    in the columns :func:`~calib.scoring.statements.template_queries` reads."""
     return frame.rename(columns={"sub_label": "subject"})
 
 
@@ -525,12 +525,13 @@ def select_and_ensemble(
 
     * ``manual`` -- the manual prompt alone; ``majority`` -- the relation's most frequent object
       in ``reference`` (default: ``facts``) for every fact (``facts``: the test facts, a
-      :class:`Lama`'s ``instances``); both with prompt set :data:`NO_SET`;
-    * ``top-1`` -- the prompt with the best training accuracy (§4.1, :func:`rank_prompts`);
+      :class:`~calib.data.lama.Lama`'s ``instances``); both with prompt set :data:`NO_SET`;
+    * ``top-1`` -- the prompt with the best training accuracy (§4.1,
+      :func:`~calib.prompts.ensemble.rank_prompts`);
     * ``top-K`` for ``K`` in ``ks`` -- the average of the K best prompts' log-probabilities
       (§4.2), and ``top-K (linear)`` the average of their probabilities (§5.3's ablation);
     * ``optimized`` -- softmax weights per relation learned with Adam (``steps``, ``lr``) on the
-      training pairs (§4.3, :func:`fit_ensemble_weights`);
+      training pairs (§4.3, :func:`~calib.prompts.ensemble.fit_ensemble_weights`);
     * ``optimized (weights of M)`` for the sets ``cross_model_sets`` -- the same ensemble with
       the weights model ``M`` learned (§5.3, Tables 12-13);
     * ``oracle`` -- correct if any prompt of the set is (§5.1).
@@ -708,12 +709,12 @@ COMPARISONS: dict[str, str] = {
 
 
 def comparison_table(reps: Mapping[str, AccuracyReplicates], ks: Sequence[int]) -> pd.DataFrame:
-    """Every paired comparison of accuracies the chapter's claims judge (:data:`COMPARISONS`),
-    per model, each with its 95% BCa interval from the same stratified resamples of the test
-    facts (:meth:`AccuracyReplicates.interval`): ``kind, model, unit, prompt_set, a, b,
-    averaging, difference, low, high, p_value, n, n_relations, n_boot`` (and ``best_set`` for
-    ``best_top1_vs_manual``, ``weights_of`` for ``cross_model``). A comparison whose methods a
-    model lacks is left out."""
+    """Every paired comparison of accuracies the chapter's claims judge (:data:`COMPARISONS`), per
+    model, each with its 95% BCa interval from the same stratified resamples of the test facts
+    (:meth:`~calib.prompts.accuracy.AccuracyReplicates.interval`): ``kind, model, unit, prompt_set,
+    a, b, averaging, difference, low, high, p_value, n, n_relations, n_boot`` (and ``best_set`` for
+    ``best_top1_vs_manual``, ``weights_of`` for ``cross_model``). A comparison whose methods a model
+    lacks is left out."""
     rank_methods = ["top-1", *[f"top-{k}" for k in ks if k > 1]]
     ensembles = [f"top-{k}" for k in ks if k > 1] + ["optimized"]
     rows: list[dict] = []
@@ -1259,7 +1260,7 @@ def transfer_sample(
     relations: Sequence[str], per_relation: int | None, seed: int = 0, root=None
 ) -> Bear:
     """The BEAR facts of ``relations``: a seeded sample of ``per_relation`` each
-    (:meth:`Bear.sample`, the same draw as the BEAR chapters', so their cached scores of
+    (``Bear.sample``, the same draw as the BEAR chapters', so their cached scores of
     BEAR's templates are reused)."""
     return load_bear(root, relations=list(relations)).sample(per_relation, seed)
 

@@ -1,5 +1,6 @@
 """The quantifiers of the papers' claims, as rules over intervals: pure functions from an
-:class:`Evidence` frame to a :class:`~calib.experiments.verdicts.Judgement`.
+:class:`~calib.experiments.quantifiers.Evidence` frame to a
+:class:`~calib.experiments.verdicts.Judgement`.
 
 A claim is about *units* (models, pairs of models, families, objectives, cells of a table) and
 states a direction for each unit's number: ``difference < 0`` (a is lower than b), ``value <=

@@ -4,14 +4,14 @@ chapter again.
 
 A record is a folder ``<build>/chapters/<chapter>.result/`` (:func:`record_path`) holding
 
-==================  ===========================================================================
-``manifest.json``   the result class (``module:qualname``), the chapter, each field's kind and
-                    file, calib's version, when it was written, and (added by the book's runner
-                    when it installs the record) the run's profile, command and provenance
-``params.json``     the parameters the chapter ran with (``Params.to_dict()``)
-``<field>.parquet`` one file per ``DataFrame`` field (dtypes kept by Parquet's pandas metadata)
-``values.json``     the other fields: numbers, text, booleans, ``None``, lists and dicts of them
-==================  ===========================================================================
+===================  ===========================================================================
+``manifest.json``    the result class (``module:qualname``), the chapter, each field's kind and
+                     file, calib's version, when it was written, and (added by the book's runner
+                     when it installs the record) the run's profile, command and provenance
+``params.json``      the parameters the chapter ran with (``Params.to_dict()``)
+``<field>.parquet``  one file per ``DataFrame`` field (dtypes kept by Parquet's pandas metadata)
+``values.json``      the other fields: numbers, text, booleans, ``None``, lists and dicts of them
+===================  ===========================================================================
 
 and is written atomically: into a temporary folder beside it, renamed into place when complete
 (:func:`write_record`). In a chapter run by the book the notebook's one call :func:`record`

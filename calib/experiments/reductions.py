@@ -9,7 +9,7 @@ CLM / MLM; Figure 7) and shows how each shifts the distribution of Base-Confiden
 
 The unit: :class:`Params` (the chapter's parameters, the only home of their defaults),
 :func:`run` (``Params`` -> :class:`ReductionsResult`, every frame the page shows) and
-:data:`CLAIMS` (the paper's claims of Appendix C, each judged on the authors' numbers and on
+``CLAIMS`` (the paper's claims of Appendix C, each judged on the authors' numbers and on
 this build's recorded result). The steps, each a pure function over frames:
 
 ==================================  ==========================================================
@@ -81,8 +81,8 @@ SUMS: tuple[str, ...] = ("sum", "sum-answer")
 MEANS: tuple[str, ...] = ("mean", "mean-answer")
 #: the objectives Figure 7 averages over separately
 OBJECTIVES: tuple[str, ...] = ("clm", "mlm")
-#: a distribution counts as strongly right-skewed above this sample skewness (the usual
-#: convention, e.g. Bulmer 1979, Principles of Statistics: |skewness| > 1 is "highly skewed")
+#: a distribution counts as strongly right-skewed above this sample skewness (the usual convention,
+#: e.g. Bulmer 1979, Principles of Statistics: an absolute skewness above 1 is "highly skewed")
 STRONG_SKEW = 1.0
 #: the model of Figure 8
 FIGURE8_MODEL = "opt-1.3b"

@@ -330,7 +330,8 @@ def _not_loadable(name: str, ref: ModelRef, exc: Exception) -> ModelLoadError:
 
 def load_config(name: str, cache_dir: str | os.PathLike | None = None):
     """The configuration of ``name`` (registry name, local folder or hub id, optionally
-    ``@REVISION``), without the weights; a :class:`ModelLoadError` when nothing provides it."""
+    ``@REVISION``), without the weights; a :exc:`~calib.models.locate.ModelLoadError` when nothing
+    provides it."""
     from transformers import AutoConfig
 
     ref = model_ref(name)
@@ -415,8 +416,9 @@ def load_model(
     """Load ``name`` (registry name, local folder or hub id; a hub model optionally pinned as
     ``NAME@REVISION``) for scoring, in eval mode.
 
-    ``objective`` overrides the inferred one; asking for ``"mlm"`` from a model without a
-    masked-LM head (or ``"clm"`` from one without a causal head) is a :class:`ModelLoadError`.
+    ``objective`` overrides the inferred one; asking for ``"mlm"`` from a model without a masked-LM
+    head (or ``"clm"`` from one without a causal head) is a
+    :exc:`~calib.models.locate.ModelLoadError`.
     """
     from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
 

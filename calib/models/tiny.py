@@ -10,7 +10,7 @@ weights come from a seeded initialisation, and every tokenizer is trained by a t
 output does not depend on hash-map order. The byte-level and metaspace BPE trainers are such
 trainers; the WordPiece trainer is not (it breaks ties between equally frequent merges in
 hash-map order, so tiny-bert's vocabulary differed from one build to the next), so tiny-bert's
-WordPiece vocabulary is derived from a BPE trained on the same words (:func:`_wordpiece_vocab`).
+WordPiece vocabulary is derived from a BPE trained on the same words (``_wordpiece_vocab``).
 """
 
 from __future__ import annotations

@@ -247,7 +247,7 @@ class AccuracyReplicates:
     n_boot: int
 
     def column(self, label) -> int:
-        """The index of the method ``label`` (one of :attr:`labels`)."""
+        """The index of the method ``label`` (one of ``labels``)."""
         try:
             return self.labels.index(label)
         except ValueError:

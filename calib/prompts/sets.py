@@ -17,13 +17,13 @@ set            prompts (at most ``top`` = T generated ones, §5.1: "T = 40 most 
 ``Mid+Dep``    Mine (Table 7's Mid+Dep row equals Table 2's Mine row)
 =============  ================================================================================
 
-The prompts are pooled per relation by their identity (:func:`calib.prompts.generation.
-prompt_key`): a prompt found twice (a paraphrase equal to a mined prompt, a mined prompt equal
-to the manual one) is scored once, under the name it got first, and belongs to every set that
-found it. The *prompt frame* (:class:`PromptPool`'s :meth:`~PromptPool.frame`) has one row per
-scored prompt: ``relation, template, text, source, rank, count, n_middle, n_dependency,
-score``; the *members frame* one row per prompt of a set: ``relation, prompt_set, template,
-position`` (plus ``model`` for per-model sets, :func:`for_models`).
+The prompts are pooled per relation by their identity (:func:`calib.prompts.generation.prompt_key`):
+a prompt found twice (a paraphrase equal to a mined prompt, a mined prompt equal to the manual one)
+is scored once, under the name it got first, and belongs to every set that found it. The *prompt
+frame* (:class:`PromptPool`'s :meth:`~PromptPool.frame`) has one row per scored prompt: ``relation,
+template, text, source, rank, count, n_middle, n_dependency, score``; the *members frame* one row
+per prompt of a set: ``relation, prompt_set, template, position`` (plus ``model`` for per-model
+sets, :func:`for_models`).
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ class PromptPool:
         return self._names.get((relation, prompt_key(text)))
 
     def frame(self) -> pd.DataFrame:
-        """The prompt frame (:data:`PROMPT_COLUMNS`), in the order the prompts were added."""
+        """The prompt frame (``PROMPT_COLUMNS``), in the order the prompts were added."""
         return pd.DataFrame(self._rows).reindex(columns=list(PROMPT_COLUMNS))
 
 
@@ -132,11 +132,11 @@ def model_free_sets(
     pivots: Sequence[str],
     rounds: int,
 ) -> tuple[PromptPool, pd.DataFrame]:
-    """The pool and members of every set but Mine+Para (:data:`MODEL_FREE_SETS`), per relation
-    of ``lama``: the manual prompt, the mined sets from ``mined`` (:func:`~calib.prompts.
-    mining.mine_prompts` with every prompt kept, ``top=None``) and the manual prompt's ``top``
-    best paraphrases (skipped, leaving Man+Para the manual prompt alone, when ``translator`` is
-    ``None`` or there is no pivot)."""
+    """The pool and members of every set but Mine+Para (:data:`MODEL_FREE_SETS`), per relation of
+    ``lama``: the manual prompt, the mined sets from ``mined``
+    (:func:`~calib.prompts.mining.mine_prompts` with every prompt kept, ``top=None``) and the manual
+    prompt's ``top`` best paraphrases (skipped, leaving Man+Para the manual prompt alone, when
+    ``translator`` is ``None`` or there is no pivot)."""
     if top < 1:
         raise ValueError(f"top must be at least 1, got {top}")
     pool, members = PromptPool(), []

@@ -274,7 +274,7 @@ def trend_sentences(curve: pd.DataFrame) -> list[str]:
 
 def figure4_sentences(points: pd.DataFrame) -> list[str]:
     """Per model, the ACE and accuracy of each benchmark in
-    :func:`calib.experiments.answer_set.bear_vs_factor`, in words (a description of the
+    :func:`calib.experiments.answer_set.figure4_points`, in words (a description of the
     plotted numbers, no claim beyond them)."""
     out = []
     for model, part in points.groupby("model", sort=True):
@@ -360,7 +360,7 @@ def model_kinds_note(kinds: Mapping[str, str]) -> str:
 
 
 def pairing_note(within: str, min_instances: int, max_gap: float | None) -> str:
-    """:data:`PAIRING_RULE` with the scope and gap settings of this run, in words."""
+    """``PAIRING_RULE`` with the scope and gap settings of this run, in words."""
     if within not in SCOPES:
         raise ValueError(f"unknown within {within!r}; expected one of {list(SCOPES)}")
     scope = (
@@ -551,7 +551,7 @@ def confidence_move_sentences(
 
 def manual_comparison_sentences(paired: pd.DataFrame) -> list[str]:
     """One sentence per row of the LPAQA chapter's paired comparisons with the manual prompt
-    (the rows of :attr:`calib.experiments.lpaqa.LpaqaResult.comparisons` against it)."""
+    (the rows of ``calib.experiments.lpaqa.LpaqaResult.comparisons`` against it)."""
     return [
         compare_sentence(d["a"], "the manual prompt", d, subject=d["model"])
         for d in paired.to_dict("records")

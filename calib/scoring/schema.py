@@ -3,25 +3,25 @@
 A *score table* (``pandas.DataFrame``) has one row per scored statement, i.e. per
 (relation, instance, template, option):
 
-=================  ===========  ==============================================================
-column             dtype        meaning
-=================  ===========  ==============================================================
-``model``          str          the scorer's name (registry name, hub id or folder)
-``dataset``        str          ``"bear"``, ``"factor-news"``, ``"factor-expert"``, ``"lama"``
-``relation``       str          relation id (``"P19"``); for FACTOR the subset name
-``instance``       str          instance id, unique within a relation (BEAR: the subject's QID)
-``template``       str          template name (``"paraphrase-0"`` ... see :mod:`calib.data.bear`)
-``option``         int          index of this answer option in the instance's answer space
-``answer``         str          the option's surface text as it was put into the template
-``answer_idx``     int          index of the correct option (the same on every row of an
-                                (instance, template))
-``token_logprobs`` list[float]  log-probability of each scored token, in order (CLM: natural-log
-                                probability given everything before; MLM: the within-word
-                                pseudo-log-likelihood term). The start token is not listed.
-``token_roles``    list[str]    per token: ``"subject"``, ``"object"`` or ``"template"``. For
-                                FACTOR the shared prefix is ``"template"`` and the completion
-                                ``"object"``.
-=================  ===========  ==============================================================
+==================  ===========  ==============================================================
+column              dtype        meaning
+==================  ===========  ==============================================================
+``model``           str          the scorer's name (registry name, hub id or folder)
+``dataset``         str          ``"bear"``, ``"factor-news"``, ``"factor-expert"``, ``"lama"``
+``relation``        str          relation id (``"P19"``); for FACTOR the subset name
+``instance``        str          instance id, unique within a relation (BEAR: the subject's QID)
+``template``        str          template name (``"paraphrase-0"`` ... see :mod:`calib.data.bear`)
+``option``          int          index of this answer option in the instance's answer space
+``answer``          str          the option's surface text as it was put into the template
+``answer_idx``      int          index of the correct option (the same on every row of an
+                                 (instance, template))
+``token_logprobs``  list[float]  log-probability of each scored token, in order (CLM: natural-log
+                                 probability given everything before; MLM: the within-word
+                                 pseudo-log-likelihood term). The start token is not listed.
+``token_roles``     list[str]    per token: ``"subject"``, ``"object"`` or ``"template"``. For
+                                 FACTOR the shared prefix is ``"template"`` and the completion
+                                 ``"object"``.
+==================  ===========  ==============================================================
 
 The options of one (relation, instance, template) are a complete answer space; they are the
 unit a softmax runs over (see :mod:`calib.confidence`).
