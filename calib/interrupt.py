@@ -176,14 +176,14 @@ def run_stoppable(
                     out, err = proc.communicate(timeout=poll)
                     break
                 except subprocess.TimeoutExpired:  # retrying loses no output
-                    if interrupted() is not None:
+                    if (signum := interrupted()) is not None:
                         proc.terminate()
                         try:
                             proc.communicate(timeout=grace)
                         except subprocess.TimeoutExpired:
                             proc.kill()
                             proc.communicate()
-                        raise Interrupted(interrupted()) from None
+                        raise Interrupted(signum) from None
         except BaseException:
             if proc.poll() is None:
                 proc.kill()

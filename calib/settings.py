@@ -115,7 +115,9 @@ def write_problem(exc: BaseException) -> str | None:
     code = getattr(exc, "errno", None)
     if code not in _WRITE_ERRNOS:
         found = _ERRNO_IN_TEXT.search(str(exc))
-        code = int(found.group(1)) if found else None
+        if found is None:
+            return None
+        code = int(found.group(1))
     return _WRITE_ERRNOS.get(code)
 
 

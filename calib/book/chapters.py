@@ -229,8 +229,8 @@ def _execute_interruptibly(execute, name: str) -> None:
             _signal_kernel(km, signal.SIGKILL)
         worker.join(max(grace, 5.0))
         raise
-    if interrupted() is not None:
-        raise Interrupted(interrupted())
+    if (signum := interrupted()) is not None:
+        raise Interrupted(signum)
     if "error" in outcome:
         raise outcome["error"]
 

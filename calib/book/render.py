@@ -56,23 +56,26 @@ def show_effective_parameters(source: str, values: Mapping[str, Any]) -> str:
     lines = source.splitlines()
     edits = []
     for node in tree.body:
-        target = (
-            node.target
-            if isinstance(node, ast.AnnAssign)
-            else (
-                node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else None
-            )
-        )
-        if not isinstance(target, ast.Name) or target.id not in values or node.value is None:
+        target: ast.expr
+        declared: ast.expr | None
+        if isinstance(node, ast.AnnAssign):
+            target, declared = node.target, node.value
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, declared = node.targets[0], node.value
+        else:
+            continue
+        if not isinstance(target, ast.Name) or target.id not in values or declared is None:
             continue
         value = values[target.id]
-        default = ast.literal_eval(node.value)
+        default = ast.literal_eval(declared)
         if value == default and type(value) is type(default):
             continue
-        edits.append((node.value, literal(value), literal(default)))
+        edits.append((declared, literal(value), literal(default)))
     for value_node, text, default in sorted(
         edits, key=lambda e: (e[0].lineno, e[0].col_offset), reverse=True
     ):
+        if value_node.end_lineno is None or value_node.end_col_offset is None:
+            raise ValueError("a parsed parameter value has no end position")  # ast.parse sets it
         first, last = value_node.lineno - 1, value_node.end_lineno - 1
         head = lines[first][: value_node.col_offset]
         tail = lines[last][value_node.end_col_offset :]

@@ -299,12 +299,12 @@ def metric_intervals(
     values = {m: float(stat(ones)[0]) for m, stat in stats_.items()}
     if not n_boot:
         return {m: (v, float("nan"), float("nan")) for m, v in values.items()}
-    reps = {m: [] for m in stats_}
+    reps: dict[str, list[np.ndarray]] = {m: [] for m in stats_}
     for w in resample_weights(n, n_boot, seed):
         for m, stat in stats_.items():
             reps[m].append(stat(w))
     bca = [m for m in stats_ if INTERVAL_METHODS[m] == "bca"]
-    jack = {m: [] for m in bca}
+    jack: dict[str, list[np.ndarray]] = {m: [] for m in bca}
     if n >= 3:
         for w in jackknife_weights(n) if bca else ():
             for m in bca:
@@ -520,7 +520,7 @@ def estimator_differences(
     pairs = (
         [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
         if pairs is None
-        else [tuple(p) for p in pairs]
+        else [(a, b) for a, b in pairs]
     )
     rows = []
     groups = estimates.groupby(by, sort=True, dropna=False) if by else [((), estimates)]

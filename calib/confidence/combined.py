@@ -185,7 +185,8 @@ def term_floors(
 ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray | None]]:
     """Per term: its noise floor (0 for a metric that is not binned), the floor's Monte-Carlo
     standard error, and the draws (``None`` for a term without a floor)."""
-    floors, ses, draws = np.zeros(len(terms)), np.zeros(len(terms)), []
+    floors, ses = np.zeros(len(terms)), np.zeros(len(terms))
+    draws: list[np.ndarray | None] = []
     for i, t in enumerate(terms):
         if not t.binned:
             draws.append(None)
@@ -234,12 +235,14 @@ def combined_interval(
     terms = list(terms)
     if not terms:
         raise ValueError("combined_interval needs at least one term")
-    if (coefs is None) == (combine is None):
+    if coefs is not None and combine is not None:
         raise ValueError("give either coefs (a linear combination) or combine")
     if coefs is not None:
         if len(coefs) != len(terms):
             raise ValueError(f"{len(coefs)} coefficients for {len(terms)} terms")
         combine = _linear(coefs)
+    elif combine is None:
+        raise ValueError("give either coefs (a linear combination) or combine")
     check_bootstrap_args(n_boot, level, ())
     n = sample_sizes(terms, sizes)
     if method is None:
@@ -309,7 +312,8 @@ def combined_floor(
             f"{sorted({t.metric for t in terms})}"
         )
     _, _, draws = term_floors(terms, n_draws, seed, n_bins)
-    combined = np.column_stack(draws) @ np.asarray(coefs, dtype=float)
+    binned = [d for d in draws if d is not None]  # every term: all are binned
+    combined = np.column_stack(binned) @ np.asarray(coefs, dtype=float)
     lo, hi = np.quantile(combined, [(1 - level) / 2, 1 - (1 - level) / 2])
     return {
         "floor": float(combined.mean()),
@@ -372,7 +376,11 @@ def estimate_terms(
                     f"not in sample {sample!r}"
                 )
             index = np.array([position[k] for k in ids], dtype=np.int64)
-            if len(index) == len(reference) and (index == np.arange(len(index))).all():
+            if (
+                reference is not None  # always: position is made from it
+                and len(index) == len(reference)
+                and (index == np.arange(len(index))).all()
+            ):
                 index = None
         out[label] = Term(
             sample,

@@ -543,9 +543,9 @@ def all_estimates(
         raise ValueError(f"unknown estimator variant(s) {unknown}; known: {list(VARIANTS)}")
     if paraphrases is not None:
         for agg in aggregations:
-            for name, fn in {**MULTI, **{v: VARIANTS[v] for v in variants}}.items():
+            for name, multi in {**MULTI, **{v: VARIANTS[v] for v in variants}}.items():
                 parts.append(
-                    fn(sent, agg, paraphrases).assign(estimator=f"{name}/{agg}", template=None)
+                    multi(sent, agg, paraphrases).assign(estimator=f"{name}/{agg}", template=None)
                 )
     out = pd.concat(parts, ignore_index=True)
     out["n_agree"] = out["n_agree"].astype("Int64")

@@ -93,8 +93,8 @@ def subsample_options(
     keep_cell = (rank < k) | (small[cell_fact] & (too_small == "keep"))
     keep_cell &= ~(small[cell_fact] & (too_small == "drop"))
     # new index = position among the kept options of the fact, in original order
-    kept_before = np.cumsum(keep_cell) - keep_cell
-    new_index = kept_before - kept_before[offsets][cell_fact]
+    kept_before: np.ndarray = np.cumsum(keep_cell) - keep_cell
+    new_index: np.ndarray = kept_before - kept_before[offsets][cell_fact]
     cell = offsets[fact] + option
     rows = keep_cell[cell]
     out = sent.loc[rows].copy()

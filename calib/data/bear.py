@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -176,13 +177,15 @@ def load_bear(root: str | os.PathLike | None = None, relations: list[str] | None
     meta = read_json(meta_path)
     if not isinstance(meta, dict):
         raise DataFormatError(meta_path, "expected an object keyed by relation id")
+    domains_path: Path | None
     try:
         domains_path = data_file(_DOMAINS, root)
         domain_info = read_json(domains_path)
-    except FileNotFoundError:
+    except FileNotFoundError:  # no domains file: no relation has domains
         domains_path, domain_info = None, {}
-    if not isinstance(domain_info, dict) or not all(
-        isinstance(v, dict) for v in domain_info.values()
+    if domains_path is not None and (
+        not isinstance(domain_info, dict)
+        or not all(isinstance(v, dict) for v in domain_info.values())
     ):
         raise DataFormatError(domains_path, "expected an object of objects keyed by relation id")
     files = data_files("bear/P*.jsonl", root)
@@ -199,7 +202,8 @@ def load_bear(root: str | os.PathLike | None = None, relations: list[str] | None
         if rel not in meta:
             raise DataFormatError(path, f"relation {rel} has no entry in {meta_path}")
         domains = domain_info.get(rel, {}).get("domains", [])
-        check_value(domains_path, domains, "strings", field=f"{rel}.domains")
+        if domains_path is not None:
+            check_value(domains_path, domains, "strings", field=f"{rel}.domains")
         parts = parse_relation_metadata(meta_path, rel, meta[rel], domains)
         rows = read_jsonl(path, required=_INSTANCE_FIELDS, types=_INSTANCE_TYPES)
         for row in rows:
@@ -251,7 +255,7 @@ ONE_TO_ONE_OPTIONS = 60
 
 
 def one_to_one_relations(
-    relations: list[str] | tuple[str, ...] | None = None,
+    relations: Sequence[str] | None = None,
     *,
     data_dir: str | os.PathLike | None = None,
     n_options: int = ONE_TO_ONE_OPTIONS,

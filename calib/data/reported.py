@@ -108,9 +108,10 @@ def _check_value(path: Path, row_no: int, column: dict, value: Any) -> None:
                 path, f"row {row_no}: expected a non-negative integer, got {value!r}", field=name
             )
         return
-    if UNITS[unit] is None:
+    bounds = UNITS[unit]
+    if bounds is None:
         return
-    low, high = UNITS[unit]
+    low, high = bounds
     if not low <= value <= high:
         raise DataFormatError(
             path,
@@ -193,7 +194,7 @@ def _validate(path: Path, doc: Any) -> dict:
     return doc
 
 
-def _load(table_id: str, directory: Path | None) -> dict:
+def _load(table_id: str, directory: str | Path | None) -> dict:
     directory = REPORTED_DIR if directory is None else Path(directory)
     path = _table_path(table_id, directory)
     try:

@@ -264,10 +264,10 @@ def model_groups(
     for m, obj in objectives.items():
         if obj == "mlm":
             out[m] = GROUPS[2]
-        elif sizes.get(m) is None:
+        elif (size := sizes.get(m)) is None:
             out[m] = ""
         else:
-            out[m] = GROUPS[0] if sizes[m] < SMALL_CLM else GROUPS[1]
+            out[m] = GROUPS[0] if size < SMALL_CLM else GROUPS[1]
     return out
 
 
@@ -441,17 +441,20 @@ def less_pronounced(
     ``low``, ``high``, ``p_value``, ``n_small``."""
     cols = ["model", "group", "difference", "low", "high", "p_value", "n_small"]
     at = reference_ks(ks)
+    kmin, kmax = at["kmin"], at["kmax"]
+    if kmin is None or kmax is None:  # reference_ks gives both for any ks it accepts
+        raise ValueError(f"no smallest and largest k among {list(ks)}")
     small = [m for m, g in groups.items() if g == GROUPS[0] and m in set(est["model"])]
     others = [m for m, g in groups.items() if g in GROUPS[1:] and m in set(est["model"])]
-    if not small or not others or at["kmin"] == at["kmax"]:
+    if not small or not others or kmin == kmax:
         return pd.DataFrame(columns=cols)
     terms = _model_terms(est[est["estimator"] == estimator], "ace")
     rows = []
     for model in others:
         # fall = ACE(kmin) - ACE(kmax) = -(ACE(kmax) - ACE(kmin))
-        mine, coefs = _difference(terms, model, estimator, at["kmin"], at["kmax"])
+        mine, coefs = _difference(terms, model, estimator, kmin, kmax)
         for s in small:
-            t, c = _difference(terms, s, estimator, at["kmin"], at["kmax"])
+            t, c = _difference(terms, s, estimator, kmin, kmax)
             mine, coefs = mine + t, coefs + [-x / len(small) for x in c]
         got = combined_interval(mine, coefs, n_boot=n_boot, seed=seed)
         rows.append(

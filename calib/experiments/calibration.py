@@ -60,6 +60,7 @@ import pandas as pd
 
 from calib.confidence.bootstrap import (
     INTERVAL_METHODS,
+    WeightedStatistic,
     correlation_interval,
     difference_interval,
     estimator_differences,
@@ -660,8 +661,14 @@ def lowest_bins(
             continue
         sa = _lowest_bin_statistic(arrays[(model, a)][0], n_bins)
         sb = _lowest_bin_statistic(arrays[(model, b)][0], n_bins)
+
+        def a_minus_b(
+            w: np.ndarray, sa: WeightedStatistic = sa, sb: WeightedStatistic = sb
+        ) -> np.ndarray:
+            return sa(w) - sb(w)
+
         res = difference_interval(
-            lambda w, sa=sa, sb=sb: sa(w) - sb(w),
+            a_minus_b,
             n,
             "centred",
             n_bootstrap,
@@ -687,7 +694,7 @@ def lowest_bins(
     )
 
 
-def _lowest_bin_statistic(conf: np.ndarray, n_bins: int):
+def _lowest_bin_statistic(conf: np.ndarray, n_bins: int) -> WeightedStatistic:
     """The mean confidence of the lowest non-empty quantile bin, as a weighted statistic."""
     order = np.argsort(conf, kind="stable")
     c = conf[order]
@@ -870,13 +877,14 @@ def model_info(models: Sequence[str]) -> pd.DataFrame:
 
 def fact_arrays(
     est: pd.DataFrame, keys: Sequence[str] = ("model", "estimator")
-) -> tuple[dict, int]:
+) -> tuple[dict[tuple, tuple[np.ndarray, np.ndarray]], int]:
     """``({(model, estimator): (confidence, correct)}, n)``: the float arrays of each group of
     ``keys`` in one shared order of the facts, so that one resample of the facts applies to
     every model and estimator (a paired bootstrap across models). The groups must cover the
     same facts (one BEAR sample), else ``ValueError``."""
     require_columns(est, (*keys, *FACT, "confidence", "correct"), "estimate table")
-    facts, first, out = None, None, {}
+    facts, first = None, None
+    out: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
     for key, part in est.groupby(list(keys), sort=False):
         part = part.sort_values(list(FACT), kind="stable")
         these = part[list(FACT)].astype(str).agg("|".join, axis=1).to_numpy()
@@ -1097,7 +1105,8 @@ def model_contrasts(
     def resampled(key, metric):
         """(point, replicates, jackknife or None) of one cell's metric, computed once."""
         if (key, metric) not in cache:
-            stat = metric_statistic(metric, *arrays[key], n_bins)[0]
+            conf, corr = arrays[key]
+            stat = metric_statistic(metric, conf, corr, n_bins)[0]
             method = INTERVAL_METHODS.get(metric, "centred")
             cache[(key, metric)] = (
                 float(stat(np.ones((1, n), np.int64))[0]),

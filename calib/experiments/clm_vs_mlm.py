@@ -285,7 +285,7 @@ def pair_models(
     cand = cand.assign(gap=(cand["accuracy_clm"] - cand["accuracy_mlm"]).abs().round(12))
     cand = cand.sort_values(["gap", "scope", "model_clm", "model_mlm"], kind="stable")
     used: set[str] = set()
-    rows = []
+    rows: list[tuple] = []
     for c in cand.itertuples(index=False):
         if c.model_clm in used or c.model_mlm in used:
             continue

@@ -585,12 +585,14 @@ def _gain(
 ) -> tuple[list[Term], list[float]]:
     """The terms and coefficients of the mean over ``models`` (and the repeats) of
     ``ACE(Base) - ACE(Margin)``: Margin's gain."""
-    out, coefs = [], []
+    out: list[Term] = []
+    coefs: list[float] = []
+    each: Sequence[int | None] = repeats or [None]
     for m in models:
-        for r in repeats or [None]:
+        for r in each:
             key = (m, "Base") if r is None else (m, "Base", r)
             alt_key = (m, "Margin") if r is None else (m, "Margin", r)
-            w = 1 / (len(models) * len(repeats or [None]))
+            w = 1 / (len(models) * len(each))
             out += [terms[key], terms[alt_key]]
             coefs += [w, -w]
     return out, coefs

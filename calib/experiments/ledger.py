@@ -24,7 +24,7 @@ import importlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
 import pandas as pd
 
@@ -91,12 +91,19 @@ class Params(ChapterParams):
     )
 
 
+class ChapterResult(Protocol):
+    """What the ledger reads of a chapter's result object: the parameters it ran with."""
+
+    @property
+    def params(self) -> ChapterParams: ...
+
+
 @dataclass(frozen=True)
 class Recorded:
     """A chapter's recorded result in a build (``result`` None: none recorded)."""
 
     chapter: str
-    result: object | None
+    result: ChapterResult | None
     manifest: dict
 
 

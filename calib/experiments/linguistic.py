@@ -558,7 +558,7 @@ def grounding_checks(effects: pd.DataFrame, numeric: pd.DataFrame | None = None)
     excluding 0, undecided otherwise (:func:`calib.experiments.quantifiers.every_verdict`)."""
     require_columns(effects, ("model", "template", "quantity", "low", "high"), "injection effects")
     conf = effects[effects["quantity"] == "confidence"]
-    by_model = {} if numeric is None or numeric.empty else numeric.set_index("model")
+    by_model = None if numeric is None or numeric.empty else numeric.set_index("model")
     rows = []
     for model in dict.fromkeys(effects["model"]):
         by_t = conf[conf["model"] == model].set_index("template")
@@ -570,7 +570,7 @@ def grounding_checks(effects: pd.DataFrame, numeric: pd.DataFrame | None = None)
                 moves.append((row[marker], expected))
             else:
                 row[marker] = "not scored"
-        if len(by_model) and model in by_model.index:
+        if by_model is not None and model in by_model.index:
             row["numeric"] = _direction(by_model.at[model, "low"], by_model.at[model, "high"])
             moves.append((row["numeric"], "higher"))
         else:
@@ -889,7 +889,7 @@ def largest_drop_cell(effects: pd.DataFrame) -> tuple[str, str]:
 
 def drop_comparisons(
     est: pd.DataFrame,
-    references: Sequence[tuple[str, str]],
+    references: Sequence[Sequence[str]],
     n_bootstrap: int = 1000,
     seed: int = 0,
     plain: str = PLAIN,
@@ -979,9 +979,9 @@ def result_from_scores(scores: pd.DataFrame, params: Params) -> LinguisticResult
     pairs = size_pairs(models)
     references = [largest_drop_cell(effects)]
     names = dict(zip(models["paper_name"], models["model"]))
-    paper_ref = (names.get(LARGEST_DROP_CELL[0]), LARGEST_DROP_CELL[1])
-    if paper_ref[0] is not None and paper_ref not in references:
-        references.append(paper_ref)
+    paper_model = names.get(LARGEST_DROP_CELL[0])
+    if paper_model is not None and (paper_model, LARGEST_DROP_CELL[1]) not in references:
+        references.append((paper_model, LARGEST_DROP_CELL[1]))
     return LinguisticResult(
         params=p,
         n_facts=int(effects["n"].iloc[0]),

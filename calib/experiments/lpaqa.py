@@ -730,7 +730,11 @@ def comparison_table(reps: Mapping[str, AccuracyReplicates], ks: Sequence[int]) 
         if present and rep.has(man):
             idx = [col((s, "top-1")) for s in present]
             j = col(man)
-            got = rep.interval(lambda v, idx=idx, j=j: v[:, mi, idx].max(axis=1) - v[:, mi, j])
+
+            def best_minus_manual(v: np.ndarray, idx: list[int] = idx, j: int = j) -> np.ndarray:
+                return v[:, mi, idx].max(axis=1) - v[:, mi, j]
+
+            got = rep.interval(best_minus_manual)
             best = present[int(np.argmax(rep.point[mi, idx]))]
             rows.append(
                 _row(
@@ -781,9 +785,13 @@ def comparison_table(reps: Mapping[str, AccuracyReplicates], ks: Sequence[int]) 
                 idx, o = [col((s, m)) for m in others], col((s, "oracle"))
                 for avg in AVERAGES:
                     k = AVERAGES.index(avg)
-                    got = rep.interval(
-                        lambda v, k=k, idx=idx, o=o: v[:, k, o] - v[:, k, idx].max(axis=1)
-                    )
+
+                    def oracle_minus_best(
+                        v: np.ndarray, k: int = k, idx: list[int] = idx, o: int = o
+                    ) -> np.ndarray:
+                        return v[:, k, o] - v[:, k, idx].max(axis=1)
+
+                    got = rep.interval(oracle_minus_best)
                     rows.append(
                         _row(
                             "oracle_bound",
@@ -800,7 +808,11 @@ def comparison_table(reps: Mapping[str, AccuracyReplicates], ks: Sequence[int]) 
                 (s, m) for m in [*rank_methods, "optimized", "oracle"] if rep.has((s, m))
             ]:
                 i = col(label)
-                got = rep.interval(lambda v, i=i: v[:, ma, i] - v[:, mi, i])
+
+                def macro_minus_micro(v: np.ndarray, i: int = i) -> np.ndarray:
+                    return v[:, ma, i] - v[:, mi, i]
+
+                got = rep.interval(macro_minus_micro)
                 rows.append(
                     _row(
                         "macro_vs_micro",
@@ -816,7 +828,11 @@ def comparison_table(reps: Mapping[str, AccuracyReplicates], ks: Sequence[int]) 
         for label in [(NO_SET, "manual"), (NO_SET, "majority")]:
             if rep.has(label):
                 i = col(label)
-                got = rep.interval(lambda v, i=i: v[:, ma, i] - v[:, mi, i])
+
+                def macro_minus_micro(v: np.ndarray, i: int = i) -> np.ndarray:
+                    return v[:, ma, i] - v[:, mi, i]
+
+                got = rep.interval(macro_minus_micro)
                 rows.append(
                     _row(
                         "macro_vs_micro",
@@ -857,9 +873,11 @@ def comparison_table(reps: Mapping[str, AccuracyReplicates], ks: Sequence[int]) 
                 )
             )
             i, j = col(opt_mine), col(man)
-            got = rep.interval(
-                lambda v, i=i, j=j: (v[:, ma, i] - v[:, ma, j]) - (v[:, mi, i] - v[:, mi, j])
-            )
+
+            def macro_gain_minus_micro(v: np.ndarray, i: int = i, j: int = j) -> np.ndarray:
+                return (v[:, ma, i] - v[:, ma, j]) - (v[:, mi, i] - v[:, mi, j])
+
+            got = rep.interval(macro_gain_minus_micro)
             rows.append(
                 _row(
                     "macro_gain_smaller",

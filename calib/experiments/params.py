@@ -30,7 +30,7 @@ import dataclasses
 import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 
 class ParameterError(ValueError):
@@ -106,12 +106,17 @@ def _conforms(value, node: ast.expr) -> bool:
         return isinstance(value, _SIMPLE[node.id])
     if isinstance(node, ast.BinOp):
         return _conforms(value, node.left) or _conforms(value, node.right)
+    if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)):
+        raise ValueError(f"unsupported type annotation {ast.unparse(node)!r}")
     args = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
     kind = node.value.id
     if kind in ("Optional", "Union"):
         return (kind == "Optional" and value is None) or any(_conforms(value, a) for a in args)
     if kind == "Literal":
-        return any(type(value) is type(a.value) and value == a.value for a in args)
+        return any(
+            isinstance(a, ast.Constant) and type(value) is type(a.value) and value == a.value
+            for a in args
+        )
     if kind == "list":
         return isinstance(value, list) and all(_conforms(v, args[0]) for v in value)
     if kind == "tuple":
@@ -181,6 +186,17 @@ def plain(value):
 # the base of every chapter's Params
 
 
+def _annotation(f: dataclasses.Field) -> str:
+    """A field's annotation as text (a chapter module has ``from __future__ import
+    annotations``, so every annotation is a string)."""
+    if not isinstance(f.type, str):
+        raise TypeError(
+            f"parameter {f.name!r} is annotated {f.type!r}, not as text; the chapter's "
+            f"module needs `from __future__ import annotations`"
+        )
+    return f.type
+
+
 @dataclass(frozen=True)
 class Declared:
     """One parameter of a chapter as ``Params`` declares it."""
@@ -199,16 +215,19 @@ class ChapterParams:
     #: the chapter's name (``notebooks/<chapter>.md``, ``calib/experiments/<chapter>.py``)
     chapter: ClassVar[str] = ""
 
+    if TYPE_CHECKING:  # every subclass is a dataclass: what dataclasses.fields() needs
+        __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
+
     def __post_init__(self):
         problems = []
         for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            if not conforms(value, f.type):
+            value, annotation = getattr(self, f.name), _annotation(f)
+            if not conforms(value, annotation):
                 problems.append(
-                    f"{f.name!r} expects {f.type}, got {type(value).__name__} {value!r}"
+                    f"{f.name!r} expects {annotation}, got {type(value).__name__} {value!r}"
                 )
                 continue
-            object.__setattr__(self, f.name, coerce(value, f.type, tuples=True))
+            object.__setattr__(self, f.name, coerce(value, annotation, tuples=True))
         if problems:
             raise ParameterError(f"chapter {self.chapter!r}: " + "; ".join(problems))
 
@@ -221,7 +240,7 @@ class ChapterParams:
                 raise TypeError(
                     f"{cls.__qualname__}.{f.name} has no default; every chapter parameter needs one"
                 )
-            out[f.name] = Declared(f.name, f.type, f.default, f.metadata.get("help", ""))
+            out[f.name] = Declared(f.name, _annotation(f), f.default, f.metadata.get("help", ""))
         return out
 
     @classmethod

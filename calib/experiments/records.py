@@ -173,7 +173,7 @@ def read_manifest(path: str | os.PathLike) -> dict:
     return json.loads((Path(path) / MANIFEST).read_text(encoding="utf-8"))
 
 
-def _tuples(value, annotation: str):
+def _tuples(value, annotation: object):
     """JSON lists back to tuples where the field's annotation says ``tuple``."""
     if isinstance(value, list) and "tuple" in str(annotation) and "list" not in str(annotation):
         return tuple(value)

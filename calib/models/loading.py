@@ -26,6 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
 
@@ -42,6 +43,9 @@ from calib.models.registry import COMMIT_HASH, ModelSpec, get_spec
 from calib.models.tiny import TINY_VERSION, tiny_folder
 from calib.settings import atomic_write, cache_lock, cache_root
 
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
+
 log = logging.getLogger(__name__)
 
 _CLM_SUFFIXES = ("ForCausalLM", "LMHeadModel")
@@ -57,7 +61,7 @@ class LoadedModel:
     name: str
     objective: str
     model: torch.nn.Module = field(repr=False)
-    tokenizer: object = field(repr=False)
+    tokenizer: PreTrainedTokenizerBase = field(repr=False)
     device: torch.device
     dtype: torch.dtype
     key: str  # identifies the weights: registry name or id plus revision or content hash
@@ -211,8 +215,8 @@ def model_key(name: str, cache_dir: str | os.PathLike | None = None) -> str:
     becomes the commit once the model has been loaded.
     """
     ref = model_ref(name)
-    spec = ref.spec
     if ref.kind == "embedded":
+        spec = ref.required_spec
         path = gguf_path(spec)
         if path is None:
             raise ModelLoadError(embedded_missing(spec))
@@ -222,10 +226,11 @@ def model_key(name: str, cache_dir: str | os.PathLike | None = None) -> str:
             f"{folder_hash(folder, cache_dir)[:12]}"
         )
     if ref.kind == "tiny":
+        spec = ref.required_spec
         folder = tiny_folder(spec.name, cache_root(cache_dir))
         return f"{spec.name}@{TINY_VERSION}-{folder_hash(folder, cache_dir)}"
     if ref.kind == "folder":
-        folder = Path(ref.source).resolve()
+        folder = Path(ref.required_source).resolve()
         return f"{folder.name}@{folder_hash(folder, cache_dir)}"
     commit = resolved_revision(ref.source, ref.revision)
     if commit is None and ref.revision and COMMIT_HASH.fullmatch(ref.revision):
@@ -268,8 +273,8 @@ def _convert(spec: ModelSpec, src: Path, folder: Path, want: dict) -> None:
     )
     if hasattr(model.config, "quantization_config"):
         del model.config.quantization_config
-    model.hf_quantizer = None
-    model.is_quantized = False
+    model.hf_quantizer = None  # type: ignore[assignment]  # torch: Module attrs typed Tensor|Module
+    model.is_quantized = False  # type: ignore[assignment]  # torch: Module attrs typed Tensor|Module
     save_model_folder(
         model,
         tokenizer,
@@ -311,10 +316,10 @@ def _source(ref: ModelRef, cache_dir) -> str:
     """The folder or hub id that ``from_pretrained`` loads ``ref`` from (with
     ``revision=ref.revision``)."""
     if ref.kind == "embedded":
-        return str(converted_folder(ref.spec, cache_dir))
+        return str(converted_folder(ref.required_spec, cache_dir))
     if ref.kind == "tiny":
-        return str(tiny_folder(ref.spec.name, cache_root(cache_dir)))
-    return ref.source
+        return str(tiny_folder(ref.required_spec.name, cache_root(cache_dir)))
+    return ref.required_source
 
 
 def _not_loadable(name: str, ref: ModelRef, exc: Exception) -> ModelLoadError:

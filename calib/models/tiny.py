@@ -81,9 +81,18 @@ def _wordpiece_vocab(specials: list[str], vocab_size: int) -> dict[str, int]:
         ),
     )
     learned = bpe.get_vocab()
-    pieces = [p for p in sorted(learned, key=learned.get) if p not in specials]
+    pieces = [p for p in sorted(learned, key=learned.__getitem__) if p not in specials]
     tokens = [*specials, *pieces, *(f"##{p}" for p in pieces)]
     return {t: i for i, t in enumerate(tokens)}
+
+
+def _special_id(tok, token: str) -> int:
+    """The id of the special ``token`` in the trained tokenizer ``tok`` (always in its
+    vocabulary: it is trained with the special tokens)."""
+    found = tok.token_to_id(token)
+    if found is None:
+        raise ValueError(f"the tiny tokenizer has no special token {token!r}")
+    return found
 
 
 def _train_tokenizer(arch: str, vocab_size: int = 600):
@@ -125,14 +134,14 @@ def _train_tokenizer(arch: str, vocab_size: int = 600):
     if trainer is not None:
         tok.train_from_iterator(_CORPUS.splitlines(), trainer=trainer)
     if arch == "bert":
-        cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
+        cls, sep = _special_id(tok, "[CLS]"), _special_id(tok, "[SEP]")
         tok.post_processor = processors.TemplateProcessing(
             single="[CLS] $A [SEP]", special_tokens=[("[CLS]", cls), ("[SEP]", sep)]
         )
     elif arch == "roberta":
         tok.post_processor = processors.RobertaProcessing(
-            ("</s>", tok.token_to_id("</s>")),
-            ("<s>", tok.token_to_id("<s>")),
+            ("</s>", _special_id(tok, "</s>")),
+            ("<s>", _special_id(tok, "<s>")),
             trim_offsets=True,
             add_prefix_space=False,
         )

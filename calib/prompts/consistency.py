@@ -134,10 +134,10 @@ def divergence_correlation(
     rel_of = pd.Series(np.arange(n)).groupby(rel).apply(lambda s: s.to_numpy())
     xor = np.zeros((n, len(pairs)))
     mask = np.zeros((n, len(pairs)))
-    for p, (r, a, b) in enumerate(zip(pairs["relation"], pairs["a"], pairs["b"])):
+    for k, (r, a, b) in enumerate(zip(pairs["relation"], pairs["a"], pairs["b"])):
         rows = rel_of[r]
-        xor[rows, p] = hits[rows, col[a]] != hits[rows, col[b]]
-        mask[rows, p] = 1.0
+        xor[rows, k] = hits[rows, col[a]] != hits[rows, col[b]]
+        mask[rows, k] = 1.0
     x = pairs["normalised"].to_numpy(float)
     step = max(1, _BLOCK_CELLS // max(1, len(pairs) * 2))
 

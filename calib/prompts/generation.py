@@ -43,7 +43,8 @@ def prompt_key(text: str) -> str:
 def _dedup(frame: pd.DataFrame, seen: dict[str, set], top: int) -> pd.DataFrame:
     """Rows whose prompt is not yet in ``seen[relation]``, at most ``top`` per relation (in
     the frame's order); ``seen`` is updated."""
-    keep, kept = [], Counter()
+    keep: list[int] = []
+    kept: Counter[str] = Counter()
     for i, (rel, text) in enumerate(zip(frame["relation"], frame["text"])):
         key, have = prompt_key(text), seen.setdefault(rel, set())
         if key in have or kept[rel] >= top:

@@ -228,7 +228,7 @@ def sentence_prompts(
 def mine_prompts(
     sentences: pd.DataFrame,
     methods: Iterable[str] = METHODS,
-    top: int = TOP_T,
+    top: int | None = TOP_T,
     max_words: int | None = MAX_WORDS,
     nlp=None,
     exclude: pd.DataFrame | None = None,
@@ -264,9 +264,9 @@ def mine_prompts(
     for rel, masked, ss, os_ in zip(
         frame["relation"], frame["masked_sentence"], frame["sub_surface"], frame["obj_surface"]
     ):
-        found = locate(masked, ss, os_)
-        if found is not None:
-            text, sub, obj = found
+        located = locate(masked, ss, os_)
+        if located is not None:
+            text, sub, obj = located
             by_sentence[text].append((rel, sub, obj))
     if nlp is None:
         nlp = load_pipeline()

@@ -174,7 +174,8 @@ class MarianTranslator:
                 f"off). Pass a folder holding it in `models`, or use ApertiumTranslator offline. "
                 f"Cause: {str(exc).splitlines()[0][:200]}"
             ) from exc
-        model.to(self.device).eval()
+        # transformers decorates .to with functools.wraps(nn.Module.to): typed as unbound
+        model.to(self.device).eval()  # type: ignore[arg-type]  # transformers: wraps-typed .to
         self._loaded[key] = (tok, model)
         return tok, model
 

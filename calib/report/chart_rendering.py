@@ -109,7 +109,8 @@ def vega_bundle() -> str:
     """
     import vl_convert as vlc
 
-    code = vlc.javascript_bundle(vl_version=_vl_version())
+    # vl_convert's stub makes ``snippet`` required; at run time it is ``snippet=None`` (default)
+    code = vlc.javascript_bundle(vl_version=_vl_version())  # type: ignore[call-arg]  # bad stub
     if re.search(r"^\s*(import|export)\s", code, re.MULTILINE):
         raise RuntimeError(
             "vl_convert.javascript_bundle() returned an ES module; "

@@ -36,6 +36,7 @@ enabled by :func:`calib.report.chart_rendering.enable` in each chapter's setup c
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 import altair as alt
 import numpy as np
@@ -65,7 +66,7 @@ def _require(frame: pd.DataFrame, columns: Sequence[str | None], builder: str) -
         raise ValueError(f"{builder}: the frame is empty; nothing to plot")
 
 
-def _type(frame: pd.DataFrame, column: str) -> str:
+def _type(frame: pd.DataFrame, column: str) -> Literal["quantitative", "nominal"]:
     numeric = pd.api.types.is_numeric_dtype(frame[column])
     return (
         "quantitative" if numeric and not pd.api.types.is_bool_dtype(frame[column]) else "nominal"
@@ -121,8 +122,8 @@ def _highlight(selection, faded: float = 0.12):
 
 
 def _with_params(chart: alt.Chart, *params) -> alt.Chart:
-    params = [p for p in params if p is not None]
-    return chart.add_params(*params) if params else chart
+    given = [p for p in params if p is not None]
+    return chart.add_params(*given) if given else chart
 
 
 def _finish(
@@ -324,7 +325,7 @@ def metric_band(
     if floor_low is not None and lower is None:
         raise ValueError("metric_band: a floor band needs a summarised frame (lower, upper)")
     y_label = y_title or y
-    if lower is None:
+    if lower is None or upper is None:  # both (checked above)
         data = band_summary(frame, x=x, y=y, by=[color, facet])
         y, lower, upper = "mean", "lower", "upper"
     else:
@@ -363,7 +364,7 @@ def metric_band(
         )
     )
     layers = [band, line]
-    if floor_low is not None:
+    if floor_low is not None and floor_high is not None:  # both or neither (checked above)
         layers.insert(
             1,
             alt.Chart()
@@ -421,7 +422,7 @@ def grouped_bars(
             legend,
         )
     ]
-    if lower is not None:
+    if lower is not None and upper is not None:  # both or neither (checked above)
         layers.append(
             alt.Chart()
             .mark_rule()
@@ -537,7 +538,7 @@ def interval_chart(
         )
     )
     layers = [rules, points]
-    if band_low is not None:  # behind the intervals, with the same tooltip
+    if band_low is not None and band_high is not None:  # behind the intervals, same tooltip
         band_tooltip = _tooltip(
             frame, [category, color, facet, value, lower, upper, band_low, band_high]
         )
@@ -600,7 +601,7 @@ def binned_histogram(
         width=min(WIDTH * 0.55, PANELS_WIDTH / max(1, frame[column].nunique() if column else 1)),
         height=HEIGHT * 0.45,
     )
-    facets = {}
+    facets: dict[str, alt.Row | alt.Column] = {}
     if row:
         facets["row"] = alt.Row(field=row, type="nominal", title=None)
     if column:
@@ -671,7 +672,7 @@ def reliability_diagram(
         c = curve if facet is None else curve[curve[facet] == value]
         h = histogram if facet is None else histogram[histogram[facet] == value]
         coloured = []
-        if lower is not None:
+        if lower is not None and upper is not None:  # both or neither (checked above)
             coloured.append(
                 alt.Chart(c)
                 .mark_rule(strokeWidth=1.5)

@@ -105,7 +105,9 @@ def clm_accounting(
     within ``budget`` tokens per pass, one plan per chunk of about ``chunk_statements``
     statements (consecutive queries, as :func:`calib.scoring.run.score_queries` hands them to
     the scorer; ``None``: one plan)."""
-    chunks, cur, size = [], [], 0
+    chunks: list[list[Sequence[np.ndarray]]] = []
+    cur: list[Sequence[np.ndarray]] = []
+    size = 0
     for g in groups:
         if chunk_statements is not None and cur and size >= chunk_statements:
             chunks.append(cur)

@@ -33,6 +33,7 @@ import tempfile
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import pyarrow as pa
@@ -41,6 +42,9 @@ import pyarrow.parquet as pq
 from calib.scoring.schema import SCORE_COLUMNS
 from calib.scoring.statements import Query
 from calib.settings import cache_lock, cache_writes
+
+if TYPE_CHECKING:
+    from filelock import BaseFileLock
 
 log = logging.getLogger(__name__)
 
@@ -227,7 +231,7 @@ class Claim:
     busy: list[Query]
     rest: list[Query]
     path: Path | None = None
-    lock: object = None
+    lock: BaseFileLock | None = None
 
     def release(self) -> None:
         """Give the units up (after their chunk is written, or on failure)."""
@@ -235,7 +239,8 @@ class Claim:
             return
         _remove_claim(self.path)
         with contextlib.suppress(Exception):
-            self.lock.release()
+            if self.lock is not None:
+                self.lock.release()
         self.path = self.lock = None
 
     def __enter__(self) -> Claim:

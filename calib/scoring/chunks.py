@@ -42,6 +42,8 @@ def encode_groups(lm: LoadedModel, queries: Sequence[Query], start_token: str) -
         return [encode_clm_lm_pub_quiz(lm.tokenizer, q.statements) for q in queries]
     statements = [st for q in queries for st in q.statements]
     if lm.objective == "clm":
+        if lm.start_token_id is None:
+            raise ValueError(f"CLM {lm.name!r} has no start token id to prepend")
         flat = encode_clm(lm.tokenizer, statements, lm.start_token_id)
     else:
         flat = encode_mlm(lm.tokenizer, statements)
@@ -77,7 +79,7 @@ def score_chunk(
             progress=progress,
             token_budget=token_budget,
         )
-    rows = {c: [] for c in SCORE_COLUMNS}
+    rows: dict[str, list] = {c: [] for c in SCORE_COLUMNS}
     for q, encs, values in zip(queries, groups, scores):
         for o, (enc, lp) in enumerate(zip(encs, values)):
             for col, val in (
@@ -135,7 +137,7 @@ def score_missing(
                         int(max(per, STORED_BYTES) * count_statements(todo))
                     ) from exc.__cause__
                 frames.append(as_stored(frame))
-        lost = []
+        lost: list[Query] = []
         if claim.stored:  # scored by another process meanwhile
             rows, lost = store.lookup(claim.stored)
             frames.append(rows)

