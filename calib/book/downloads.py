@@ -141,7 +141,7 @@ def table_intervals(frame, declared: dict | None = None) -> dict[str, tuple[str,
     null (confidences near 0, where a rare correct draw moves the ACE far) the mean can lie above
     the 97.5% quantile, so the floor is left out here; :func:`floor_range_violations` checks
     what does hold for it."""
-    found = {k: tuple(v) for k, v in (declared or {}).items()}
+    found = {k: tuple(v) for k, v in (declared or {}).items() if not str(k).endswith(FLOOR_SUFFIX)}
     for col in frame.columns:
         if str(col).endswith(FLOOR_SUFFIX):
             continue
