@@ -205,6 +205,24 @@ WITH_SECTIONS = {
         "score_queries",
         "score_bear",
     ),
+    "calib.data.bear": ("template_names", "load_bear", "one_to_one_relations"),
+    "calib.data.factor": ("factor_path", "load_factor"),
+    "calib.data.lama": (
+        "load_relations",
+        "load_lama",
+        "answer_spaces",
+        "load_sentences",
+        "load_lpaqa_prompts",
+    ),
+    "calib.data.root": (
+        "data_root",
+        "checksums",
+        "source_for",
+        "data_file",
+        "data_files",
+        "data_version",
+    ),
+    "calib.data.reported": ("all_tables", "available_tables", "metadata", "reported"),
 }
 
 
