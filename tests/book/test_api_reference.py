@@ -223,6 +223,10 @@ WITH_SECTIONS = {
         "data_version",
     ),
     "calib.data.reported": ("all_tables", "available_tables", "metadata", "reported"),
+    "calib.models.registry": ("split_revision", "get_spec"),
+    "calib.models.loading": ("dtype_name", "model_key", "load_model"),
+    "calib.models.locate": ("model_ref",),
+    "calib.models.fingerprint": ("model_fingerprint",),
 }
 
 
