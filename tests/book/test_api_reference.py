@@ -227,6 +227,44 @@ WITH_SECTIONS = {
     "calib.models.loading": ("dtype_name", "model_key", "load_model"),
     "calib.models.locate": ("model_ref",),
     "calib.models.fingerprint": ("model_fingerprint",),
+    **{
+        f"calib.experiments.{chapter}": ("run",)
+        for chapter in (
+            "calibration",
+            "linguistic",
+            "answer_set",
+            "clm_vs_mlm",
+            "lpaqa",
+            "reductions",
+            "factor",
+            "start_tokens",
+            "ledger",
+        )
+    },
+    "calib.experiments.verdicts": (
+        "Judgement.untestable",
+        "Judgement.not_run",
+        "unit_tally",
+        "verdict_counts",
+        "counts_sentence",
+    ),
+    "calib.experiments.claims": ("section_key", "Claim.judge_paper", "Claim.judge_build"),
+    "calib.experiments.quantifiers": (
+        "printed",
+        "mean_of_printed",
+        "unit_status",
+        "every_verdict",
+        "most_verdict",
+        "every",
+        "most",
+        "on_average",
+    ),
+    "calib.experiments.params": (
+        "parameter",
+        "ChapterParams.from_mapping",
+        "ChapterParams.from_namespace",
+    ),
+    "calib.experiments.records": ("record_path", "write_record", "record", "load_record"),
 }
 
 
