@@ -223,6 +223,16 @@ WITH_SECTIONS = {
     ),
     "calib.confidence.summary": ("gap_direction", "summary", "compare_reductions"),
     "calib.confidence.gap": ("signed_gaps", "gap_by_range"),
+    "calib.confidence.bootstrap": (
+        "bootstrap_metrics",
+        "bootstrap_interval",
+        "paired_difference",
+        "paired_estimates_difference",
+        "estimator_differences",
+        "correlation_interval",
+    ),
+    "calib.confidence.subsample": ("subsample_options", "subsample_repeats"),
+    "calib.confidence.schema": ("check_sentence_scores",),
     "calib.confidence.reliability": (
         "wilson_interval",
         "reliability_curve",
