@@ -342,6 +342,35 @@ def bootstrap_metrics(
     One row per metric (``"ace"``, ``"brier"``, ``"accuracy"``, ``"ece"``) with ``value``,
     ``low``, ``high`` (the ``level`` interval from ``n_boot`` resamples, by the metric's method
     in :data:`INTERVAL_METHODS`), ``method`` and ``n_boot``.
+
+    Parameters
+    ----------
+    confidence : array-like
+        One confidence per instance, finite and at most 1 (below 0 is allowed: the paper's
+        Entropy-Confidence, Eq. 7).
+    correct : array-like
+        Whether each instance is correct: booleans or 0/1, as long as ``confidence``.
+    metrics : sequence of str
+        The metrics (default :data:`METRICS`: ACE, Brier, accuracy).
+    n_boot : int
+        Bootstrap resamples, at least 1 (default 1000).
+    seed : int
+        The resamples' seed (default 0).
+    level : float
+        The interval's level, in (0, 1) (default 0.95).
+    n_bins : int
+        The binned metrics' number of bins (default 20).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``metric``, ``value``, ``low``, ``high``, ``method``, ``n_boot``: one row per metric.
+
+    Raises
+    ------
+    ValueError
+        For a bad ``n_boot``, ``level`` or metric name (:func:`check_bootstrap_args`), or inputs
+        :func:`calib.confidence.metrics.check_inputs` rejects.
     """
     check_bootstrap_args(n_boot, level, metrics)
     conf, corr = check_inputs(confidence, correct)
@@ -369,7 +398,37 @@ def bootstrap_interval(
     level: float = 0.95,
     n_bins: int = N_BINS,
 ) -> tuple[float, float, float]:
-    """``(value, low, high)`` of one metric; see :func:`bootstrap_metrics`."""
+    """``(value, low, high)`` of one metric; see :func:`bootstrap_metrics`.
+
+    Parameters
+    ----------
+    confidence : array-like
+        One confidence per instance, finite and at most 1 (below 0 is allowed: the paper's
+        Entropy-Confidence, Eq. 7).
+    correct : array-like
+        Whether each instance is correct: booleans or 0/1, as long as ``confidence``.
+    metric : str
+        The metric (default ``"ace"``).
+    n_boot : int
+        Bootstrap resamples, at least 1 (default 1000).
+    seed : int
+        The resamples' seed (default 0).
+    level : float
+        The interval's level, in (0, 1) (default 0.95).
+    n_bins : int
+        The binned metrics' number of bins (default 20).
+
+    Returns
+    -------
+    tuple of (float, float, float)
+        ``(value, low, high)``.
+
+    Raises
+    ------
+    ValueError
+        For a bad ``n_boot``, ``level`` or metric name (:func:`check_bootstrap_args`), or inputs
+        :func:`calib.confidence.metrics.check_inputs` rejects.
+    """
     row = bootstrap_metrics(confidence, correct, (metric,), n_boot, seed, level, n_bins).iloc[0]
     return row["value"], row["low"], row["high"]
 
@@ -393,6 +452,40 @@ def paired_difference(
     a jackknife of the difference for Brier and accuracy), ``method`` and ``p_value`` (two-sided,
     :func:`interval_p_value`, consistent with the interval). The interval excluding 0 means the
     estimators differ at that level.
+
+    Parameters
+    ----------
+    conf_a : array-like
+        The first estimator's confidences.
+    correct_a : array-like
+        Its correctness, as long as ``conf_a``.
+    conf_b : array-like
+        The second estimator's confidences, on the same instances in the same order.
+    correct_b : array-like
+        Its correctness.
+    metric : str
+        The metric (default ``"ace"``).
+    n_boot : int
+        Bootstrap resamples, at least 1 (default 1000).
+    seed : int
+        The resamples' seed (default 0).
+    level : float
+        The interval's level, in (0, 1) (default 0.95).
+    n_bins : int
+        The binned metrics' number of bins (default 20).
+
+    Returns
+    -------
+    dict
+        ``metric``, ``difference``, ``low``, ``high``, ``method``, ``p_value``, ``n``,
+        ``n_boot``.
+
+    Raises
+    ------
+    ValueError
+        For a bad ``n_boot``, ``level`` or metric name (:func:`check_bootstrap_args`), or inputs
+        :func:`calib.confidence.metrics.check_inputs` rejects; also when the two cover different
+        numbers of instances.
     """
     check_bootstrap_args(n_boot, level, (metric,))
     ca, ya = check_inputs(conf_a, correct_a)
@@ -474,7 +567,40 @@ def paired_estimates_difference(
     keys: Sequence[str] = INSTANCE,
 ) -> dict:
     """:func:`paired_difference` for two estimate tables, matched on the instance ``keys``
-    (a ``ValueError`` if they cover different instances)."""
+    (a ``ValueError`` if they cover different instances).
+
+    Parameters
+    ----------
+    est_a : pandas.DataFrame
+        The first estimate table, one row per instance.
+    est_b : pandas.DataFrame
+        The second, on the same instances.
+    metric : str
+        The metric (default ``"ace"``).
+    n_boot : int
+        Bootstrap resamples, at least 1 (default 1000).
+    seed : int
+        The resamples' seed (default 0).
+    level : float
+        The interval's level, in (0, 1) (default 0.95).
+    n_bins : int
+        The binned metrics' number of bins (default 20).
+    keys : sequence of str
+        The columns that name an instance (default
+        :data:`calib.confidence.schema.INSTANCE`).
+
+    Returns
+    -------
+    dict
+        ``metric``, ``difference``, ``low``, ``high``, ``method``, ``p_value``, ``n``,
+        ``n_boot``.
+
+    Raises
+    ------
+    ValueError
+        For a missing column, several rows for one instance, instances only in one table, or
+        as :func:`paired_difference`.
+    """
     m = _aligned(est_a, est_b, keys)
     return paired_difference(
         m["confidence_a"],
@@ -512,6 +638,39 @@ def estimator_differences(
     group uses the same resamples. Columns ``by``, ``a``, ``b``, ``metric``, ``difference``,
     ``low``, ``high``, ``method``, ``p_value``, ``n``, ``n_boot``; a pair absent from a group
     is a ``ValueError``.
+
+    Parameters
+    ----------
+    estimates : pandas.DataFrame
+        A long estimate table (with ``estimator``).
+    pairs : sequence of tuple of (str, str) or None
+        The ``(a, b)`` estimator pairs (default: every pair).
+    metrics : sequence of str
+        The metrics (default ``("ace",)``).
+    by : sequence of str
+        The grouping columns (default ``("model",)``).
+    n_boot : int
+        Bootstrap resamples, at least 1 (default 1000).
+    seed : int
+        The resamples' seed (default 0).
+    level : float
+        The interval's level, in (0, 1) (default 0.95).
+    n_bins : int
+        The binned metrics' number of bins (default 20).
+    keys : sequence of str
+        The columns that name an instance (default
+        :data:`calib.confidence.schema.INSTANCE`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group, pair and metric.
+
+    Raises
+    ------
+    ValueError
+        For a bad ``n_boot``, ``level`` or metric name, a missing column, a pair absent from a
+        group, or as :func:`paired_estimates_difference`.
     """
     check_bootstrap_args(n_boot, level, metrics)
     by = list(by)
@@ -567,6 +726,32 @@ def correlation_interval(
 
     ``method``: ``"pearson"`` or ``"spearman"``. Resamples in which ``x`` or ``y`` is constant
     have no correlation and are left out; ``n_used`` says how many remained.
+
+    Parameters
+    ----------
+    x : array-like
+        One value per unit, finite.
+    y : array-like
+        One value per unit, finite, as long as ``x`` (at least 3).
+    method : str
+        ``"pearson"`` (default) or ``"spearman"``.
+    n_boot : int
+        Bootstrap resamples of the pairs (default 2000).
+    seed : int
+        The resamples' seed (default 0).
+    level : float
+        The interval's level (default 0.95).
+
+    Returns
+    -------
+    dict
+        ``method``, ``r``, ``low``, ``high``, ``n``, ``n_boot``, ``n_used``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``method``, a bad ``n_boot`` or ``level``, inputs that are not 1-D of
+        equal length, fewer than 3 pairs, or values that are not finite.
     """
     if method not in ("pearson", "spearman"):
         raise ValueError(f"unknown method {method!r}; expected 'pearson' or 'spearman'")

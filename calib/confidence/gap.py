@@ -48,7 +48,32 @@ def signed_gaps(
     and template where present, as :func:`calib.confidence.summary.summary`).
 
     Columns ``by``, ``n``, ``mean_confidence``, ``accuracy``, ``gap`` (= mean_confidence -
-    accuracy), ``gap_low``, ``gap_high`` (BCa, ``level``), ``direction``."""
+    accuracy), ``gap_low``, ``gap_high`` (BCa, ``level``), ``direction``.
+
+    Parameters
+    ----------
+    estimates : pandas.DataFrame
+        An estimate table (:func:`calib.confidence.estimators.all_estimates`).
+    by : sequence of str or None
+        The grouping columns (default: those of
+        :data:`calib.confidence.summary.DEFAULT_BY` present).
+    n_boot : int
+        Bootstrap resamples (default 1000; 0 skips the intervals, NaN).
+    seed : int
+        The resamples' seed (default 0).
+    level : float
+        The intervals' level (default 0.95).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group, sorted by ``by``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`calib.confidence.summary.summary`.
+    """
     by = _by(estimates, by)
     table = summary(
         estimates, by=by, n_boot=n_boot, seed=seed, level=level, metrics=("gap", "accuracy")
@@ -88,7 +113,36 @@ def gap_by_range(
     and a range without instances in a group has no row. Columns ``by``, ``range`` (e.g.
     ``"[0, 0.25)"``), ``range_low``, ``range_high``, ``n``, ``mean_confidence``, ``accuracy``,
     ``gap``, ``gap_low``, ``gap_high``, ``direction``. Each group x range is resampled on its own
-    (same ``seed``)."""
+    (same ``seed``).
+
+    Parameters
+    ----------
+    estimates : pandas.DataFrame
+        An estimate table (:func:`calib.confidence.estimators.all_estimates`).
+    ranges : sequence of tuple of (float, float)
+        The confidence ranges, ascending and not overlapping (default :data:`GAP_RANGES`).
+    by : sequence of str or None
+        The grouping columns (default: those of
+        :data:`calib.confidence.summary.DEFAULT_BY` present).
+    n_boot : int
+        Bootstrap resamples (default 1000; 0 skips the intervals, NaN).
+    seed : int
+        The resamples' seed (default 0).
+    level : float
+        The intervals' level (default 0.95).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group and range that holds instances.
+
+    Raises
+    ------
+    ValueError
+        For a missing column, no range, a range whose low end is not below its high end,
+        ranges that overlap or descend, a ``by`` column named ``range``, ``range_low`` or
+        ``range_high``, no instance in any range, or as :func:`calib.confidence.summary.summary`.
+    """
     require_columns(estimates, (*INSTANCE, "confidence", "correct"), "estimate table")
     ranges = [(float(lo), float(hi)) for lo, hi in ranges]
     if not ranges:

@@ -446,7 +446,27 @@ def auroc(confidence, correct) -> float:
     """AUROC of confidence for correctness (beyond the paper): the probability that a correct
     instance has a higher confidence than a wrong one, ties counted half; equal to
     ``sklearn.metrics.roc_auc_score(correct, confidence)``. NaN when all instances are correct
-    or all wrong."""
+    or all wrong.
+
+    Parameters
+    ----------
+    confidence : array-like
+        One confidence per instance, finite and at most 1 (below 0 is allowed: the paper's
+        Entropy-Confidence, Eq. 7).
+    correct : array-like
+        Whether each instance is correct: booleans or 0/1, as long as ``confidence``.
+
+    Returns
+    -------
+    float
+        The metric (NaN when all instances are correct or all wrong).
+
+    Raises
+    ------
+    ValueError
+        Saying what is wrong with the inputs (shapes, lengths, empty, non-finite or out of range
+        values) (:func:`check_inputs`).
+    """
     return _point("auroc", confidence, correct, N_BINS)
 
 
@@ -455,7 +475,27 @@ def aurc(confidence, correct) -> float:
     by descending confidence, the selective risk ``errors(top k) / k`` averaged over
     ``k = 1 .. N``. Ties: the errors of equally confident instances are spread evenly over them
     (the mean over every order of the ties). Lower is better; see
-    :func:`calib.confidence.selective.risk_coverage_curve`."""
+    :func:`calib.confidence.selective.risk_coverage_curve`.
+
+    Parameters
+    ----------
+    confidence : array-like
+        One confidence per instance, finite and at most 1 (below 0 is allowed: the paper's
+        Entropy-Confidence, Eq. 7).
+    correct : array-like
+        Whether each instance is correct: booleans or 0/1, as long as ``confidence``.
+
+    Returns
+    -------
+    float
+        The metric.
+
+    Raises
+    ------
+    ValueError
+        Saying what is wrong with the inputs (shapes, lengths, empty, non-finite or out of range
+        values) (:func:`check_inputs`).
+    """
     return _point("aurc", confidence, correct, N_BINS)
 
 
@@ -549,7 +589,30 @@ def accuracy_rejection_curve(
     1.0) the instances with confidence ``< t`` are rejected. Columns ``threshold``,
     ``rejected`` (share rejected), ``kept`` (number kept) and ``accuracy`` of the kept
     instances (NaN when none is kept; the authors' plotting code draws 1.0 at threshold 1.0
-    instead, we do not invent a value)."""
+    instead, we do not invent a value).
+
+    Parameters
+    ----------
+    confidence : array-like
+        One confidence per instance, finite and at most 1 (below 0 is allowed: the paper's
+        Entropy-Confidence, Eq. 7).
+    correct : array-like
+        Whether each instance is correct: booleans or 0/1, as long as ``confidence``.
+    thresholds : sequence of float or None
+        The thresholds (default 0.0, 0.1, .., 1.0).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per threshold, in the order given.
+
+    Raises
+    ------
+    ValueError
+        Saying what is wrong with the inputs (shapes, lengths, empty, non-finite or out of range
+        values) (:func:`check_inputs`); also for thresholds that are not a 1-D list of finite
+        numbers.
+    """
     conf, corr = check_inputs(confidence, correct)
     t = (
         np.round(np.linspace(0.0, 1.0, 11), 10)
@@ -580,7 +643,28 @@ def accuracy_per_relation(
 ) -> pd.DataFrame:
     """Accuracy per relation of an estimate table: columns ``by`` (those present),
     ``relation``, ``n`` (instances) and ``accuracy``. The micro accuracy over all relations is
-    :func:`accuracy` of the whole ``correct`` column (the instance-weighted mean of these)."""
+    :func:`accuracy` of the whole ``correct`` column (the instance-weighted mean of these).
+
+    Parameters
+    ----------
+    estimates : pandas.DataFrame
+        An estimate table (with its instance keys and ``correct``).
+    by : sequence of str
+        The grouping columns besides ``relation`` (default ``model``, ``dataset``,
+        ``estimator``); those absent from the table are left out.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group and relation, sorted.
+
+    Raises
+    ------
+    TypeError
+        When ``estimates`` is not a DataFrame.
+    ValueError
+        When it lacks a key column or ``correct``.
+    """
     require_columns(estimates, (*INSTANCE, "correct"), "estimate table")
     keys = [c for c in by if c in estimates.columns and c != "relation"] + ["relation"]
     out = (

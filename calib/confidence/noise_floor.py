@@ -86,7 +86,33 @@ def floor_draws(
     confidence, metric: str = "ace", n_draws: int = N_DRAWS, seed: int = 0, n_bins: int = N_BINS
 ) -> np.ndarray:
     """``metric`` (``"ace"``, ``"ece"``, ``"mce"``, ``"rms"``) of each of ``n_draws`` perfectly
-    calibrated outcome vectors drawn for ``confidence`` (see the module docstring)."""
+    calibrated outcome vectors drawn for ``confidence`` (see the module docstring).
+
+    Parameters
+    ----------
+    confidence : array-like
+        One confidence per instance, finite and at most 1 (below 0 is allowed: the paper's
+        Entropy-Confidence, Eq. 7).
+    metric : str
+        A binned metric, one of :data:`calib.confidence.metrics.BINNED` (default ``"ace"``).
+    n_draws : int
+        Simulated outcome vectors, at least 2 (default :data:`N_DRAWS`).
+    seed : int
+        The draws' seed (default 0).
+    n_bins : int
+        The metric's number of bins (default 20).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``n_draws`` values of the metric.
+
+    Raises
+    ------
+    ValueError
+        For a metric that is not binned, ``n_draws`` below 2, a ``level`` outside (0, 1), or
+        confidences :func:`calib.confidence.metrics.check_inputs` rejects.
+    """
     _check(metric, n_draws, 0.5)
     conf, _ = check_inputs(confidence, np.zeros(len(np.asarray(confidence))))
     c = np.sort(conf, kind="stable")
@@ -103,9 +129,37 @@ def noise_floor(
     n_bins: int = N_BINS,
     level: float = 0.95,
 ) -> dict:
-    """The noise floor of ``metric`` for these confidences: ``metric``, ``n``, ``n_draws``,
+    """The noise floor of ``metric`` for these confidences: ``metric``, ``n_draws``,
     ``floor`` (mean over the draws), ``floor_se`` (its Monte-Carlo standard error),
-    ``floor_low`` and ``floor_high`` (the central ``level`` range of the draws)."""
+    ``floor_low`` and ``floor_high`` (the central ``level`` range of the draws).
+
+    Parameters
+    ----------
+    confidence : array-like
+        One confidence per instance, finite and at most 1 (below 0 is allowed: the paper's
+        Entropy-Confidence, Eq. 7).
+    metric : str
+        A binned metric, one of :data:`calib.confidence.metrics.BINNED` (default ``"ace"``).
+    n_draws : int
+        Simulated outcome vectors, at least 2 (default :data:`N_DRAWS`).
+    seed : int
+        The draws' seed (default 0).
+    n_bins : int
+        The metric's number of bins (default 20).
+    level : float
+        The central range of the draws reported (default 0.95).
+
+    Returns
+    -------
+    dict
+        ``metric``, ``n_draws``, ``floor``, ``floor_se``, ``floor_low``, ``floor_high``.
+
+    Raises
+    ------
+    ValueError
+        For a metric that is not binned, ``n_draws`` below 2, a ``level`` outside (0, 1), or
+        confidences :func:`calib.confidence.metrics.check_inputs` rejects.
+    """
     _check(metric, n_draws, level)
     draws = floor_draws(confidence, metric, n_draws, seed, n_bins)
     return _summarise(draws, metric, level)
@@ -164,7 +218,43 @@ def floor_record(
     (default ``metric``): ``<m>_floor``, ``<m>_floor_se``, ``<m>_floor_low``,
     ``<m>_floor_high``, ``<m>_floor_p`` (:func:`floor_p_value`), ``<m>_within_floor``
     (:func:`within_floor`), ``<m>_debiased``, ``<m>_debiased_low``, ``<m>_debiased_high``
-    (:func:`debiased`)."""
+    (:func:`debiased`).
+
+    Parameters
+    ----------
+    confidence : array-like
+        One confidence per instance, finite and at most 1 (below 0 is allowed: the paper's
+        Entropy-Confidence, Eq. 7).
+    value : float
+        The observed value of ``metric``.
+    low : float
+        The low end of its interval (default NaN).
+    high : float
+        The high end of its interval (default NaN).
+    metric : str
+        A binned metric, one of :data:`calib.confidence.metrics.BINNED` (default ``"ace"``).
+    n_draws : int
+        Simulated outcome vectors, at least 2 (default :data:`N_DRAWS`).
+    seed : int
+        The draws' seed (default 0).
+    n_bins : int
+        The metric's number of bins (default 20).
+    level : float
+        The floor's range and the debiased interval's widening (default 0.95).
+    prefix : str or None
+        The keys' prefix (default ``metric``).
+
+    Returns
+    -------
+    dict
+        The nine keys above.
+
+    Raises
+    ------
+    ValueError
+        For a metric that is not binned, ``n_draws`` below 2, a ``level`` outside (0, 1), or
+        confidences :func:`calib.confidence.metrics.check_inputs` rejects.
+    """
     _check(metric, n_draws, level)
     draws = floor_draws(confidence, metric, n_draws, seed, n_bins)
     f = _summarise(draws, metric, level)
@@ -202,7 +292,43 @@ def mean_floor_record(
     A simulated sample draws every estimator's outcomes from its own confidences, independently
     (estimator ``i`` seeded ``seed + i``), and takes the mean of their metrics; the floor is the
     mean over ``n_draws`` such samples (the mean of the estimators' floors), its range the
-    central ``level`` range of the simulated means (narrower than each estimator's)."""
+    central ``level`` range of the simulated means (narrower than each estimator's).
+
+    Parameters
+    ----------
+    confidences : iterable of array-like
+        One confidence vector per estimator.
+    value : float
+        The mean of ``metric`` over the estimators.
+    low : float
+        The low end of its interval (default NaN).
+    high : float
+        The high end of its interval (default NaN).
+    metric : str
+        A binned metric, one of :data:`calib.confidence.metrics.BINNED` (default ``"ace"``).
+    n_draws : int
+        Simulated outcome vectors, at least 2 (default :data:`N_DRAWS`).
+    seed : int
+        The draws' seed (default 0).
+    n_bins : int
+        The metric's number of bins (default 20).
+    level : float
+        The floor's range and the debiased interval's widening (default 0.95).
+    prefix : str or None
+        The keys' prefix (default ``metric``).
+
+    Returns
+    -------
+    dict
+        The keys of :func:`floor_record`.
+
+    Raises
+    ------
+    ValueError
+        For a metric that is not binned, ``n_draws`` below 2, a ``level`` outside (0, 1), or
+        confidences :func:`calib.confidence.metrics.check_inputs` rejects; also for no
+        confidence vector.
+    """
     _check(metric, n_draws, level)
     confidences = list(confidences)
     if not confidences:

@@ -73,7 +73,27 @@ class Recalibration:
 def relation_folds(relations, k: int = N_FOLDS, seed: int = 0) -> dict[str, int]:
     """``{relation: fold}``: the distinct ``relations`` (sorted, then permuted by ``seed``)
     dealt into ``k`` folds of sizes differing by at most one. Depends only on the set of
-    relations, ``k`` and ``seed``."""
+    relations, ``k`` and ``seed``.
+
+    Parameters
+    ----------
+    relations : iterable of str
+        Relation ids (repeats are counted once).
+    k : int
+        The number of folds, at least 2 and at most the number of relations (default 5).
+    seed : int
+        The permutation's seed (default 0).
+
+    Returns
+    -------
+    dict
+        The fold (0 .. ``k - 1``) of each relation.
+
+    Raises
+    ------
+    ValueError
+        For a ``k`` below 2 or above the number of relations.
+    """
     names = sorted(set(relations))
     if not isinstance(k, (int, np.integer)) or k < 2:
         raise ValueError(f"k must be an integer >= 2 (folds of relations), got {k!r}")
@@ -174,7 +194,28 @@ def fit_temperature(sent: pd.DataFrame, template: str = PLAIN, level: float = 0.
     """The temperature of each model (and dataset) fitted on all its instances of ``template``
     (for reporting; the recalibrated rows use :func:`temperature_scaling`'s cross-fitted ones).
     Columns ``model``, ``dataset``, ``n_fit``, ``temperature``, ``temperature_low``,
-    ``temperature_high`` (profile likelihood, ``level``), ``nll`` (mean per instance)."""
+    ``temperature_high`` (profile likelihood, ``level``), ``nll`` (mean per instance).
+
+    Parameters
+    ----------
+    sent : pandas.DataFrame
+        A sentence-score table (:func:`calib.confidence.reductions.sentence_scores`).
+    template : str
+        The template whose option softmax is scaled (default ``paraphrase-0``).
+    level : float
+        The level of the temperature's interval (default 0.95).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per model and dataset, sorted.
+
+    Raises
+    ------
+    ValueError
+        When ``template`` is not in the table, or the table fails
+        :func:`calib.confidence.schema.check_sentence_scores`.
+    """
     part = _one_template(sent, template)
     rows = []
     for (model, dataset), group in part.groupby(["model", "dataset"], sort=True):
@@ -246,7 +287,34 @@ def temperature_scaling(
     :data:`calib.confidence.estimators.SINGLE`; default Base only) are computed on the scaled
     scores, named ``"<name> (temperature)"``. ``fits``: ``model``, ``dataset``, ``fold``,
     ``n_scored``, ``fit_relations``, ``scored_relations``, ``n_fit``, ``temperature``,
-    ``temperature_low``, ``temperature_high``, ``nll`` (mean per fit instance)."""
+    ``temperature_low``, ``temperature_high``, ``nll`` (mean per fit instance).
+
+    Parameters
+    ----------
+    sent : pandas.DataFrame
+        A sentence-score table (:func:`calib.confidence.reductions.sentence_scores`).
+    template : str
+        The template whose option softmax is scaled (default ``paraphrase-0``).
+    k : int
+        The number of relation folds (default 5).
+    seed : int
+        The folds' seed (default 0).
+    level : float
+        The level of each fold's temperature interval (default 0.95).
+    estimators : sequence of str
+        Single-template estimators to recompute (default ``("Base",)``).
+
+    Returns
+    -------
+    calib.confidence.recalibration.Recalibration
+        The recalibrated ``estimates`` (with ``fold``) and the ``fits``.
+
+    Raises
+    ------
+    ValueError
+        For an estimator that is not single-template, a ``k`` :func:`relation_folds` rejects, or
+        as :func:`fit_temperature` for the template.
+    """
     unknown = [e for e in estimators if e not in SINGLE]
     if unknown:
         raise ValueError(
@@ -302,7 +370,29 @@ def _logit(confidence) -> np.ndarray:
 def fit_platt(confidence, correct, max_iter: int = 100, tol: float = 1e-12) -> tuple[float, float]:
     """``(slope, intercept)`` of Platt scaling, ``P(correct) = sigmoid(slope * logit(c) +
     intercept)``, by Newton's method on the cross-entropy with Platt's smoothed targets
-    (module docstring)."""
+    (module docstring).
+
+    Parameters
+    ----------
+    confidence : array-like
+        Confidences (clipped to ``[PLATT_EPS, 1 - PLATT_EPS]`` before the logit).
+    correct : array-like
+        Whether each instance is correct, as long as ``confidence``.
+    max_iter : int
+        The most Newton steps (default 100).
+    tol : float
+        Stop once a step lowers the loss by at most ``tol * max(1, loss)`` (default 1e-12).
+
+    Returns
+    -------
+    tuple of (float, float)
+        ``(slope, intercept)``.
+
+    Raises
+    ------
+    ValueError
+        When the inputs are not 1-D of one length above 0.
+    """
     x = _logit(confidence)
     y = np.asarray(correct, dtype=bool)
     if x.ndim != 1 or x.shape != y.shape or len(x) == 0:
@@ -343,7 +433,22 @@ def fit_platt(confidence, correct, max_iter: int = 100, tol: float = 1e-12) -> t
 
 
 def platt_transform(confidence, slope: float, intercept: float) -> np.ndarray:
-    """``sigmoid(slope * logit(c) + intercept)`` (confidences clipped as in :func:`fit_platt`)."""
+    """``sigmoid(slope * logit(c) + intercept)`` (confidences clipped as in :func:`fit_platt`).
+
+    Parameters
+    ----------
+    confidence : array-like
+        Confidences.
+    slope : float
+        The fitted slope (:func:`fit_platt`).
+    intercept : float
+        The fitted intercept.
+
+    Returns
+    -------
+    numpy.ndarray
+        The recalibrated confidences.
+    """
     return special.expit(slope * _logit(confidence) + intercept)
 
 
@@ -359,7 +464,31 @@ def platt_scaling(
     dataset, estimator (and template) and fold, named ``"<estimator> (Platt)"``. The folds are
     :func:`relation_folds` of each model's relations, the same as :func:`temperature_scaling`'s
     for the same ``k`` and ``seed``. ``fits``: the group columns, ``fold``, ``n_scored``,
-    ``fit_relations``, ``scored_relations``, ``n_fit``, ``slope``, ``intercept``."""
+    ``fit_relations``, ``scored_relations``, ``n_fit``, ``slope``, ``intercept``.
+
+    Parameters
+    ----------
+    estimates : pandas.DataFrame
+        A long estimate table (``estimator``, instance keys, ``prediction``, ``correct``,
+        ``confidence``; ``rejected`` where an estimator can reject).
+    estimators : sequence of str or None
+        The estimators to recalibrate (default: all in the table).
+    k : int
+        The number of relation folds (default 5).
+    seed : int
+        The folds' seed (default 0).
+
+    Returns
+    -------
+    calib.confidence.recalibration.Recalibration
+        The recalibrated ``estimates`` (with ``fold``) and the ``fits``.
+
+    Raises
+    ------
+    ValueError
+        For a missing column, an estimator that is not in the table, or a ``k``
+        :func:`relation_folds` rejects.
+    """
     require_columns(
         estimates, ("estimator", *INSTANCE, "prediction", "correct", "confidence"), "estimate table"
     )

@@ -31,7 +31,27 @@ from calib.confidence.schema import require_columns
 
 def wilson_interval(successes, n, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """Wilson score interval ``(low, high)`` of the proportion ``successes / n`` (arrays):
-    ``(p + z^2/2n -/+ z sqrt(p(1-p)/n + z^2/4n^2)) / (1 + z^2/n)``; NaN where ``n`` is 0."""
+    ``(p + z^2/2n -/+ z sqrt(p(1-p)/n + z^2/4n^2)) / (1 + z^2/n)``; NaN where ``n`` is 0.
+
+    Parameters
+    ----------
+    successes : array-like
+        Successes per proportion, between 0 and ``n``.
+    n : array-like
+        Trials per proportion.
+    level : float
+        The interval's level (default 0.95).
+
+    Returns
+    -------
+    tuple of (numpy.ndarray, numpy.ndarray)
+        ``(low, high)``, clipped to [0, 1].
+
+    Raises
+    ------
+    ValueError
+        For a ``level`` outside (0, 1), or successes below 0 or above ``n``.
+    """
     if not 0 < level < 1:
         raise ValueError(f"level must lie in (0, 1), got {level!r}")
     k = np.asarray(successes, dtype=float)
@@ -55,7 +75,32 @@ def reliability_curve(
     """Calibration-curve data with per-bin intervals: the columns of
     :func:`calib.confidence.metrics.calibration_curve` (``bin``, ``lower``, ``upper``,
     ``count``, ``mean_confidence``, ``accuracy``) and ``accuracy_low``, ``accuracy_high``, the
-    Wilson ``level`` interval of each bin's accuracy."""
+    Wilson ``level`` interval of each bin's accuracy.
+
+    Parameters
+    ----------
+    confidence : array-like
+        One confidence per instance, finite and at most 1 (below 0 is allowed: the paper's
+        Entropy-Confidence, Eq. 7).
+    correct : array-like
+        Whether each instance is correct: booleans or 0/1, as long as ``confidence``.
+    n_bins : int
+        The number of bins (default 20).
+    strategy : str
+        ``"quantile"`` (default, ACE's bins) or ``"uniform"`` (ECE's).
+    level : float
+        The Wilson intervals' level (default 0.95).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per non-empty bin.
+
+    Raises
+    ------
+    ValueError
+        As :func:`calib.confidence.metrics.calibration_curve`, or for a ``level`` outside (0, 1).
+    """
     curve = calibration_curve(confidence, correct, n_bins, strategy)
     correct_count = np.round(curve["accuracy"].to_numpy() * curve["count"].to_numpy())
     low, high = wilson_interval(correct_count, curve["count"].to_numpy(), level)
@@ -65,7 +110,20 @@ def reliability_curve(
 def confidence_histogram(confidence, n_bins: int = N_BINS) -> pd.DataFrame:
     """The histogram of confidences on ``n_bins`` equal-width bins of [0, 1] (the bins of ECE):
     one row per bin, empty bins included, with ``bin``, ``lower``, ``upper``, ``count`` (summing
-    to the number of instances) and ``share`` (``count / n``)."""
+    to the number of instances) and ``share`` (``count / n``).
+
+    Parameters
+    ----------
+    confidence : array-like
+        One confidence per instance.
+    n_bins : int
+        The number of bins (default 20).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per bin.
+    """
     conf = np.asarray(confidence, dtype=float)
     _, c, y = sorted_inputs(conf, np.zeros(len(conf)))
     count, _, _, edges = weighted_bins(c, y, np.ones((1, len(c)), np.int64), n_bins, "uniform")
@@ -100,7 +158,33 @@ def reliability_diagram(
     level: float = 0.95,
 ) -> ReliabilityDiagram:
     """:func:`reliability_curve` and :func:`confidence_histogram` for every group of ``by`` of
-    an estimate table (groups in the order they first appear)."""
+    an estimate table (groups in the order they first appear).
+
+    Parameters
+    ----------
+    estimates : pandas.DataFrame
+        An estimate table (:func:`calib.confidence.estimators.all_estimates`).
+    by : sequence of str
+        The grouping columns (default ``("model", "estimator")``).
+    n_bins : int
+        The curve's number of bins (default 20).
+    strategy : str
+        The curve's binning, ``"quantile"`` (default) or ``"uniform"``.
+    histogram_bins : int
+        The histogram's number of bins (default 20).
+    level : float
+        The Wilson intervals' level (default 0.95).
+
+    Returns
+    -------
+    calib.confidence.reliability.ReliabilityDiagram
+        The ``curve`` and ``histogram`` frames.
+
+    Raises
+    ------
+    ValueError
+        For a missing column, or as :func:`reliability_curve`.
+    """
     by = list(by)
     require_columns(estimates, (*by, "confidence", "correct"), "estimate table")
     curves, hists = [], []

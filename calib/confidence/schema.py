@@ -129,6 +129,25 @@ def check_sentence_scores(frame: pd.DataFrame, name: str = "sentence-score table
     (model, dataset, relation, instance, template) group the options are exactly ``0 .. n-1``
     with ``n >= 2``, and ``answer_idx`` is one value in ``0 .. n-1``; every template of an instance
     has the same number of options (one answer space per instance).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table to check.
+    name : str
+        The table's name in messages (default ``"sentence-score table"``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``frame``, unchanged.
+
+    Raises
+    ------
+    TypeError
+        When ``frame`` is not a DataFrame.
+    ValueError
+        Naming the first check that fails and its row.
     """
     require_columns(
         frame,

@@ -40,7 +40,27 @@ def risk_coverage_curve(confidence, correct) -> pd.DataFrame:
     """The risk-coverage curve behind AURC: one row per ``k = 1 .. N`` instances answered in
     descending confidence, with ``coverage`` (``k / N``), ``threshold`` (the ``k``-th highest
     confidence) and ``risk`` (expected share of errors among the ``k``, ties averaged as in
-    :func:`calib.confidence.metrics.aurc`; the mean of ``risk`` is AURC)."""
+    :func:`calib.confidence.metrics.aurc`; the mean of ``risk`` is AURC).
+
+    Parameters
+    ----------
+    confidence : array-like
+        One confidence per instance, finite and at most 1 (below 0 is allowed: the paper's
+        Entropy-Confidence, Eq. 7).
+    correct : array-like
+        Whether each instance is correct: booleans or 0/1, as long as ``confidence``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``k``, ``coverage``, ``threshold``, ``risk``: one row per instance.
+
+    Raises
+    ------
+    ValueError
+        Saying what is wrong with the inputs (shapes, lengths, empty, non-finite or out of range
+        values) (:func:`calib.confidence.metrics.check_inputs`).
+    """
     conf, corr = check_inputs(confidence, correct)
     order = np.argsort(-conf, kind="stable")
     c, err = conf[order], 1.0 - corr[order]
@@ -65,7 +85,31 @@ def selective_prediction(
     model, dataset, estimator, template where present; see
     :func:`calib.confidence.summary.summary`). Columns ``by``, ``n``, ``auroc``,
     ``auroc_low``, ``auroc_high``, ``aurc``, ``aurc_low``, ``aurc_high``, ``accuracy``,
-    ``accuracy_low``, ``accuracy_high`` (AURC depends on it), ``rejection_rate``."""
+    ``accuracy_low``, ``accuracy_high`` (AURC depends on it), ``rejection_rate``.
+
+    Parameters
+    ----------
+    estimates : pandas.DataFrame
+        An estimate table (:func:`calib.confidence.estimators.all_estimates`).
+    by : sequence of str or None
+        The grouping columns (default as :func:`calib.confidence.summary.summary`).
+    n_boot : int
+        Bootstrap resamples (default 1000; 0 skips the intervals, NaN).
+    seed : int
+        The resamples' seed (default 0).
+    level : float
+        The intervals' level (default 0.95).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group.
+
+    Raises
+    ------
+    ValueError
+        As :func:`calib.confidence.summary.summary`.
+    """
     return summary(
         estimates,
         by=by,
@@ -89,7 +133,31 @@ def selective_differences(
     (:func:`calib.confidence.bootstrap.estimator_differences` with ``metrics=("auroc",
     "aurc")``): columns ``by``, ``a``, ``b``, ``metric``, ``difference`` (a - b), ``low``,
     ``high``, ``method``, ``p_value``, ``n``, ``n_boot``. A higher AUROC and a lower AURC are
-    better."""
+    better.
+
+    Parameters
+    ----------
+    estimates : pandas.DataFrame
+        An estimate table (:func:`calib.confidence.estimators.all_estimates`).
+    pairs : sequence of tuple of (str, str) or None
+        The ``(a, b)`` estimator pairs (default as
+        :func:`calib.confidence.bootstrap.estimator_differences`).
+    by : sequence of str
+        The grouping columns (default ``("model",)``).
+    n_boot : int
+        Bootstrap resamples (default 1000).
+    seed : int
+        The resamples' seed (default 0).
+    level : float
+        The intervals' level (default 0.95).
+    n_bins : int
+        Passed on to :func:`calib.confidence.bootstrap.estimator_differences` (default 20).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group, pair and metric.
+    """
     return estimator_differences(
         estimates, pairs, SELECTIVE_METRICS, by, n_boot, seed, level, n_bins
     )

@@ -34,6 +34,33 @@ def subsample_options(
     options: ``too_small="error"`` (default) raises a ``ValueError`` naming their relations,
     ``"keep"`` keeps them whole, ``"drop"`` leaves them out. ``repeat`` selects an independent
     draw for the same ``seed``.
+
+    Parameters
+    ----------
+    sent : pandas.DataFrame
+        A sentence-score table (:func:`calib.confidence.reductions.sentence_scores`), one
+        answer space per instance across models and templates.
+    k : int
+        Options kept per instance, at least 2 (the correct one among them).
+    seed : int
+        The draw's seed (default 0).
+    repeat : int
+        Which draw for ``seed`` (default 0).
+    too_small : str
+        One of :data:`TOO_SMALL` (default ``"error"``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The kept rows, with ``source_option`` and a fresh index.
+
+    Raises
+    ------
+    ValueError
+        For a ``k`` below 2, an unknown ``too_small``, a table
+        :func:`calib.confidence.schema.check_sentence_scores` rejects, an instance with different
+        correct options or answer-space sizes across models or templates, or (with
+        ``too_small="error"``) instances with fewer than ``k`` options.
     """
     if not isinstance(k, (int, np.integer)) or k < 2:
         raise ValueError(
@@ -108,7 +135,32 @@ def subsample_repeats(
     sent: pd.DataFrame, k: int, repeats: int = 5, seed: int = 0, too_small: str = "error"
 ) -> Iterator[tuple[int, pd.DataFrame]]:
     """``(repeat, table)`` for ``repeat = 0 .. repeats-1``: independent, repeatable draws of
-    :func:`subsample_options` (average a metric over them to smooth the draw's noise)."""
+    :func:`subsample_options` (average a metric over them to smooth the draw's noise).
+
+    Parameters
+    ----------
+    sent : pandas.DataFrame
+        A sentence-score table (:func:`calib.confidence.reductions.sentence_scores`), one
+        answer space per instance across models and templates.
+    k : int
+        Options kept per instance.
+    repeats : int
+        The number of draws, at least 1 (default 5).
+    seed : int
+        The draws' seed (default 0).
+    too_small : str
+        As in :func:`subsample_options` (default ``"error"``).
+
+    Returns
+    -------
+    Iterator
+        ``(repeat, table)`` pairs, lazily.
+
+    Raises
+    ------
+    ValueError
+        When iterated: for ``repeats`` below 1, or as :func:`subsample_options`.
+    """
     if not isinstance(repeats, (int, np.integer)) or repeats < 1:
         raise ValueError(f"repeats must be a positive integer, got {repeats!r}")
     for r in range(repeats):

@@ -33,7 +33,20 @@ DIRECTIONS: tuple[str, ...] = ("overconfident", "underconfident", "undecided")
 def gap_direction(low: float, high: float) -> str:
     """``"overconfident"`` when the interval of the signed gap (mean confidence - accuracy) lies
     above 0, ``"underconfident"`` when below, ``"undecided"`` when it includes 0 or is NaN (the
-    same word as ``calib.experiments.verdicts.UNDECIDED``)."""
+    same word as ``calib.experiments.verdicts.UNDECIDED``).
+
+    Parameters
+    ----------
+    low : float
+        The low end of the signed gap's interval.
+    high : float
+        Its high end.
+
+    Returns
+    -------
+    str
+        One of :data:`calib.confidence.summary.DIRECTIONS`.
+    """
     if low > 0:
         return DIRECTIONS[0]
     if high < 0:
@@ -74,6 +87,41 @@ def summary(
     by ``seed``: the columns of :func:`calib.confidence.noise_floor.floor_record`
     (``ace_floor``, ``ace_floor_se``, ``ace_floor_low``, ``ace_floor_high``, ``ace_floor_p``,
     ``ace_within_floor``, ``ace_debiased``, ``ace_debiased_low``, ``ace_debiased_high``).
+
+    Parameters
+    ----------
+    estimates : pandas.DataFrame
+        An estimate table (:func:`calib.confidence.estimators.all_estimates`).
+    by : sequence of str or None
+        The grouping columns (default: those of :data:`DEFAULT_BY` present).
+    n_bins : int
+        The binned metrics' number of bins (default 20).
+    n_boot : int
+        Bootstrap resamples (default 1000; 0 skips the intervals, NaN).
+    seed : int
+        The resamples' seed (default 0).
+    level : float
+        The intervals' level (default 0.95).
+    metrics : sequence of str
+        The metrics (default :data:`calib.confidence.bootstrap.METRICS`: ACE, Brier, accuracy).
+    floor : sequence of str
+        Binned metrics among ``metrics`` whose noise floor to add (default none).
+    n_draws : int
+        Simulated outcome vectors of each noise floor (default 1000).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group, sorted by ``by``.
+
+    Raises
+    ------
+    TypeError
+        When ``estimates`` is not a DataFrame.
+    ValueError
+        For a missing column, a bad ``n_boot``, ``level`` or metric name, a ``floor`` metric that
+        is not binned or not in ``metrics``, a group with several rows for one instance, or
+        confidences :func:`calib.confidence.metrics.check_inputs` rejects.
     """
     require_columns(estimates, (*INSTANCE, "confidence", "correct"), "estimate table")
     if by is None:
@@ -131,7 +179,25 @@ def compare_reductions(
 ) -> pd.DataFrame:
     """Appendix C: accuracy, ACE of Base-Confidence on ``template`` and their harmonic mean
     ``H`` for each sentence-score reduction, per model and dataset. The paper picks the
-    reduction with the highest ``H`` (it found ``sum``)."""
+    reduction with the highest ``H`` (it found ``sum``).
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        A score table (:mod:`calib.scoring.schema`).
+    template : str
+        The template of Base-Confidence (default ``paraphrase-0``).
+    reductions : sequence of str
+        The reductions (default all, :data:`calib.confidence.reductions.REDUCTIONS`).
+    n_bins : int
+        ACE's number of bins (default 20).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model``, ``dataset``, ``reduction``, ``n``, ``accuracy``, ``ace``, ``H``: one row per
+        model, dataset and reduction.
+    """
     rows = []
     for reduction in reductions:
         est = base(sentence_scores(scores, reduction), template)

@@ -62,6 +62,21 @@ def template_names(spec: str | list[str] | tuple[str, ...]) -> list[str]:
 
     Accepts a list of names, a comma-separated string, ``"all"``, ``"paraphrases"``,
     ``"linguistic"``, and ranges written ``paraphrase-0..4`` (also ``0..4`` for indices).
+
+    Parameters
+    ----------
+    spec : str or sequence of str
+        The selection: names, or a comma-separated string of names, groups and ranges.
+
+    Returns
+    -------
+    list of str
+        The template names, in the order asked for, each once.
+
+    Raises
+    ------
+    ValueError
+        For a malformed range or an unknown name.
     """
     if isinstance(spec, (list, tuple)):
         parts = [str(p) for p in spec]
@@ -172,6 +187,29 @@ def load_bear(root: str | os.PathLike | None = None, relations: list[str] | None
     template without ``[X]`` or ``[Y]``, an ``answer_idx`` that does not point at the instance's
     object in the answer space, duplicate answers, an empty answer space, or a relation file
     without metadata.
+
+    Parameters
+    ----------
+    root : str or os.PathLike or None
+        The data root; ``None``: ``$CALIB_DATA_DIR``, else the user cache
+        (:func:`calib.data.root.data_root`).
+    relations : list of str or None
+        Only these relation ids (``P19`` ...); ``None`` (default): every ``bear/P*.jsonl``.
+
+    Returns
+    -------
+    calib.data.bear.Bear
+        The relations by id and one row per instance (``relation, instance, sub_label,
+        sub_aliases, obj_id, obj_label, answer_idx``).
+
+    Raises
+    ------
+    calib.data.errors.DataFormatError
+        For the malformed data above.
+    ValueError
+        For a relation id in ``relations`` that BEAR does not have.
+    calib.data.root.DataNotFoundError
+        When a data file is missing under the root and cannot be downloaded.
     """
     meta_path = data_file(_META, root)
     meta = read_json(meta_path)
@@ -261,6 +299,28 @@ def one_to_one_relations(
     n_options: int = ONE_TO_ONE_OPTIONS,
 ) -> list[str]:
     """BEAR's 1:1 relations (answer spaces of ``n_options`` = 60) among ``relations``
-    (``None``: all of BEAR), sorted: the relations §5.2 subsamples (Figures 3 and 4)."""
+    (``None``: all of BEAR), sorted: the relations §5.2 subsamples (Figures 3 and 4).
+
+    Parameters
+    ----------
+    relations : sequence of str or None
+        The relations to choose from; ``None`` (default): all of BEAR.
+    data_dir : str or os.PathLike or None
+        The data root (:func:`calib.data.root.data_root`).
+    n_options : int
+        The size of the answer space that makes a relation 1:1 (default 60).
+
+    Returns
+    -------
+    list of str
+        The relation ids, sorted.
+
+    Raises
+    ------
+    ValueError
+        For a relation id BEAR does not have.
+    calib.data.errors.DataFormatError
+        As in :func:`load_bear`.
+    """
     bear = load_bear(data_dir, relations=list(relations) if relations else None)
     return sorted(r for r, rel in bear.relations.items() if rel.n_options == n_options)

@@ -61,7 +61,23 @@ csv.field_size_limit(1 << 24)
 
 
 def factor_path(subset: str) -> str:
-    """The path of a subset's file below the data root (``factor/news_factor.csv``)."""
+    """The path of a subset's file below the data root (``factor/news_factor.csv``).
+
+    Parameters
+    ----------
+    subset : str
+        One of :data:`SUBSETS`.
+
+    Returns
+    -------
+    str
+        The path relative to the data root.
+
+    Raises
+    ------
+    ValueError
+        For an unknown subset.
+    """
     if subset not in SUBSETS:
         raise ValueError(f"unknown FACTOR subset {subset!r}; known: {list(SUBSETS)}")
     return f"factor/{subset}_factor.csv"
@@ -271,6 +287,34 @@ def load_factor(
     :class:`~calib.data.errors.DataFormatError` naming file, line and field. Asking for
     ``wiki`` without its file under the data root raises
     :class:`~calib.data.root.DataNotFoundError` saying that it is download-only.
+
+    Parameters
+    ----------
+    subsets : str or sequence of str
+        One subset or several, each at most once (default :data:`OFFLINE_SUBSETS`).
+    root : str or os.PathLike or None
+        The data root; ``None``: ``$CALIB_DATA_DIR``, else the user cache
+        (:func:`calib.data.root.data_root`).
+    prefix_column : str
+        One of :data:`PREFIX_COLUMNS` (default ``turncated_prefixes``).
+    on_invalid : str
+        One of :data:`ON_INVALID` (default ``"skip"``).
+
+    Returns
+    -------
+    calib.data.factor.Factor
+        ``items`` (:data:`ITEM_COLUMNS`) and ``skipped`` (:data:`SKIP_COLUMNS`), not sampled.
+
+    Raises
+    ------
+    ValueError
+        For no subset, an unknown or repeated subset, an unknown ``prefix_column`` or
+        ``on_invalid``.
+    calib.data.errors.DataFormatError
+        For a malformed file, and with ``on_invalid="error"`` for an invalid item.
+    calib.data.root.DataNotFoundError
+        When a data file is missing under the root and cannot be downloaded; for ``wiki``,
+        whenever its file is not under the root.
     """
     names = [subsets] if isinstance(subsets, str) else list(subsets)
     if not names:

@@ -198,6 +198,25 @@ def load_relations(root=None) -> pd.DataFrame:
     """``lama/relations.jsonl`` as a frame: ``relation, template, label, type, description``.
 
     Every template must hold ``[X]`` and ``[Y]`` once; relation ids must not repeat.
+
+    Parameters
+    ----------
+    root : str or os.PathLike or None
+        The data root; ``None``: ``$CALIB_DATA_DIR``, else the user cache
+        (:func:`calib.data.root.data_root`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per relation; ``label``, ``type`` and ``description`` are ``""`` where the file
+        has none.
+
+    Raises
+    ------
+    calib.data.errors.DataFormatError
+        For a malformed line, a template without ``[X]``/``[Y]`` or a repeated relation id.
+    calib.data.root.DataNotFoundError
+        When a data file is missing under the root and cannot be downloaded.
     """
     path = data_file(_RELATIONS, root)
     rows = read_jsonl(path, required=("relation", "template"), types=_RELATION_TYPES)
@@ -248,6 +267,31 @@ def load_lama(
     UTF-8, malformed JSON (with its column), a missing, empty or wrongly typed field, an empty file,
     a template without ``[X]``/``[Y]``, a repeated uuid or pair, or a facts file whose relation is
     not in ``lama/relations.jsonl``.
+
+    Parameters
+    ----------
+    root : str or os.PathLike or None
+        The data root; ``None``: ``$CALIB_DATA_DIR``, else the user cache
+        (:func:`calib.data.root.data_root`).
+    relations : list of str or None
+        Only these relation ids; ``None`` (default): every ``lama/facts/P*.jsonl``.
+    answer_space : str
+        ``"test+train"`` (default) or ``"test"`` (``ANSWER_SPACES``).
+
+    Returns
+    -------
+    calib.data.lama.Lama
+        The relations (the manual template each), the test facts as ``instances``, the
+        training pairs as ``train`` and the relations' ``info``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``answer_space`` or relation id.
+    calib.data.errors.DataFormatError
+        For the malformed data above, or no test-fact files.
+    calib.data.root.DataNotFoundError
+        When a data file is missing under the root and cannot be downloaded.
     """
     if answer_space not in ANSWER_SPACES:
         raise ValueError(f"unknown answer_space {answer_space!r}; known: {list(ANSWER_SPACES)}")
@@ -301,7 +345,18 @@ def load_lama(
 
 
 def answer_spaces(lama: Probe) -> pd.DataFrame:
-    """One row per (relation, option): ``relation, option, obj_label, obj_id``."""
+    """One row per (relation, option): ``relation, option, obj_label, obj_id``.
+
+    Parameters
+    ----------
+    lama : calib.data.probe.Probe
+        A probe (LAMA, or any other) whose relations hold answer spaces.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The options of every relation, in answer-space order.
+    """
     return pd.DataFrame(
         [
             (rid, i, lab, oid)
@@ -322,6 +377,29 @@ def load_sentences(
 
     ``fact`` numbers the facts of a relation file (its line). Relations without a sentence file
     in a split are simply absent from it (train lacks P190, P47, P530; dev lacks P47).
+
+    Parameters
+    ----------
+    root : str or os.PathLike or None
+        The data root; ``None``: ``$CALIB_DATA_DIR``, else the user cache
+        (:func:`calib.data.root.data_root`).
+    relations : list of str or None
+        Only these relation ids; ``None`` (default): all.
+    splits : iterable of str
+        The splits to read (default both, ``train`` and ``dev``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per evidence sentence, with the columns above.
+
+    Raises
+    ------
+    ValueError
+        For an unknown split.
+    calib.data.errors.DataFormatError
+        For a malformed line, or an evidence that is no object, lacks a non-empty string field or
+        whose ``masked_sentence`` does not hold ``[MASK]`` exactly once.
     """
     splits = tuple(splits)
     bad = [s for s in splits if s not in SPLITS]
@@ -389,6 +467,29 @@ def load_lpaqa_prompts(kind: str, root=None, relations: list[str] | None = None)
     template a line. Returns ``relation, template, text, rank, weight, source``: ``template`` is
     the name ``lpaqa-<kind>-<rank>`` (rank = 0-based line order), ``weight`` NaN where none is
     given, ``source`` = ``lpaqa-<kind>``. Exact duplicate templates of a relation are dropped.
+
+    Parameters
+    ----------
+    kind : str
+        ``mine``, ``paraphrase`` or ``manual_paraphrase``.
+    root : str or os.PathLike or None
+        The data root; ``None``: ``$CALIB_DATA_DIR``, else the user cache
+        (:func:`calib.data.root.data_root`).
+    relations : list of str or None
+        Only these relation ids; ``None`` (default): all.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per distinct template of a relation, with the columns above.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``kind``.
+    calib.data.errors.DataFormatError
+        For a malformed line, an empty ``manual_paraphrase`` file or a template without
+        ``[X]``/``[Y]``.
     """
     if kind not in LPAQA_SETS:
         raise ValueError(f"unknown LPAQA prompt set {kind!r}; known: {list(LPAQA_SETS)}")

@@ -206,18 +206,65 @@ def _load(table_id: str, directory: str | Path | None) -> dict:
 
 
 def all_tables(directory: str | Path | None = None) -> list[str]:
-    """Ids of every reported-table file, including those whose values were not recovered."""
+    """Ids of every reported-table file, including those whose values were not recovered.
+
+    Parameters
+    ----------
+    directory : str or pathlib.Path or None
+        The folder of YAML files (default ``calib/data/reported/``).
+
+    Returns
+    -------
+    list of str
+        The ids (file stems), sorted.
+    """
     directory = REPORTED_DIR if directory is None else Path(directory)
     return sorted(p.stem for p in directory.glob("*.yaml"))
 
 
 def available_tables(directory: str | Path | None = None) -> list[str]:
-    """Ids of the tables that hold values (status ``complete`` or ``partial``)."""
+    """Ids of the tables that hold values (status ``complete`` or ``partial``).
+
+    Parameters
+    ----------
+    directory : str or pathlib.Path or None
+        The folder of YAML files (default ``calib/data/reported/``).
+
+    Returns
+    -------
+    list of str
+        The ids, sorted.
+
+    Raises
+    ------
+    calib.data.errors.DataFormatError
+        For a file that is not valid YAML or fails validation.
+    """
     return [t for t in all_tables(directory) if _load(t, directory)["status"] != "not_recovered"]
 
 
 def metadata(table_id: str, directory: str | Path | None = None) -> dict:
-    """The metadata of a reported table (every key but ``rows``), validated."""
+    """The metadata of a reported table (every key but ``rows``), validated.
+
+    Parameters
+    ----------
+    table_id : str
+        The table's id (its file stem).
+    directory : str or pathlib.Path or None
+        The folder of YAML files (default ``calib/data/reported/``).
+
+    Returns
+    -------
+    dict
+        A copy of the file's keys but ``rows``.
+
+    Raises
+    ------
+    KeyError
+        For an id without a file, naming the known ids.
+    calib.data.errors.DataFormatError
+        For a file that is not valid YAML or fails validation.
+    """
     doc = _load(table_id, directory)
     return {k: copy.deepcopy(v) for k, v in doc.items() if k != "rows"}
 
@@ -230,6 +277,25 @@ def reported(table_id: str, directory: str | Path | None = None) -> pd.DataFrame
     left out). ``frame.attrs`` holds the metadata (:func:`metadata`), so a chart can cite
     ``attrs["label"]``, ``attrs["paper"]``, ``attrs["table"]`` and ``attrs["caption"]``. A table
     with status ``not_recovered`` comes back empty, with its declared columns.
+
+    Parameters
+    ----------
+    table_id : str
+        The table's id (its file stem, e.g. ``kissling2026_table1``).
+    directory : str or pathlib.Path or None
+        The folder of YAML files (default ``calib/data/reported/``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table, its metadata in ``attrs``.
+
+    Raises
+    ------
+    KeyError
+        For an id without a file, naming the known ids.
+    calib.data.errors.DataFormatError
+        For a file that is not valid YAML or fails validation.
     """
     doc = _load(table_id, directory)
     names = [c["name"] for c in doc["columns"]]

@@ -81,13 +81,30 @@ class DataIntegrityError(ValueError):
 
 
 def data_root(root: str | os.PathLike | None = None) -> Path:
-    """The data root: ``root`` if given, else ``$CALIB_DATA_DIR``, else the user cache."""
+    """The data root: ``root`` if given, else ``$CALIB_DATA_DIR``, else the user cache.
+
+    Parameters
+    ----------
+    root : str or os.PathLike or None
+        The data root asked for (``~`` expanded).
+
+    Returns
+    -------
+    pathlib.Path
+        The data root (it need not exist).
+    """
     return resolve_dir(root, ENV_VAR, "calib", "data")
 
 
 @lru_cache(maxsize=1)
 def checksums() -> dict[str, str]:
-    """Pinned sha256 per relative path, from the ``SHA256SUMS`` shipped with the package."""
+    """Pinned sha256 per relative path, from the ``SHA256SUMS`` shipped with the package.
+
+    Returns
+    -------
+    dict
+        sha256 (hex) by path relative to the data root.
+    """
     text = (Path(__file__).with_name("SHA256SUMS")).read_text()
     out = {}
     for line in text.splitlines():
@@ -98,7 +115,18 @@ def checksums() -> dict[str, str]:
 
 
 def source_for(relpath: str) -> Source | None:
-    """The upstream :class:`Source` whose pattern matches ``relpath``, if any."""
+    """The upstream :class:`Source` whose pattern matches ``relpath``, if any.
+
+    Parameters
+    ----------
+    relpath : str
+        A path below the data root (``bear/P19.jsonl``).
+
+    Returns
+    -------
+    calib.data.root.Source or None
+        The first source of ``SOURCES`` whose pattern matches, else ``None``.
+    """
     for src in SOURCES:
         if fnmatch.fnmatch(relpath, src.pattern):
             return src
@@ -119,6 +147,28 @@ def data_file(relpath: str, root: str | os.PathLike | None = None, download: boo
     A missing file is downloaded from its pinned upstream commit (and its sha256 verified) when
     ``download`` is true and the network answers; otherwise :class:`DataNotFoundError` says which
     file is missing, under which root, and how to point ``CALIB_DATA_DIR`` at a copy.
+
+    Parameters
+    ----------
+    relpath : str
+        The file's path below the data root.
+    root : str or os.PathLike or None
+        The data root (:func:`data_root`).
+    download : bool
+        Download a missing file that has an upstream source (default ``True``).
+
+    Returns
+    -------
+    pathlib.Path
+        The file's path (present, or downloaded and verified).
+
+    Raises
+    ------
+    DataNotFoundError
+        When the file is missing and has no upstream source, downloading is off, or the download
+        failed.
+    DataIntegrityError
+        When the downloaded file does not have its pinned sha256.
     """
     base = data_root(root)
     path = base / relpath
@@ -165,6 +215,26 @@ def data_files(pattern: str, root: str | os.PathLike | None = None) -> list[Path
     """Existing files under the root that match a glob such as ``"bear/P*.jsonl"``, sorted.
 
     Where nothing matches locally, the pinned checksum list names the files to download.
+
+    Parameters
+    ----------
+    pattern : str
+        A glob below the data root.
+    root : str or os.PathLike or None
+        The data root (:func:`data_root`).
+
+    Returns
+    -------
+    list of pathlib.Path
+        The matching files under the root; where none is there, the pinned files that match,
+        each fetched by :func:`data_file` (an empty list if none is pinned).
+
+    Raises
+    ------
+    DataNotFoundError
+        As in :func:`data_file`, for a pinned file that cannot be downloaded.
+    DataIntegrityError
+        As in :func:`data_file`.
     """
     base = data_root(root)
     found = sorted(base.glob(pattern))
@@ -190,7 +260,19 @@ def data_version(root: str | os.PathLike | None = None) -> dict:
     list ``SHA256SUMS`` shipped with the package; ``pinned``, the upstream repositories and
     commits the files come from; and the check of the files present under the root against
     that list: ``files`` checked, ``mismatched`` (their paths, where the sha256 differs) and
-    ``absent`` (listed files not present, e.g. never needed so never downloaded)."""
+    ``absent`` (listed files not present, e.g. never needed so never downloaded).
+
+    Parameters
+    ----------
+    root : str or os.PathLike or None
+        The data root (:func:`data_root`).
+
+    Returns
+    -------
+    dict
+        ``root``, ``manifest`` (``"sha256:..."``), ``pinned`` (commit by repository), ``files``
+        (an int), ``mismatched`` (a list of paths) and ``absent`` (an int).
+    """
     base = data_root(root)
     manifest = hashlib.sha256((Path(__file__).with_name("SHA256SUMS")).read_bytes()).hexdigest()
     checked, mismatched, absent = 0, [], 0

@@ -670,7 +670,18 @@ def run(params: Params) -> AnswerSetResult:
     """The answer-set chapter with ``params``: score the plain template on the sample's 1:1
     relations (:func:`answer_set_scores`) and FACTOR
     (:func:`calib.experiments.factor.score_factor`), both through the score cache, then every step
-    of the module."""
+    of the module.
+
+    Parameters
+    ----------
+    params : calib.experiments.answer_set.Params
+        The chapter's parameters.
+
+    Returns
+    -------
+    calib.experiments.answer_set.AnswerSetResult
+        What the chapter's page shows, with ``params``.
+    """
     p = params
     kinds = model_objectives(list(p.models))
     sizes = model_sizes(p.models)

@@ -1313,7 +1313,18 @@ def run(params: Params) -> CalibrationResult:
     """The calibration chapter with ``params``: score the five paraphrases of BEAR
     (:func:`calib.scoring.run.score_bear`; the score cache keeps each (relation, template,
     instance) once, so the other BEAR chapters on the same sample reuse these scores), then
-    :func:`from_scores`."""
+    :func:`from_scores`.
+
+    Parameters
+    ----------
+    params : calib.experiments.calibration.Params
+        The chapter's parameters.
+
+    Returns
+    -------
+    calib.experiments.calibration.CalibrationResult
+        What the chapter's page shows, with ``params``.
+    """
     from calib.scoring.run import score_bear
 
     p = params

@@ -45,7 +45,18 @@ SECTION = re.compile(rf"(?:LPAQA )?{_PART}(?:, {_PART})*")
 
 def section_key(section: str) -> tuple:
     """Sort key of a section reference in the paper's order: Abstract, Introduction, §1..§9,
-    then the appendices A..H (by the first part of a reference)."""
+    then the appendices A..H (by the first part of a reference).
+
+    Parameters
+    ----------
+    section : str
+        A section reference (``SECTION``), e.g. ``§5.1`` or ``LPAQA §5.2``.
+
+    Returns
+    -------
+    tuple
+        The key; a reference of another form sorts last.
+    """
     first = section.removeprefix("LPAQA ").split(",")[0].strip()
     if first == "Abstract":
         return (0,)
@@ -105,7 +116,14 @@ class Claim:
             )
 
     def judge_paper(self) -> Judgement:
-        """The rule applied to the paper's own evidence (its printed tables)."""
+        """The rule applied to the paper's own evidence (its printed tables).
+
+        Returns
+        -------
+        calib.experiments.verdicts.Judgement
+            The rule's judgement (with ``paper_note`` appended to its evidence), or not testable
+            with ``paper_note`` as the reason when the claim has no paper evidence.
+        """
         if self.paper_evidence is None:
             return Judgement.untestable(self.paper_note)
         judged = self.rule(self.paper_evidence())
@@ -115,7 +133,20 @@ class Claim:
 
     def judge_build(self, result) -> Judgement:
         """The rule applied to this build's recorded result of the chapter (``None``: the
-        chapter has no record in this build: "not run in this build")."""
+        chapter has no record in this build: "not run in this build").
+
+        Parameters
+        ----------
+        result : object or None
+            The chapter's recorded result (:func:`calib.experiments.records.load_record`), or
+            ``None``.
+
+        Returns
+        -------
+        calib.experiments.verdicts.Judgement
+            The rule's judgement (a not-testable one also says what would test it, ``needs``), or
+            not run when the chapter has no record or does not record its evidence.
+        """
         if self.build_evidence is None:
             return Judgement.not_run(
                 f"the {self.chapter} chapter does not record its result "

@@ -638,7 +638,18 @@ def run(params: Params) -> ClmVsMlmResult:
     """The chapter with ``params``: score the five paraphrases
     (:func:`calib.scoring.run.score_bear`, shared with the calibration chapter through the
     score cache), estimate Base, Margin and Average/min, pair the models by their accuracy over
-    all templates and compare each pair's Brier scores."""
+    all templates and compare each pair's Brier scores.
+
+    Parameters
+    ----------
+    params : calib.experiments.clm_vs_mlm.Params
+        The chapter's parameters.
+
+    Returns
+    -------
+    calib.experiments.clm_vs_mlm.ClmVsMlmResult
+        What the chapter's page shows, with ``params``.
+    """
     from calib.scoring.run import score_bear
 
     p = params

@@ -833,7 +833,18 @@ class FactorResult:
 def run(params: Params) -> FactorResult:
     """The FACTOR chapter with ``params``: score FACTOR (:func:`score_factor`) and the BEAR
     sample (:func:`bear_estimates`; both through the score cache), Table 4 with intervals and
-    noise floors, Margin against Base, and Appendix F's comparisons of FACTOR with BEAR."""
+    noise floors, Margin against Base, and Appendix F's comparisons of FACTOR with BEAR.
+
+    Parameters
+    ----------
+    params : calib.experiments.factor.Params
+        The chapter's parameters.
+
+    Returns
+    -------
+    calib.experiments.factor.FactorResult
+        What the chapter's page shows, with ``params``.
+    """
     p = params
     kinds = objectives(list(p.models))
     clms = [m for m in p.models if kinds[m] == "clm"]

@@ -208,7 +208,18 @@ class LedgerResult:
 
 def run(params: Params) -> LedgerResult:
     """The ledger of the build in ``params.build_dir``: read every chapter's record, judge
-    every claim twice, check the papers' text against their tables."""
+    every claim twice, check the papers' text against their tables.
+
+    Parameters
+    ----------
+    params : calib.experiments.ledger.Params
+        The chapter's parameters.
+
+    Returns
+    -------
+    calib.experiments.ledger.LedgerResult
+        What the chapter's page shows, with ``params``.
+    """
     records = read_records(params.build_dir)
     table = build_ledger({c: r.result for c, r in records.items()})
     return LedgerResult(

@@ -952,7 +952,18 @@ def run(params: Params) -> LinguisticResult:
     """The linguistic chapter with ``params``: score the plain and the seven injected templates
     (:func:`calib.scoring.run.score_bear`; the score cache keeps each (relation, template,
     instance) once, so the other BEAR chapters on the same sample share the plain scores), then
-    :func:`result_from_scores`."""
+    :func:`result_from_scores`.
+
+    Parameters
+    ----------
+    params : calib.experiments.linguistic.Params
+        The chapter's parameters.
+
+    Returns
+    -------
+    calib.experiments.linguistic.LinguisticResult
+        What the chapter's page shows, with ``params``.
+    """
     from calib.scoring.run import score_bear
 
     p = params

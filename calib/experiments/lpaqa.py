@@ -1365,7 +1365,18 @@ def run(params: Params) -> LpaqaResult:
     """The LPAQA chapter with ``params``: the sample, the prompts and their sets, the scores,
     selection and ensembles, the accuracies with intervals and the comparisons, the prediction
     divergence and, with ``beyond_paper``, the calibration of the ensembles and the BEAR
-    transfer (module docstring)."""
+    transfer (module docstring).
+
+    Parameters
+    ----------
+    params : calib.experiments.lpaqa.Params
+        The chapter's parameters.
+
+    Returns
+    -------
+    calib.experiments.lpaqa.LpaqaResult
+        What the chapter's page shows, with ``params``.
+    """
     p = params
     named = p.lama_relations is not None
     sample = load_sample(

@@ -38,7 +38,20 @@ class ParameterError(ValueError):
 
 
 def parameter(default: Any, help: str = "") -> Any:
-    """A ``Params`` field with its default and help text (the notebook cell's comment)."""
+    """A ``Params`` field with its default and help text (the notebook cell's comment).
+
+    Parameters
+    ----------
+    default : object
+        The parameter's default.
+    help : str
+        The help text (default ``""``).
+
+    Returns
+    -------
+    dataclasses.Field
+        The field (its ``metadata["help"]`` the help text).
+    """
     return dataclasses.field(default=default, metadata={"help": help})
 
 
@@ -246,7 +259,23 @@ class ChapterParams:
     @classmethod
     def from_mapping(cls, mapping: Mapping[str, Any]):
         """``Params`` with the defaults overridden by ``mapping``; a key that is not a
-        parameter is a :class:`ParameterError` naming the chapter and the nearest name."""
+        parameter is a :class:`ParameterError` naming the chapter and the nearest name.
+
+        Parameters
+        ----------
+        mapping : mapping
+            Values by parameter name.
+
+        Returns
+        -------
+        calib.experiments.params.ChapterParams
+            The chapter's ``Params`` (an instance of the class it is called on).
+
+        Raises
+        ------
+        ParameterError
+            For a key that is not a parameter, or a value of the wrong type.
+        """
         names = list(cls.declared())
         unknown = [k for k in mapping if k not in names]
         if unknown:
@@ -263,7 +292,23 @@ class ChapterParams:
     @classmethod
     def from_namespace(cls, namespace: Mapping[str, Any]):
         """``Params`` from the values of its names in ``namespace`` (a notebook's
-        ``globals()`` after papermill injected the parameters); a missing name is an error."""
+        ``globals()`` after papermill injected the parameters); a missing name is an error.
+
+        Parameters
+        ----------
+        namespace : mapping
+            A namespace holding every parameter's name (other names are ignored).
+
+        Returns
+        -------
+        calib.experiments.params.ChapterParams
+            The chapter's ``Params`` (an instance of the class it is called on).
+
+        Raises
+        ------
+        ParameterError
+            For a missing name, or a value of the wrong type.
+        """
         missing = [n for n in cls.declared() if n not in namespace]
         if missing:
             raise ParameterError(

@@ -89,7 +89,23 @@ class Evidence:
 
 def printed(frame: pd.DataFrame, value: str, unit: str | Sequence[str] = "unit") -> pd.DataFrame:
     """An evidence frame from printed values: ``unit`` (a column, or columns joined with ", "),
-    ``difference = low = high = frame[value]`` (a printed number has no interval)."""
+    ``difference = low = high = frame[value]`` (a printed number has no interval).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A table of printed values.
+    value : str
+        The column of the values.
+    unit : str or sequence of str
+        The column (or columns) that label the units (default ``"unit"``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``unit`` first, ``frame``'s other columns, then ``difference``, ``low`` and ``high``; a
+        fresh index.
+    """
     cols = [unit] if isinstance(unit, str) else list(unit)
     labels = frame[cols].astype(str).agg(", ".join, axis=1) if len(frame) else []
     values = frame[value].to_numpy(float)
@@ -101,7 +117,20 @@ def printed(frame: pd.DataFrame, value: str, unit: str | Sequence[str] = "unit")
 
 def mean_of_printed(frame: pd.DataFrame, unit: str = "mean") -> pd.DataFrame:
     """One row: the mean of an evidence frame of printed values (``low == high``), as the
-    paper's own "on average" evidence."""
+    paper's own "on average" evidence.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        An evidence frame of printed values.
+    unit : str
+        The row's label (default ``"mean"``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row: ``unit, difference, low, high, n_units`` (NaN for an empty frame).
+    """
     m = float(frame["difference"].mean()) if len(frame) else np.nan
     return pd.DataFrame(
         {"unit": [unit], "difference": [m], "low": [m], "high": [m], "n_units": [len(frame)]}
@@ -112,7 +141,27 @@ def unit_status(frame: pd.DataFrame, relation: str = "<", threshold: float = 0.0
     """Per row of an evidence frame: :data:`SUPPORTS` when the whole interval ``[low, high]``
     lies where ``difference <relation> threshold`` is true, :data:`CONTRADICTS` when it all lies
     where it is false, :data:`OPEN` (undecided) otherwise, also when the interval is missing
-    (NaN)."""
+    (NaN).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        An evidence frame (``low`` and ``high`` are read).
+    relation : str
+        One of :data:`RELATIONS` (default ``"<"``).
+    threshold : float
+        The claim's boundary (default 0).
+
+    Returns
+    -------
+    pandas.Series
+        One status per row, ``frame``'s index, named ``status``.
+
+    Raises
+    ------
+    ValueError
+        For a relation not in :data:`RELATIONS`.
+    """
     if relation not in RELATIONS:
         raise ValueError(f"relation must be one of {RELATIONS}, got {relation!r}")
     low, high = frame["low"].to_numpy(float), frame["high"].to_numpy(float)
@@ -187,7 +236,23 @@ def _untestable_if_empty(evidence: Evidence, unit: str) -> Judgement | None:
 
 def every_verdict(supports: int, contradicts: int, n: int) -> Verdict:
     """The verdict on a claim about every one of ``n`` units from how many support it and how
-    many contradict it: the one rule behind :func:`every` (and a chapter's own tallies)."""
+    many contradict it: the one rule behind :func:`every` (and a chapter's own tallies).
+
+    Parameters
+    ----------
+    supports : int
+        Units that support the claim.
+    contradicts : int
+        Units that contradict it.
+    n : int
+        All units.
+
+    Returns
+    -------
+    calib.experiments.verdicts.Verdict
+        Not testable for no unit, does not hold for any contradiction, holds when every unit
+        supports it, else undecided.
+    """
     if n == 0:
         return UNTESTABLE
     if contradicts:
@@ -196,7 +261,22 @@ def every_verdict(supports: int, contradicts: int, n: int) -> Verdict:
 
 
 def most_verdict(supports: int, contradicts: int, n: int) -> Verdict:
-    """The verdict on a claim about most of ``n`` units: the one rule behind :func:`most`."""
+    """The verdict on a claim about most of ``n`` units: the one rule behind :func:`most`.
+
+    Parameters
+    ----------
+    supports : int
+        Units that support the claim.
+    contradicts : int
+        Units that contradict it.
+    n : int
+        All units.
+
+    Returns
+    -------
+    calib.experiments.verdicts.Verdict
+        Not testable for no unit, else as :func:`most` says.
+    """
     if n == 0:
         return UNTESTABLE
     undecided = n - supports - contradicts
@@ -224,7 +304,39 @@ def every(
     ``required``: values of the column ``required_in`` (default the units themselves) that the
     claim names ("for both CLMs and MLMs": ``("clm", "mlm")`` in an ``objective`` column); when
     the evidence lacks one and no present unit contradicts the claim, it is not testable (the
-    reason names the missing ones and what would test them, ``Evidence.missing``)."""
+    reason names the missing ones and what would test them, ``Evidence.missing``).
+
+    Parameters
+    ----------
+    evidence : calib.experiments.quantifiers.Evidence
+        One row per unit with ``difference``, ``low`` and ``high``.
+    relation : str
+        One of :data:`RELATIONS` (default ``"<"``).
+    threshold : float
+        The claim's boundary (default 0).
+    what : str
+        The quantity judged, as the evidence sentence names it
+        (``"ACE(Margin) - ACE(Base)"``).
+    unit : str
+        The units' name, singular (default ``"model"``).
+    required : sequence of str
+        The values of ``required_in`` the claim names (default none).
+    required_in : str
+        The column holding them (default ``"unit"``).
+
+    Returns
+    -------
+    calib.experiments.verdicts.Judgement
+        The verdict, the evidence sentence with the units' numbers and, for undecided, which
+        units leave it open; not testable when the evidence has no unit (the reason:
+        ``Evidence.missing``). With ``required``, an empty evidence is judged by the missing
+        required values.
+
+    Raises
+    ------
+    ValueError
+        For a relation not in :data:`RELATIONS`.
+    """
     empty = _untestable_if_empty(evidence, unit)
     if empty and not required:
         return empty
@@ -257,7 +369,34 @@ def most(
 ) -> Judgement:
     """A claim about most units: holds iff more than half of the units' intervals support it;
     does not hold iff, even counting every undecided unit as support, at most half would;
-    otherwise undecided."""
+    otherwise undecided.
+
+    Parameters
+    ----------
+    evidence : calib.experiments.quantifiers.Evidence
+        One row per unit with ``difference``, ``low`` and ``high``.
+    relation : str
+        One of :data:`RELATIONS` (default ``"<"``).
+    threshold : float
+        The claim's boundary (default 0).
+    what : str
+        The quantity judged, as the evidence sentence names it
+        (``"ACE(Margin) - ACE(Base)"``).
+    unit : str
+        The units' name, singular (default ``"model"``).
+
+    Returns
+    -------
+    calib.experiments.verdicts.Judgement
+        The verdict, the evidence sentence with the units' numbers and, for undecided, which
+        units leave it open; not testable when the evidence has no unit (the reason:
+        ``Evidence.missing``).
+
+    Raises
+    ------
+    ValueError
+        For a relation not in :data:`RELATIONS`.
+    """
     empty = _untestable_if_empty(evidence, unit)
     if empty:
         return empty
@@ -290,7 +429,34 @@ def on_average(
 ) -> Judgement:
     """A claim about the average over units: the evidence is one row, the mean with its 95%
     interval (a bootstrap of the mean; for printed values :func:`mean_of_printed`). Holds iff
-    its interval supports the claim, does not hold iff it contradicts it, else undecided."""
+    its interval supports the claim, does not hold iff it contradicts it, else undecided.
+
+    Parameters
+    ----------
+    evidence : calib.experiments.quantifiers.Evidence
+        One row per unit with ``difference``, ``low`` and ``high``.
+    relation : str
+        One of :data:`RELATIONS` (default ``"<"``).
+    threshold : float
+        The claim's boundary (default 0).
+    what : str
+        The quantity judged, as the evidence sentence names it
+        (``"ACE(Margin) - ACE(Base)"``).
+    unit : str
+        The units' name, singular (default ``"model"``).
+
+    Returns
+    -------
+    calib.experiments.verdicts.Judgement
+        The verdict, the evidence sentence with the units' numbers and, for undecided, which
+        units leave it open; not testable when the evidence has no unit (the reason:
+        ``Evidence.missing``).
+
+    Raises
+    ------
+    ValueError
+        When the evidence has more than one row, or for a relation not in :data:`RELATIONS`.
+    """
     empty = _untestable_if_empty(evidence, unit)
     if empty:
         return empty

@@ -49,7 +49,20 @@ CHAPTERS_SUBDIR = "chapters"
 
 
 def record_path(chapter: str, build_dir: str | os.PathLike) -> Path:
-    """``<build_dir>/chapters/<chapter>.result``: where a chapter's record lies in a build."""
+    """``<build_dir>/chapters/<chapter>.result``: where a chapter's record lies in a build.
+
+    Parameters
+    ----------
+    chapter : str
+        The chapter's name.
+    build_dir : str or os.PathLike
+        The build folder.
+
+    Returns
+    -------
+    pathlib.Path
+        The record's folder (it need not exist).
+    """
     return Path(build_dir) / CHAPTERS_SUBDIR / f"{chapter}{RECORD_SUFFIX}"
 
 
@@ -87,7 +100,28 @@ def _plain(value):
 def write_record(result, folder: str | os.PathLike, chapter: str | None = None) -> Path:
     """Write ``result`` (a frozen dataclass with a ``params`` field) as the record
     ``<folder>/<chapter>.result`` (``chapter``: ``result.params.chapter`` by default),
-    atomically: a record already there is replaced only once the new one is complete."""
+    atomically: a record already there is replaced only once the new one is complete.
+
+    Parameters
+    ----------
+    result : object
+        A chapter's result: a dataclass instance whose ``params`` field holds its ``Params``.
+    folder : str or os.PathLike
+        The folder the record is written into (made if missing).
+    chapter : str or None
+        The chapter's name (default ``result.params.chapter``).
+
+    Returns
+    -------
+    pathlib.Path
+        The record's folder.
+
+    Raises
+    ------
+    TypeError
+        For a result that is no dataclass instance, has no ``params`` field with a ``to_dict``,
+        or holds a field that is neither a ``DataFrame``, the ``params`` nor JSON-able.
+    """
     if not dataclasses.is_dataclass(result) or isinstance(result, type):
         raise TypeError(f"a recorded result is a dataclass instance, got {type(result).__name__}")
     params = getattr(result, "params", None)
@@ -161,7 +195,23 @@ def install(source: Path, target: Path) -> None:
 def record(result) -> Path | None:
     """Record ``result`` for the book: into the folder :data:`RECORD_ENV` names (set by the
     book's runner for the chapter's kernel); outside a book run nothing is written and
-    ``None`` is returned. The notebook calls this once, after ``run``."""
+    ``None`` is returned. The notebook calls this once, after ``run``.
+
+    Parameters
+    ----------
+    result : object
+        The chapter's result, as :func:`write_record` takes it.
+
+    Returns
+    -------
+    pathlib.Path or None
+        The record's folder, or ``None`` outside a book run.
+
+    Raises
+    ------
+    TypeError
+        As in :func:`write_record`.
+    """
     folder = os.environ.get(RECORD_ENV)
     if not folder:
         return None
@@ -182,7 +232,28 @@ def _tuples(value, annotation: object):
 
 def load_record(chapter: str, build_dir: str | os.PathLike):
     """The result object of ``chapter`` recorded in ``build_dir`` (e.g. ``_build``), rebuilt as
-    its class; ``FileNotFoundError`` naming the folder when the chapter has no record there."""
+    its class; ``FileNotFoundError`` naming the folder when the chapter has no record there.
+
+    Parameters
+    ----------
+    chapter : str
+        The chapter's name.
+    build_dir : str or os.PathLike
+        The build folder.
+
+    Returns
+    -------
+    object
+        The result, an instance of the class its manifest names.
+
+    Raises
+    ------
+    FileNotFoundError
+        When the chapter has no record in ``build_dir``.
+    ValueError
+        When the record lacks a field of the result class (written by another version of the
+        chapter).
+    """
     path = record_path(chapter, build_dir)
     if not (path / MANIFEST).is_file():
         raise FileNotFoundError(

@@ -567,7 +567,18 @@ def confidence_shape(est: pd.DataFrame, n_bootstrap: int = 1000, seed: int = 0) 
 def run(params: Params) -> ReductionsResult:
     """The reductions chapter with ``params``: score the plain template
     (:func:`calib.scoring.run.score_bear`, shared with the other BEAR chapters through the
-    score cache), then every step of the module on the Base estimates of each reduction."""
+    score cache), then every step of the module on the Base estimates of each reduction.
+
+    Parameters
+    ----------
+    params : calib.experiments.reductions.Params
+        The chapter's parameters.
+
+    Returns
+    -------
+    calib.experiments.reductions.ReductionsResult
+        What the chapter's page shows, with ``params``.
+    """
     from calib.scoring.run import score_bear
 
     p = params

@@ -233,7 +233,18 @@ def run(params: Params) -> StartTokensResult:
     """The chapter with ``params``: tokenise the sample both ways for every causal model
     (:func:`encoding_summary`), score both ways the models worth it
     (:func:`models_to_measure`, :func:`rule_scores`; calib's scores are the calibration
-    chapter's, from the score cache) and compare Base-Confidence on ``params.template``."""
+    chapter's, from the score cache) and compare Base-Confidence on ``params.template``.
+
+    Parameters
+    ----------
+    params : calib.experiments.start_tokens.Params
+        The chapter's parameters.
+
+    Returns
+    -------
+    calib.experiments.start_tokens.StartTokensResult
+        What the chapter's page shows, with ``params``.
+    """
     from calib.data.bear import load_bear
 
     p = params

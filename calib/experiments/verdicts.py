@@ -66,19 +66,60 @@ class Judgement:
 
     @classmethod
     def untestable(cls, reason: str, evidence: str = "") -> Judgement:
-        """``UNTESTABLE`` with what would test it."""
+        """``UNTESTABLE`` with what would test it.
+
+        Parameters
+        ----------
+        reason : str
+            What would test the claim.
+        evidence : str
+            The evidence sentence, if any (default ``""``).
+
+        Returns
+        -------
+        calib.experiments.verdicts.Judgement
+            The judgement.
+        """
         return cls(UNTESTABLE, evidence, reason)
 
     @classmethod
     def not_run(cls, reason: str) -> Judgement:
-        """``NOT_RUN``: the chapter has no recorded result in this build."""
+        """``NOT_RUN``: the chapter has no recorded result in this build.
+
+        Parameters
+        ----------
+        reason : str
+            The command that runs the chapter.
+
+        Returns
+        -------
+        calib.experiments.verdicts.Judgement
+            The judgement, without evidence.
+        """
         return cls(NOT_RUN, "", reason)
 
 
 def unit_tally(supports: int, contradicts: int, n: int, unit: str = "model") -> str:
     """The one wording of how many units' intervals bear on a claim, e.g. "in line with the
     claim for 3, against it for 1 and undecided for 2 of 6 models". ``unit`` is singular; it
-    gets an ``s`` when ``n`` is not 1."""
+    gets an ``s`` when ``n`` is not 1.
+
+    Parameters
+    ----------
+    supports : int
+        Units whose intervals support the claim.
+    contradicts : int
+        Units whose intervals contradict it.
+    n : int
+        All units (the rest are undecided).
+    unit : str
+        The unit's name, singular (default ``"model"``).
+
+    Returns
+    -------
+    str
+        The tally.
+    """
     units = unit if n == 1 else f"{unit}s"
     return (
         f"in line with the claim for {supports}, against it for {contradicts} and "
@@ -88,7 +129,23 @@ def unit_tally(supports: int, contradicts: int, n: int, unit: str = "model") -> 
 
 def verdict_counts(verdicts: Iterable[Verdict | str]) -> dict[Verdict, int]:
     """How many of ``verdicts`` are each :class:`Verdict`, in :class:`Verdict` order (every
-    verdict present, 0 where none)."""
+    verdict present, 0 where none).
+
+    Parameters
+    ----------
+    verdicts : iterable of calib.experiments.verdicts.Verdict or str
+        Verdicts, or their texts.
+
+    Returns
+    -------
+    dict
+        The count by :class:`Verdict`.
+
+    Raises
+    ------
+    ValueError
+        For a text that is no verdict.
+    """
     got = [Verdict(v) for v in verdicts]
     return {v: got.count(v) for v in Verdict}
 
@@ -96,7 +153,22 @@ def verdict_counts(verdicts: Iterable[Verdict | str]) -> dict[Verdict, int]:
 def counts_sentence(counts: dict, what: str = "claims", whose: str = "this build's") -> str:
     """The one sentence for a tally of verdicts: "Of the 18 claims, this build's verdicts:
     holds 3, does not hold 2, undecided 5, not testable 4, not run in this build 4." (from
-    :func:`verdict_counts`; a verdict with no claim is left out)."""
+    :func:`verdict_counts`; a verdict with no claim is left out).
+
+    Parameters
+    ----------
+    counts : dict
+        The count by verdict (or its text), as :func:`verdict_counts` gives it.
+    what : str
+        What is counted (default ``"claims"``).
+    whose : str
+        Whose verdicts (default ``"this build's"``).
+
+    Returns
+    -------
+    str
+        The sentence (``none`` when every count is 0).
+    """
     total = sum(counts.values())
     parts = [f"{Verdict(v).value} {n}" for v, n in counts.items() if n]
     return f"Of the {total} {what}, {whose} verdicts: " + (", ".join(parts) or "none") + "."

@@ -30,7 +30,22 @@ def model_fingerprint(name: str, cache_dir: str | os.PathLike | None = None) -> 
     cache; ``None`` when not cached), ``objective`` and ``dtype`` (the registry's defaults; the
     dtype on this machine's CPU, :func:`calib.models.loading.dtype_name`; for an unregistered
     model the CPU default), and ``key``,
-    the score store's key of the weights."""
+    the score store's key of the weights.
+
+    Parameters
+    ----------
+    name : str
+        A registry name, local folder or hub id, optionally ``NAME@REVISION``.
+    cache_dir : str or os.PathLike or None
+        The cache root (default :func:`calib.settings.cache_root`).
+
+    Returns
+    -------
+    dict
+        The record above; ``note`` is ``""`` unless something could not be told (a name
+        :func:`calib.models.locate.model_ref` rejects, whose message it then holds, or a hub
+        revision not in the local cache).
+    """
     spec = get_spec(name)
     out = {
         "model": name,

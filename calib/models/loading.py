@@ -143,7 +143,24 @@ def dtype_name(
     """The name of the dtype to load in (``"float32"``, ...): ``dtype`` if given, else the
     registry entry's ``dtype``, else :func:`default_dtype` for ``device`` (and the CPU's
     ``flags``). The score store's key names this dtype
-    (:func:`calib.scoring.run.scoring_options`)."""
+    (:func:`calib.scoring.run.scoring_options`).
+
+    Parameters
+    ----------
+    dtype : str or torch.dtype or None
+        The dtype asked for (a ``torch.dtype`` is named without ``torch.``).
+    spec : calib.models.registry.ModelSpec or None
+        The model's registry entry, if any.
+    device : str or torch.device or None
+        The device the model runs on (default ``"cpu"``).
+    flags : iterable of str or None
+        The CPU's flags (default this CPU's, :func:`cpu_flags`).
+
+    Returns
+    -------
+    str
+        The dtype's name.
+    """
     if isinstance(dtype, torch.dtype):
         return str(dtype).replace("torch.", "")
     return dtype or (spec.dtype if spec else None) or default_dtype(device, spec, flags)
@@ -213,6 +230,24 @@ def model_key(name: str, cache_dir: str | os.PathLike | None = None) -> str:
     (:func:`calib.models.locate.resolved_revision`); not cached: the revision asked for when it
     is a full commit hash, else ``hub`` (plus ``-REVISION`` when one was asked for), which
     becomes the commit once the model has been loaded.
+
+    Parameters
+    ----------
+    name : str
+        A registry name, local folder or hub id, optionally ``NAME@REVISION``.
+    cache_dir : str or os.PathLike or None
+        The cache root (default :func:`calib.settings.cache_root`).
+
+    Returns
+    -------
+    str
+        ``<name>@<version or hash or commit>``.
+
+    Raises
+    ------
+    calib.models.locate.ModelLoadError
+        For a name :func:`calib.models.locate.model_ref` rejects, or an embedded model whose GGUF
+        package is not installed.
     """
     ref = model_ref(name)
     if ref.kind == "embedded":
@@ -424,6 +459,35 @@ def load_model(
     ``objective`` overrides the inferred one; asking for ``"mlm"`` from a model without a masked-LM
     head (or ``"clm"`` from one without a causal head) is a
     :exc:`~calib.models.locate.ModelLoadError`.
+
+    Parameters
+    ----------
+    name : str
+        A registry name, local folder or hub id, optionally ``NAME@REVISION``.
+    objective : str or None
+        ``"clm"`` or ``"mlm"``; ``None`` (default): the registry's, else inferred from the
+        model's configuration.
+    device : str or None
+        ``"auto"`` (default: a GPU when there is one), ``"cpu"``, ``"cuda"`` ...
+        (:func:`resolve_device`).
+    dtype : str or torch.dtype or None
+        The dtype to load in; ``None``: the registry's, else the device's default
+        (:func:`dtype_name`).
+    cache_dir : str or os.PathLike or None
+        The cache root (default :func:`calib.settings.cache_root`).
+
+    Returns
+    -------
+    calib.models.loading.LoadedModel
+        The model in eval mode on its device, without gradients, with its tokenizer, objective,
+        dtype, store key, start token (causal models) and revisions.
+
+    Raises
+    ------
+    calib.models.locate.ModelLoadError
+        For a name that cannot be resolved, an objective that cannot be told or does not match
+        the model's head, a model the transformers loaders reject, an unusable tokenizer, a
+        masked LM without a mask token, or a dtype that is not known.
     """
     from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
 

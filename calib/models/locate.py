@@ -74,7 +74,24 @@ def model_ref(name: str) -> ModelRef:
 
     A :class:`ModelLoadError` naming the model and why: a malformed ``@``, or a revision asked
     of an embedded model (a GGUF file from PyPI, fixed by its package version), a tiny model
-    (built locally) or a local folder (its files are what they are)."""
+    (built locally) or a local folder (its files are what they are).
+
+    Parameters
+    ----------
+    name : str
+        A registry name, hub id or local folder, optionally ``NAME@REVISION``.
+
+    Returns
+    -------
+    calib.models.locate.ModelRef
+        The name as given, its kind (``embedded``, ``tiny``, ``folder`` or ``hub``), its registry
+        entry, its source and the revision asked for.
+
+    Raises
+    ------
+    ModelLoadError
+        For an empty name and the cases above.
+    """
     if not isinstance(name, str) or not name.strip():
         raise ModelLoadError(f"a model name must be a non-empty string, got {name!r}")
     spec = registered(name)

@@ -112,7 +112,23 @@ def split_revision(name: str) -> tuple[str, str | None]:
     that is no commit hash, branch or tag name) is a ``ValueError`` naming the model.
 
     Whether the name is a local folder (whose path may hold an ``@``) is for the caller to
-    check first (:func:`calib.models.locate.model_ref`)."""
+    check first (:func:`calib.models.locate.model_ref`).
+
+    Parameters
+    ----------
+    name : str
+        A model name, optionally ``NAME@REVISION``.
+
+    Returns
+    -------
+    tuple of (str, str or None)
+        The name without the revision, and the revision (``None`` without ``@``).
+
+    Raises
+    ------
+    ValueError
+        For a malformed ``@``, naming the model.
+    """
     if "@" not in name:
         return name, None
     how = "write NAME@REVISION, REVISION a commit hash, branch or tag of the hub model NAME"
@@ -292,7 +308,18 @@ def get_spec(name: str) -> ModelSpec | None:
     """The spec registered under ``name`` (or whose hub id is ``name``), else ``None``. A hub
     model pinned as ``NAME@REVISION`` gives ``NAME``'s spec with that revision; a malformed
     ``@``, or a revision on a model that has none (embedded, tiny), gives ``None``
-    (:func:`calib.models.locate.model_ref` says why)."""
+    (:func:`calib.models.locate.model_ref` says why).
+
+    Parameters
+    ----------
+    name : str
+        A registry name or hub id, optionally ``NAME@REVISION``.
+
+    Returns
+    -------
+    calib.models.registry.ModelSpec or None
+        The spec (with the pinned revision, if any), or ``None``.
+    """
     spec = registered(name)
     if spec is not None or not isinstance(name, str) or "@" not in name:
         return spec

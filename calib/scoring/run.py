@@ -44,7 +44,16 @@ CPU_CHUNK_STATEMENTS, GPU_CHUNK_STATEMENTS = 2000, 500_000
 
 class ScoringInterrupted(KeyboardInterrupt):
     """Scoring was interrupted (Ctrl-C or SIGTERM: ``signum``; :mod:`calib.interrupt`);
-    ``store`` holds every chunk finished so far, and the same call resumes from there."""
+    ``store`` holds every chunk finished so far, and the same call resumes from there.
+
+    Parameters
+    ----------
+    store : calib.scoring.cache.ScoreStore
+        The store of the dataset being scored (kept as ``store``; its folder is named in the
+        message).
+    signum : int
+        The signal that stopped the scoring (default ``SIGINT``), kept as ``signum``.
+    """
 
     def __init__(self, store: ScoreStore, signum: int = signal.SIGINT):
         super().__init__(f"scoring interrupted; the scores so far are in {store.folder}")
@@ -70,7 +79,36 @@ def scoring_options(
     ``start_token`` (:data:`~calib.scoring.encoding.START_TOKENS`) enters the key only when it
     is not calib's ``"single"``. Without ``dtype`` the registry's, else the default for
     ``device`` (:func:`calib.models.loading.dtype_name`: on a CPU bfloat16 for the embedded
-    models where the CPU has native bfloat16), so the key names the dtype the model runs in."""
+    models where the CPU has native bfloat16), so the key names the dtype the model runs in.
+
+    Parameters
+    ----------
+    model : str
+        A registry name, local folder or hub id; its registry entry
+        (:func:`calib.models.registry.get_spec`), if any, gives the default objective and dtype.
+    objective : str or None
+        ``"clm"`` or ``"mlm"``; ``None``: the registry's, else ``"auto"``.
+    dtype : str or None
+        The dtype's name (a ``torch.`` prefix is dropped); ``None``: the registry's, else the
+        default for ``device``.
+    start_token : str
+        A rule of :data:`~calib.scoring.encoding.START_TOKENS` (default ``"single"``).
+    device : str or None
+        The device whose default dtype is taken when neither ``dtype`` nor the registry names
+        one (default ``"auto"``).
+
+    Returns
+    -------
+    dict
+        ``version`` (:data:`SCORER_VERSION`), ``objective``, ``dtype``, ``pll``
+        (``PLL_VARIANT``) and, for a start token other than ``"single"`` on a model whose
+        objective is not ``"mlm"``, ``start``.
+
+    Raises
+    ------
+    ValueError
+        For a ``start_token`` that is not in :data:`~calib.scoring.encoding.START_TOKENS`.
+    """
     _check_start_token(start_token)
     spec = get_spec(model)
     out = {
@@ -95,7 +133,39 @@ def score_store(
     device: str | None = "auto",
 ) -> ScoreStore:
     """The store that holds ``model``'s scores of ``dataset`` under these scoring options
-    (computed without loading the model; ``device`` picks the default dtype)."""
+    (computed without loading the model; ``device`` picks the default dtype).
+
+    Parameters
+    ----------
+    model : str or calib.models.loading.LoadedModel
+        A registry name, local folder or hub id (keyed by
+        :func:`calib.models.loading.model_key`), or a loaded model (its own key, objective and
+        dtype).
+    dataset : str
+        The dataset's name (the store's last folder).
+    cache_dir : str or os.PathLike or None
+        The cache root (default :func:`calib.settings.cache_root`).
+    dtype : str or None
+        As in :func:`scoring_options` (ignored for a loaded model).
+    objective : str or None
+        As in :func:`scoring_options` (ignored for a loaded model).
+    start_token : str
+        As in :func:`scoring_options` (default ``"single"``).
+    device : str or None
+        As in :func:`scoring_options` (default ``"auto"``; ignored for a loaded model).
+
+    Returns
+    -------
+    calib.scoring.cache.ScoreStore
+        The store (its folder need not exist yet).
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``start_token``.
+    calib.models.locate.ModelLoadError
+        When the model's key cannot be computed (:func:`calib.models.loading.model_key`).
+    """
     if isinstance(model, LoadedModel):
         key = model.key
         options = scoring_options(model.name, model.objective, str(model.dtype), start_token)
@@ -209,6 +279,48 @@ def score_queries(
     cluster (``"auto"``: the local one; default ``$CALIB_RAY``, else no Ray;
     :mod:`calib.scoring.cluster`); ``device`` ``"auto"`` then means the cluster's GPUs if it
     has any. A model given already loaded is scored here.
+
+    Parameters
+    ----------
+    model : str or calib.models.loading.LoadedModel
+        A registry name, local folder or hub id, loaded only if some unit is missing; or a
+        loaded model.
+    queries : sequence of calib.scoring.statements.Query
+        The queries to score (of one or more datasets); none gives an empty score table.
+    cache_dir : str or os.PathLike or None
+        The cache root (default :func:`calib.settings.cache_root`).
+    device : str or None
+        ``"auto"`` (default), ``"cpu"``, ``"cuda"`` ...; with ``ray``, the cluster's device.
+    dtype : str or None
+        The dtype to run in; default the registry's, else the device's default.
+    objective : str or None
+        ``"clm"`` or ``"mlm"``; default the registry's, else inferred from the model.
+    chunk_statements : int or None
+        Statements per stored chunk; default :data:`CPU_CHUNK_STATEMENTS` on a CPU,
+        :data:`GPU_CHUNK_STATEMENTS` otherwise.
+    token_budget : int or None
+        Tokens per forward pass (default: from the device).
+    progress : bool
+        Show a progress bar on stderr while scoring (default ``True``).
+    start_token : str
+        ``"single"`` (default) or ``"lm-pub-quiz-0.3.3"``
+        (:data:`~calib.scoring.encoding.START_TOKENS`).
+    ray : str or None
+        The Ray cluster's address (``"auto"``: the local one); default ``$CALIB_RAY``, else no
+        Ray. Ignored for a loaded model.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The score table (:mod:`calib.scoring.schema`) with a ``model`` column (the name given,
+        or the loaded model's), its rows in the order of ``queries`` and their options.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``start_token``.
+    ScoringInterrupted
+        When Ctrl-C or SIGTERM stopped the scoring; the chunks finished so far are stored.
     """
     _check_start_token(start_token)
     cluster = None if isinstance(model, LoadedModel) else ray_address(ray)
@@ -284,7 +396,42 @@ def score_bear(
     relation) under the named ``templates`` for one model or, given a list, for every model on
     the same sample (their tables one after another). Stored scores are reused; only what is
     missing is computed. See :func:`score_queries` for the other keyword arguments
-    (``cache_dir``, ``device``, ``progress``, ``start_token`` ...)."""
+    (``cache_dir``, ``device``, ``progress``, ``start_token`` ...).
+
+    Parameters
+    ----------
+    models : str or calib.models.loading.LoadedModel or sequence
+        One model (a name or a loaded model) or a list of them.
+    templates : str or sequence of str
+        A template selection (:func:`calib.data.bear.template_names`); default
+        ``"paraphrase-0..4"``.
+    per_relation : int or None
+        Instances drawn per relation (:meth:`calib.data.probe.Probe.sample`); ``None``
+        (default): all.
+    seed : int
+        The sample's seed (default 0).
+    relations : sequence of str or None
+        Only these BEAR relations (default: all).
+    data_dir : str or os.PathLike or None
+        The data root (:mod:`calib.data.root`).
+    **kwargs
+        Passed on to :func:`score_queries`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The score table; for a list of models, their tables one after another.
+
+    Raises
+    ------
+    calib.data.errors.DataFormatError
+        For malformed BEAR files (:func:`calib.data.bear.load_bear`).
+    ValueError
+        For an unknown relation, a ``per_relation`` below 1, a malformed template range or
+        an unknown ``start_token``.
+    ScoringInterrupted
+        As in :func:`score_queries`.
+    """
     from calib.data.bear import load_bear, template_names
 
     bear = load_bear(data_dir, relations=list(relations) if relations else None)
