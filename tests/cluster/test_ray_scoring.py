@@ -160,28 +160,46 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(local_cluster):
     assert not list(claims.glob("*.json")) and not list(store.folder.glob(".tmp-*"))
 
 
-def test_an_actor_that_cannot_restart_hands_its_unit_to_the_others(local_cluster):
+#: fresh stores tried until an actor is caught holding a claim (a tiny model's unit lasts
+#: milliseconds: on a loaded machine the watching thread may see none in one run)
+CATCH_ATTEMPTS = 6
+
+
+def test_an_actor_that_cannot_restart_hands_its_unit_to_the_others(local_cluster, tmp_path):
     """``ray.kill(no_restart=True)`` on an actor that holds a unit: the driver drops it and
-    another actor scores the unit; nothing is lost or stored twice."""
+    another actor scores the unit; nothing is lost or stored twice. Each attempt scores into an
+    empty store of its own, so a run in which no holder was caught leaves nothing behind."""
+    from calib.models.loading import dtype_name
+    from calib.models.registry import get_spec
     from calib.settings import cache_root
 
     caches, model = local_cluster, "tiny-gpt2"
-    cluster.shutdown_pool()
-    key = (model, None, "cpu", None, str(cache_root(caches["ray"])))
-    actors = cluster._pool(ray, key)
-    by_pid = {ray.get(a.pid.remote()): a for a in actors}
-    assert len(by_pid) == 2
-    store = score_store(model, "bear", cache_dir=caches["ray"])
+    dtype = dtype_name(None, get_spec(model), "cpu")  # named by score_queries before the pool
+    for attempt in range(CATCH_ATTEMPTS):
+        cache = tmp_path / f"attempt-{attempt}"
+        cluster.shutdown_pool()
+        key = (model, None, "cpu", dtype, str(cache_root(cache)))
+        actors = cluster._pool(ray, key)
+        by_pid = {ray.get(a.pid.remote()): a for a in actors}
+        assert len(by_pid) == 2
+        store = score_store(model, "bear", cache_dir=cache)
+        original = list(actors)
 
-    def kill_for_good(pid: int) -> bool:
-        if pid not in by_pid:
-            return False
-        ray.kill(by_pid[pid], no_restart=True)
-        return True
+        def kill_for_good(pid: int, by_pid=by_pid) -> bool:
+            if pid not in by_pid:
+                return False
+            ray.kill(by_pid[pid], no_restart=True)
+            return True
 
-    got, _killed = _score_killing_a_claim_holder(
-        model, caches["ray"], store.folder / "claims", kill_for_good
-    )
+        got, killed = _score_killing_a_claim_holder(
+            model, cache, store.folder / "claims", kill_for_good, require=False
+        )
+        # the run used the actors made here (a key differing from score_queries' would make
+        # a new pool, whose pids kill_for_good does not know)
+        assert all(a in original for a in cluster._POOL["actors"])
+        if killed:
+            break
+    assert killed, f"no actor was caught holding a claim in {CATCH_ATTEMPTS} runs"
     assert len(cluster._POOL["actors"]) == 1  # the dead one was dropped
     want = score_bear(model, "paraphrase-2..3", cache_dir=caches["local"], device="cpu", **SAMPLE)
     assert_same_table(got, want)
@@ -192,10 +210,10 @@ def test_an_actor_that_cannot_restart_hands_its_unit_to_the_others(local_cluster
     assert len(units) == got.groupby(["relation", "template", "instance"]).ngroups
 
 
-def _score_killing_a_claim_holder(model, cache, claims, kill) -> tuple:
+def _score_killing_a_claim_holder(model, cache, claims, kill, require: bool = True) -> tuple:
     """Score the sample on the cluster while a thread calls ``kill(pid)`` on the first process
     seen holding a claim in ``claims`` (``kill`` returns whether it killed it); returns the
-    score table and the killed pids, failing if no holder was caught."""
+    score table and the killed pids, failing if no holder was caught (``require``)."""
     killed: list[int] = []
     stop = threading.Event()
 
@@ -220,7 +238,7 @@ def _score_killing_a_claim_holder(model, cache, claims, kill) -> tuple:
     finally:
         stop.set()
         thread.join()
-    assert killed, "no actor was caught holding a claim"
+    assert killed or not require, "no actor was caught holding a claim"
     return got, killed
 
 
