@@ -38,6 +38,8 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+#: the resume message calib prints when a run stops on a signal
+RESUME_MARK = "Run the same command again"
 #: a bound on one try (start-up, waiting for the marker, the exit): only against a hang
 TRY_LIMIT_S = 900
 _COMPETING_JOB = """
@@ -50,7 +52,7 @@ while True:
 # Python's own Ctrl-C first: a shell leaves SIGINT ignored for background jobs
 _CALIB = (
     "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
-    "from calib.cli import main; sys.exit(main(sys.argv[1:]))"
+    "from calib.cli import entry; entry()"
 )
 
 
@@ -62,6 +64,8 @@ class Watched:
             argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, bufsize=1
         )
         self.err: list[str] = []
+        #: when each line of ``err`` was read (time.monotonic)
+        self.times: list[float] = []
         self.marked = threading.Event()
         self._marker = marker
         self._thread = threading.Thread(target=self._read, daemon=True)
@@ -76,6 +80,7 @@ class Watched:
             buf += chunk
             if chunk in "\r\n":  # tqdm redraws its line with \r
                 self.err.append(buf)
+                self.times.append(time.monotonic())
                 if self._marker.search(buf):
                     self.marked.set()
                 buf = ""
@@ -147,7 +152,11 @@ def _one_try(argv, env, marker, delay, check_store: Path | None = None) -> dict:
         rc = None
     latency = time.monotonic() - sent
     err = w.stderr()
-    ok = rc == 130 and "Run the same command again" in err and "Traceback" not in err
+    # the first line after the signal that says it stopped: the rest is the interpreter's exit
+    said = next(
+        (t for t, line in zip(w.times, w.err) if t >= sent and RESUME_MARK in line), float("nan")
+    )
+    ok = rc == 130 and RESUME_MARK in err and "Traceback" not in err
     if check_store is not None:
         scores = check_store / "scores"
         left = [*scores.rglob(".tmp-*"), *scores.rglob("claims/*")] if scores.exists() else []
@@ -157,6 +166,7 @@ def _one_try(argv, env, marker, delay, check_store: Path | None = None) -> dict:
     return {
         "delay_s": round(delay, 3),
         "latency_s": round(latency, 3),
+        "message_s": round(said - sent, 3),
         "exit": rc,
         "ok": ok,
         "until_signal_s": round(sent - started, 1),
@@ -253,7 +263,8 @@ def main() -> int:
                 print(
                     f"  try {i + 1:2d}: signal {r['delay_s']:.2f} s after progress "
                     f"({r['until_signal_s']:.0f} s after start), exit {r['exit']} after "
-                    f"{r['latency_s']:.2f} s{'' if r['ok'] else '  FAILED'}",
+                    f"{r['latency_s']:.2f} s (resume message after {r['message_s']:.2f} s)"
+                    f"{'' if r['ok'] else '  FAILED'}",
                     flush=True,
                 )
     finally:
@@ -267,13 +278,15 @@ def main() -> int:
         "tries": len(tries),
         "median_s": round(statistics.median(lat), 3),
         "max_s": round(max(lat), 3),
+        "message_median_s": round(statistics.median(r["message_s"] for r in tries), 3),
         "all_ok": all(r["ok"] for r in tries),
         "seed": args.seed,
     }
     print(
         f"SIGINT -> exit: median {summary['median_s']:.2f} s, max {summary['max_s']:.2f} s "
         f"over {len(tries)} tries; {'all' if summary['all_ok'] else 'NOT all'} exited 130 "
-        f"with the resume message and nothing half-written"
+        f"with the resume message and nothing half-written; the message came after "
+        f"{summary['message_median_s']:.2f} s (median), the rest is the interpreter's exit"
     )
     if args.json:
         Path(args.json).write_text(json.dumps({"summary": summary, "tries": tries}, indent=1))

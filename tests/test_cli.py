@@ -1,5 +1,8 @@
 """The ``calib`` command line."""
 
+import subprocess
+import sys
+
 from calib.cli import main
 
 
@@ -94,3 +97,29 @@ def test_score_token_budget_is_not_part_of_the_cache_key(
     assert first.splitlines()[-1] == second.splitlines()[-1]  # same accuracy line
     with pytest.raises(SystemExit):
         main([*argv, "--batch-size", "8"])
+
+
+def _entry_with(code: int, ray: bool = False) -> subprocess.CompletedProcess:
+    """``calib.cli.entry`` in a fresh interpreter whose ``main`` returns ``code``, with an exit
+    hook that prints ``teardown`` (and a module named ``ray`` loaded, if ``ray``)."""
+    script = (
+        "import atexit, sys, types, calib.cli as cli\n"
+        "atexit.register(lambda: print('teardown', flush=True))\n"
+        + ("sys.modules['ray'] = types.ModuleType('ray')\n" if ray else "")
+        + f"cli.main = lambda: (print('said where the scores are', flush=True), {code})[1]\n"
+        "cli.entry()\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+
+
+def test_a_run_stopped_by_a_signal_leaves_without_the_interpreters_teardown():
+    for code in (130, 143):
+        done = _entry_with(code)
+        assert done.returncode == code
+        assert done.stdout == "said where the scores are\n"  # flushed, and no exit hooks ran
+    finished = _entry_with(0)
+    assert finished.returncode == 0 and finished.stdout.endswith("teardown\n")
+    with_ray = _entry_with(130, ray=True)  # Ray's exit hook must run (it leaves the cluster)
+    assert with_ray.returncode == 130 and with_ray.stdout.endswith("teardown\n")

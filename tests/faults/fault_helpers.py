@@ -45,7 +45,7 @@ def calib_command(args: list[str]) -> list[str]:
         sys.executable,
         "-c",
         "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
-        "from calib.cli import main; sys.exit(main(sys.argv[1:]))",
+        "from calib.cli import entry; entry()",
         *args,
     ]
 
