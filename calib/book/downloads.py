@@ -28,6 +28,7 @@ import os
 import re
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from calib.book.layout import CHAPTERS_DIR
@@ -155,6 +156,19 @@ def table_intervals(frame, declared: dict | None = None) -> dict[str, tuple[str,
     return found
 
 
+def recorded_tables(root: str | os.PathLike) -> Iterator[tuple[str, Path, dict]]:
+    """``(chapter/file, path, manifest entry)`` of every result table the built chapters
+    recorded for their downloads (``_build/downloads/*/manifest.json``), chapter by chapter."""
+    for manifest_path in sorted((Path(root) / DOWNLOADS_DIR).glob("*/manifest.json")):
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        for table in manifest.get("tables", []):
+            yield (
+                f"{manifest['chapter']}/{table['file']}",
+                manifest_path.parent / table["file"],
+                table,
+            )
+
+
 #: the ending of a noise-floor column (:func:`calib.confidence.noise_floor.floor_record`)
 FLOOR_SUFFIX = "_floor"
 
@@ -166,33 +180,29 @@ def floor_range_violations(root: str | os.PathLike, tolerance: float = 1e-9) -> 
     import pandas as pd
 
     out = []
-    for manifest_path in sorted((Path(root) / DOWNLOADS_DIR).glob("*/manifest.json")):
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        for table in manifest.get("tables", []):
-            frame = pd.read_csv(manifest_path.parent / table["file"])
-            where = f"{manifest['chapter']}/{table['file']}"
-            for col in [c for c in frame.columns if str(c).endswith(FLOOR_SUFFIX)]:
-                lo, hi = f"{col}_low", f"{col}_high"
-                if lo not in frame.columns or hi not in frame.columns:
-                    continue
-                v = frame[[lo, hi]].apply(pd.to_numeric, errors="coerce")
-                for i in v.index[(v[lo] > v[hi] + tolerance)]:
+    for where, path, _table in recorded_tables(root):
+        frame = pd.read_csv(path)
+        for col in [c for c in frame.columns if str(c).endswith(FLOOR_SUFFIX)]:
+            lo, hi = f"{col}_low", f"{col}_high"
+            if lo not in frame.columns or hi not in frame.columns:
+                continue
+            v = frame[[lo, hi]].apply(pd.to_numeric, errors="coerce")
+            for i in v.index[(v[lo] > v[hi] + tolerance)]:
+                out.append(
+                    f"{where} row {i}: {lo} {float(v.at[i, lo])!r} > {hi} {float(v.at[i, hi])!r}"
+                )
+            metric = str(col)[: -len(FLOOR_SUFFIX)]
+            within = f"{metric}_within_floor"
+            if metric in frame.columns and within in frame.columns:
+                x = pd.to_numeric(frame[metric], errors="coerce")
+                known = x.notna() & v[hi].notna() & frame[within].notna()
+                expect = x <= v[hi]
+                said = frame[within].astype(str).str.lower().isin(["true", "1", "1.0"])
+                for i in frame.index[known & (expect != said)]:
                     out.append(
-                        f"{where} row {i}: {lo} {float(v.at[i, lo])!r} > {hi} "
-                        f"{float(v.at[i, hi])!r}"
+                        f"{where} row {i}: {within} is {said.at[i]} but "
+                        f"{metric} {float(x.at[i])!r} vs {hi} {float(v.at[i, hi])!r}"
                     )
-                metric = str(col)[: -len(FLOOR_SUFFIX)]
-                within = f"{metric}_within_floor"
-                if metric in frame.columns and within in frame.columns:
-                    x = pd.to_numeric(frame[metric], errors="coerce")
-                    known = x.notna() & v[hi].notna() & frame[within].notna()
-                    expect = x <= v[hi]
-                    said = frame[within].astype(str).str.lower().isin(["true", "1", "1.0"])
-                    for i in frame.index[known & (expect != said)]:
-                        out.append(
-                            f"{where} row {i}: {within} is {said.at[i]} but "
-                            f"{metric} {float(x.at[i])!r} vs {hi} {float(v.at[i, hi])!r}"
-                        )
     return out
 
 
@@ -204,22 +214,19 @@ def interval_violations(root: str | os.PathLike, tolerance: float = 1e-9) -> lis
     import pandas as pd
 
     out = []
-    for manifest_path in sorted((Path(root) / DOWNLOADS_DIR).glob("*/manifest.json")):
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        for table in manifest.get("tables", []):
-            frame = pd.read_csv(manifest_path.parent / table["file"])
-            for est, (lo, hi) in table_intervals(frame, table.get("intervals")).items():
-                values = frame[[est, lo, hi]].apply(pd.to_numeric, errors="coerce")
-                ok = values.isna().any(axis=1) | (
-                    (values[lo] <= values[est] + tolerance)
-                    & (values[est] <= values[hi] + tolerance)
+    for where, path, table in recorded_tables(root):
+        frame = pd.read_csv(path)
+        for est, (lo, hi) in table_intervals(frame, table.get("intervals")).items():
+            values = frame[[est, lo, hi]].apply(pd.to_numeric, errors="coerce")
+            ok = values.isna().any(axis=1) | (
+                (values[lo] <= values[est] + tolerance) & (values[est] <= values[hi] + tolerance)
+            )
+            for i in values.index[~ok]:
+                e, a, b = (float(values.at[i, c]) for c in (est, lo, hi))
+                out.append(
+                    f"{where} row {i}: {est} {e!r} "
+                    f"outside [{a!r}, {b!r}] ({table.get('caption', '')[:60]})"
                 )
-                for i in values.index[~ok]:
-                    e, a, b = (float(values.at[i, c]) for c in (est, lo, hi))
-                    out.append(
-                        f"{manifest['chapter']}/{table['file']} row {i}: {est} {e!r} "
-                        f"outside [{a!r}, {b!r}] ({table.get('caption', '')[:60]})"
-                    )
     return out
 
 
@@ -234,12 +241,10 @@ def ace_tables(root: str | os.PathLike) -> list[tuple[str, list[str]]]:
     import pandas as pd
 
     out = []
-    for manifest_path in sorted((Path(root) / DOWNLOADS_DIR).glob("*/manifest.json")):
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        for table in manifest.get("tables", []):
-            columns = list(pd.read_csv(manifest_path.parent / table["file"], nrows=0).columns)
-            if "ace" in columns:
-                out.append((f"{manifest['chapter']}/{table['file']}", columns))
+    for where, path, _table in recorded_tables(root):
+        columns = list(pd.read_csv(path, nrows=0).columns)
+        if "ace" in columns:
+            out.append((where, columns))
     return out
 
 
