@@ -1125,12 +1125,7 @@ def model_contrasts(
         low, high = interval(point, reps, level, method, jack)
         rows.append(
             {
-                "kind": s.kind,
-                "unit": s.unit,
-                "metric": s.metric,
-                "estimator": s.estimator,
-                "a": s.a,
-                "b": s.b,
+                **_spec_fields(s),
                 "difference": point,
                 "low": low,
                 "high": high,
@@ -1141,6 +1136,19 @@ def model_contrasts(
             }
         )
     return pd.DataFrame(rows, columns=list(CONTRAST_COLUMNS))
+
+
+def _spec_fields(s) -> dict:
+    """The columns of :data:`CONTRAST_COLUMNS` that name a contrast spec (both the build's and
+    the paper's contrast rows start with them)."""
+    return {
+        "kind": s.kind,
+        "unit": s.unit,
+        "metric": s.metric,
+        "estimator": s.estimator,
+        "a": s.a,
+        "b": s.b,
+    }
 
 
 def paper_info() -> pd.DataFrame:
@@ -1173,12 +1181,7 @@ def paper_contrasts(aggregation: str = "min", kinds: Sequence[str] | None = None
             value += c * (acc[m] if e == TEMPLATES else long.at[(m, e), s.metric])
         rows.append(
             {
-                "kind": s.kind,
-                "unit": s.unit,
-                "metric": s.metric,
-                "estimator": s.estimator,
-                "a": s.a,
-                "b": s.b,
+                **_spec_fields(s),
                 "difference": value,
                 "low": value,
                 "high": value,
