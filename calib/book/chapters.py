@@ -4,8 +4,10 @@ Ctrl-C or SIGTERM during a run (:mod:`calib.interrupt`) interrupts the chapter's
 to its process group, as Jupyter's "interrupt"; the kernel runs in a session of its own, so a
 terminal's Ctrl-C reaches this process only); a kernel that has not stopped after
 :data:`KERNEL_GRACE_S` seconds (``$CALIB_KERNEL_GRACE_S``), or at a second signal, is killed.
-The run then stops with :class:`calib.interrupt.Interrupted`: the executed notebook is not
-written (the previous one stays as it was) and the partial one goes to ``_build/failed/``.
+One whose cell has stopped is killed at once, not asked to shut down: it is discarded, and its
+cell's own clean-up (claims released, the unfinished chunk dropped) has run. The run then stops
+with :class:`calib.interrupt.Interrupted`: the executed notebook is not written (the previous
+one stays as it was) and the partial one goes to ``_build/failed/``.
 """
 
 from __future__ import annotations
@@ -54,8 +56,13 @@ from calib.settings import EXPORT_ENV
 KERNEL_NAME = "calib-python3"
 _STANDARD_KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
 #: seconds an interrupted chapter's kernel gets to stop before it is killed (a scoring cell
-#: stops at its next forward pass, :mod:`calib.interrupt`); ``$CALIB_KERNEL_GRACE_S`` sets it
-KERNEL_GRACE_S = 10.0
+#: stops at its next forward pass, :mod:`calib.interrupt`); ``$CALIB_KERNEL_GRACE_S`` sets it.
+#: Killing one is safe wherever it is: the score store's chunks and a model's folder are
+#: written to temporary names and renamed, a dead holder's claims are found stale, and the
+#: chapter's notebook and record are written only after it ends; short, so that Ctrl-C also
+#: stops a kernel within a long step with no safe point (a first import of torch, a model
+#: load) promptly
+KERNEL_GRACE_S = 1.0
 KERNEL_GRACE_ENV = "CALIB_KERNEL_GRACE_S"
 #: seconds an interrupted chapter's kernel gets to exit on papermill's shutdown request (after
 #: its cell stopped) before jupyter_client kills it
@@ -188,6 +195,14 @@ def _kernel_manager_class(started: list):
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **kwargs)
             started.append(self)
+
+        async def shutdown_kernel(  # type: ignore[override]
+            self, now: bool = False, restart: bool = False
+        ) -> None:
+            # an interrupted run's kernel is discarded once its cell has stopped (the cell's
+            # own clean-up has run: claims released, the unfinished chunk dropped): kill it
+            # at once rather than ask it to shut down and wait for its interpreter's teardown
+            await super().shutdown_kernel(now=now or interrupted() is not None, restart=restart)
 
     return NotedKernelManager
 
