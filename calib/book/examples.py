@@ -37,7 +37,7 @@ Accuracy and calibration of Base-Confidence on the plain template, per model.
 
 models: list[str] = ["smollm2-135m-instruct", "gemma-3-270m"]  # registry names, folders, hub ids
 relations: list[str] | None = None  # BEAR relations (None: all 60)
-per_relation: int | None = 2  # instances per relation, seeded sample (None: all)
+per_relation: int | None = 1  # instances per relation, seeded sample (None: all)
 seed: int = 0  # seed of the sample and of the bootstrap
 n_bootstrap: int = 1000  # bootstrap resamples behind every interval
 ```

@@ -103,17 +103,18 @@ PROFILES: dict[str, Profile] = {
         name="cpu",
         description=(
             "the two embedded offline models (smollm2-135m-instruct, gemma-3-270m) "
-            "on a seeded BEAR sample of 2 instances per relation, all 60 relations "
-            "(120 facts per model, 6 per ACE bin, where a perfectly calibrated "
-            "estimator's ACE, the noise floor, is about 0.11 to 0.14 for these models: "
-            "each ACE is printed with its own; a cold `make book` takes over 40 minutes "
-            "on 2 CPU cores: on 2026-12-01 its first three chapters took 28)"
+            "on a seeded BEAR sample of 1 instance per relation, all 60 relations "
+            "(60 facts per model, 3 per ACE bin, where a perfectly calibrated "
+            "estimator's ACE, the noise floor, is about 0.15 to 0.20 for these models: "
+            "each ACE is printed with its own; the largest sample for which a cold "
+            "`make book` fits 40 minutes on 2 CPU cores: 29 minutes from a fresh clone "
+            "on 2026-12-01, where 2 per relation takes more than 42)"
         ),
         label="two small offline models on a seeded BEAR sample",
         shared={
             "models": ["smollm2-135m-instruct", "gemma-3-270m"],
             "relations": None,
-            "per_relation": 2,
+            "per_relation": 1,
             "seed": 0,
             "n_bootstrap": 1000,
         },

@@ -4,7 +4,8 @@ ACE (paper §4.3) averages ``|accuracy(bin) - confidence(bin)|`` over 20 bins of
 each at the sample sizes of a CPU build: even a *perfectly calibrated* estimator, one whose
 instances are correct with probability equal to their confidence, shows an ACE well above 0
 there, because a bin's accuracy is a proportion of a few 0/1 outcomes. The paper's Table 1 is on
-all 7,731 BEAR facts, where this floor is small; a run on 120 facts per model is not.
+all 7,731 BEAR facts, where this floor is small; a run on 60 facts per model (the cpu profile)
+is not.
 
 **Definition.** For a vector of confidences ``c_1 .. c_N`` and a binned metric ``M`` (ACE, ECE,
 MCE or RMS, :data:`calib.confidence.metrics.BINNED`), the *floor* is the expected value of ``M``

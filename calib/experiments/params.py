@@ -7,7 +7,7 @@ Each chapter module declares ::
         chapter: ClassVar[str] = "reductions"
         models: tuple[str, ...] = parameter(("smollm2-135m-instruct", "gemma-3-270m"),
                                             "models (registry names or hub ids)")
-        per_relation: int | None = parameter(2, "instances per relation (None: all of BEAR)")
+        per_relation: int | None = parameter(1, "instances per relation (None: all of BEAR)")
 
 Types are the annotations (as text: ``int``, ``float``, ``str``, ``bool``, ``tuple[str, ...]``,
 ``X | None``, ``Literal[...]``, ``dict[...]``: :func:`check_annotation`); a value of the wrong
