@@ -64,9 +64,6 @@ _STANDARD_KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language
 #: load) promptly
 KERNEL_GRACE_S = 1.0
 KERNEL_GRACE_ENV = "CALIB_KERNEL_GRACE_S"
-#: seconds an interrupted chapter's kernel gets to exit on papermill's shutdown request (after
-#: its cell stopped) before jupyter_client kills it
-INTERRUPTED_SHUTDOWN_S = 0.5
 #: how often the waiting thread looks at the kernel and at the signals recorded (seconds)
 _POLL_S = 0.2
 
@@ -235,10 +232,7 @@ def _execute_interruptibly(execute, name: str) -> None:
             if interrupted() is not None and asked is None:
                 asked = now
                 for km in kernels:
-                    _signal_kernel(km, signal.SIGINT)
-                    # the interrupted run's notebook is discarded: once its cell has stopped,
-                    # the kernel need not take jupyter_client's default 5 s to shut down
-                    km.shutdown_wait_time = INTERRUPTED_SHUTDOWN_S
+                    _signal_kernel(km, signal.SIGINT)  # its shutdown then kills it at once
             if asked is not None and killed is None and now - asked >= grace:
                 killed = now
                 for km in kernels:
