@@ -443,6 +443,7 @@ def test_the_chapter_on_a_synthetic_score_table_records_and_reloads(scores, tmp_
             "holds",
             "does not hold",
             "undecided",
+            "cannot be decided at this size",
             "not testable",
         )
 

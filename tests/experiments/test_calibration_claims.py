@@ -200,11 +200,11 @@ def test_a_threshold_on_ace_is_judged_conservatively_on_both_sides():
         [
             ("a", "Margin", 0.06, 0.09, 0.0),  # below: supports
             ("b", "Margin", 0.15, 0.2, 0.02),  # above, but within its floor
-            ("c", "Margin", 0.3, 0.4, 0.12),
+            ("c", "Margin", 0.3, 0.4, 0.2),
         ]
-    )  # above even when debiased
+    )  # above even when debiased (by more than Holm's correction over the three needs)
     rows = cx._threshold_rows(table, ["Margin"]).set_index("unit")
-    assert rows.at["a, Margin", "high"] == 0.09 and rows.at["c, Margin", "low"] == 0.12
+    assert rows.at["a, Margin", "high"] == 0.09 and rows.at["c, Margin", "low"] == 0.2
     judged = cx.margin_well_calibrated_rule(Evidence(rows.reset_index(), "t"))
     assert (
         judged.verdict == "does not hold"
@@ -262,7 +262,9 @@ def test_margin_is_not_well_calibrated_for_16_of_25_models_in_table1():
     by_hand = T1.index[T1["ace_margin"] >= 0.1]
     assert len(by_hand) == 16 and "opt-1.3b" in by_hand  # 0.100 is not below 0.1
     judged = BY_KEY["margin_well_calibrated"].judge_paper()
-    assert judged.verdict == "does not hold" and "for 9, against it for 16" in judged.evidence
+    # opt-1.3b's printed 0.100 ties with 0.1 at the printed precision: no evidence either way
+    assert judged.verdict == "does not hold"
+    assert "for 9, against it for 15 and undecided for 1" in judged.evidence
 
 
 def test_margin_is_under_005_for_the_three_named_models():

@@ -60,6 +60,16 @@ def test_sections_quantifiers_and_fields_are_well_formed():
         Claim(**{**BY_KEY["margin_bear"].__dict__, "key": "x", "section": "5.1"})
     with pytest.raises(ValueError, match="paper_note says why"):
         Claim(**{**BY_KEY["margin_bear"].__dict__, "key": "x", "paper_evidence": None})
+    with pytest.raises(ValueError, match="paper_source must be one of"):
+        Claim(**{**BY_KEY["margin_bear"].__dict__, "key": "x", "paper_source": "a blog"})
+    assert section_key("§7") < section_key("Limitations") < section_key("Appendix A")
+
+
+def test_a_claim_beyond_the_paper_is_marked_so_and_the_others_are_not():
+    assert BY_KEY["recalibrated_baseline"].beyond_paper  # its statement says so
+    assert not BY_KEY["margin_bear"].beyond_paper
+    marked = Claim(**{**BY_KEY["margin_bear"].__dict__, "key": "x", "beyond_paper": True})
+    assert marked.beyond_paper
 
 
 def test_a_claim_defined_twice_or_in_another_chapters_module_is_named(monkeypatch):
