@@ -322,11 +322,11 @@ def reductions_beside(
     floors: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Figure 7's means from both sources: this build's
-    (:func:`calib.experiments.reductions.objective_means`) and those computed from the
+    (:func:`calib.experiments.reductions.tables.objective_means`) and those computed from the
     authors' stored per-model values; ``labels`` maps this build's reduction keys to the
     paper's names. One row per source, objective and reduction with ``accuracy``, ``ace``,
     ``H``, ``n_models``. With ``floors``
-    (:func:`calib.experiments.reductions.objective_floors`), this build's rows also get the
+    (:func:`calib.experiments.reductions.tables.objective_floors`), this build's rows also get the
     noise floor of their mean ACE (``ace_floor``, ``ace_debiased`` with its bounds,
     ``ace_within_floor``; beyond the paper), the authors' rows none (NaN: their confidences
     are not stored)."""

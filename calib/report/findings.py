@@ -46,7 +46,7 @@ METRIC_TITLES = {
     "ace_margin": "ACE (Margin)",
 }
 #: the display names of Figure 7's metrics
-#: (:data:`calib.experiments.reductions.FIGURE7_METRICS`)
+#: (:data:`calib.experiments.reductions.tables.FIGURE7_METRICS`)
 METRIC_LABELS: dict[str, str] = {"accuracy": "Accuracy", "ace": "ACE", "H": "H"}
 
 
@@ -459,7 +459,7 @@ def rule_sentences(differences: pd.DataFrame) -> list[str]:
 
 
 def reduction_sentences(differences: pd.DataFrame) -> list[str]:
-    """One sentence per row of :func:`calib.experiments.reductions.objective_differences`
+    """One sentence per row of :func:`calib.experiments.reductions.tables.objective_differences`
     (the mean over an objective's models of a metric of reduction ``a`` minus ``b``, with its
     paired interval), worded by :func:`~calib.report.prose.compare_sentence`: "higher" or
     "lower" only where the interval excludes 0."""

@@ -1,0 +1,71 @@
+"""Every chapter's analysis-only entry, ``analyse(scores, params) -> Result``: on a small
+synthetic score table of the store's schema (no model, no disk) it gives a complete result that
+records and reads back; where a tiny model can score it, ``run(params)`` equals ``analyse`` on the
+scores ``run`` scored."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pandas as pd
+import pytest
+from synthetic_scores import random_score_table
+
+from calib.data.bear import PLAIN
+from calib.experiments import records, reductions
+
+
+def complete(result, tmp_path) -> None:
+    """Every field of ``result`` is set (frames: with their columns), and the result records
+    and reads back with equal frames."""
+    for f in dataclasses.fields(result):
+        value = getattr(result, f.name)
+        assert value is not None or "None" in str(f.type), f.name
+        if isinstance(value, pd.DataFrame):
+            assert len(value.columns), f.name
+    back = records.load_record_folder(records.write_record(result, tmp_path))
+    assert back.params == result.params
+    for f in dataclasses.fields(result):
+        value = getattr(result, f.name)
+        if isinstance(value, pd.DataFrame) and len(value):
+            pd.testing.assert_frame_equal(
+                getattr(back, f.name), value, check_dtype=False, check_index_type=False
+            )
+
+
+def assert_results_equal(a, b) -> None:
+    """Two results of one chapter hold equal frames and values."""
+    assert type(a) is type(b)
+    for f in dataclasses.fields(a):
+        x, y = getattr(a, f.name), getattr(b, f.name)
+        if isinstance(x, pd.DataFrame):
+            pd.testing.assert_frame_equal(x, y, obj=f.name)
+        else:
+            assert x == y, f.name
+
+
+# -- reductions -------------------------------------------------------------------------------
+
+
+def test_reductions_analyse_a_synthetic_score_table(tmp_path):
+    scores = random_score_table(models=("m2", "m1"), templates=(PLAIN,), n_instances=4)
+    params = reductions.Params(models=("m2", "m1"), n_bootstrap=20)
+    result = reductions.analyse(scores, params, objectives={"m2": "clm", "m1": "mlm"})
+    assert result.objectives == {"m2": "clm", "m1": "mlm"}
+    assert result.n_relations == 3 and result.n_facts == 12
+    assert len(result.table) == 2 * 4 and set(result.means["objective"]) == {"clm", "mlm"}
+    assert len(result.h_differences) == 2 * 3 and len(result.mean_vs_sum) == 2 * 4 * 2
+    assert len(result.shape) == 2 * 4 and len(result.mean_floors) == 2 * 4
+    complete(result, tmp_path)
+
+
+@pytest.mark.slow
+def test_reductions_run_is_score_bear_then_analyse():
+    from calib.scoring.run import score_bear
+
+    params = reductions.Params(
+        models=("tiny-gpt2", "tiny-bert"), relations=("P36", "P19"), per_relation=2, n_bootstrap=20
+    )
+    result = reductions.run(params)
+    scores = score_bear(list(params.models), PLAIN, 2, 0, ["P36", "P19"])  # the cached scores
+    assert_results_equal(result, reductions.analyse(scores, params))
