@@ -63,13 +63,14 @@ def calibration_beside(
     estimators: Sequence[str] = ("Base", "Margin", "Average/min"),
     accuracy: Mapping[str, float] | None = None,
 ) -> pd.DataFrame:
-    """This build's calibration table (:func:`calib.experiments.calibration.calibration_table`)
-    and the paper's Table 1 (with Table 3's accuracy) for ``estimators``: ``source``,
-    ``model`` (registry name), ``objective``, ``estimator``, ``accuracy``, ``ace``, ``brier``,
-    ``in_paper``. The paper's accuracy is Table 3's BEAR accuracy over all templates, the same
-    for every estimator. This build's is ``accuracy`` (model -> accuracy) where given -- the
-    same definition as the paper's: the accuracy averaged over the five paraphrase templates
-    (:func:`calib.experiments.calibration.template_accuracy`) -- else the accuracy of each
+    """This build's calibration table
+    (:func:`calib.experiments.calibration.tables.calibration_table`) and the paper's Table 1 (with
+    Table 3's accuracy) for ``estimators``: ``source``, ``model`` (registry name), ``objective``,
+    ``estimator``, ``accuracy``, ``ace``, ``brier``, ``in_paper``. The paper's accuracy is Table 3's
+    BEAR accuracy over all templates, the same for every estimator. This build's is ``accuracy``
+    (model -> accuracy) where given -- the same definition as the paper's: the accuracy averaged
+    over the five paraphrase templates
+    (:func:`calib.experiments.calibration.tables.template_accuracy`) -- else the accuracy of each
     estimator's answer."""
     ours = table[table["estimator"].isin(list(estimators))]
     names = set(paper_models()["registry_name"])
@@ -109,7 +110,7 @@ def selective_beside(curves: pd.DataFrame, table: pd.DataFrame, estimator: str) 
     gemma-7b a threshold of 0.1 on C_Average raises accuracy by about 15 percentage points while
     rejecting less than 30% of the instances; this build's rows give, per model, the share
     rejected and the gain in accuracy of the kept instances at that threshold
-    (``curves``: :func:`calib.experiments.calibration.rejection_curves`; ``table``: the
+    (``curves``: :func:`calib.experiments.calibration.curves.rejection_curves`; ``table``: the
     calibration table, for the accuracy without rejection). Columns ``source``, ``model``,
     ``estimator``, ``threshold``, ``rejected``, ``accuracy gain`` (text)."""
     nums = reported("kissling2026_text_numbers").set_index("key")

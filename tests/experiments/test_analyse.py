@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 from synthetic_scores import random_score_table
 
-from calib.data.bear import PLAIN
-from calib.experiments import records, reductions
+from calib.data.bear import PARAPHRASES, PLAIN
+from calib.experiments import calibration, records, reductions
 
 
 def complete(result, tmp_path) -> None:
@@ -69,3 +69,36 @@ def test_reductions_run_is_score_bear_then_analyse():
     result = reductions.run(params)
     scores = score_bear(list(params.models), PLAIN, 2, 0, ["P36", "P19"])  # the cached scores
     assert_results_equal(result, reductions.analyse(scores, params))
+
+
+# -- calibration ------------------------------------------------------------------------------
+
+
+def test_calibration_analyse_a_synthetic_score_table(tmp_path):
+    scores = random_score_table(models=("m2", "m1"), templates=PARAPHRASES, n_instances=4)
+    info = pd.DataFrame(
+        {"model": ["m2", "m1"], "objective": ["clm", "mlm"], "family": "F", "size_m": [1.0, 2.0]}
+    )
+    params = calibration.Params(models=("m2", "m1"), n_bootstrap=10, floor_draws=10)
+    result = calibration.analyse(scores, params, info)
+    assert result.n_facts == 12 and result.n_relations == 3 and result.folds == 3
+    assert result.models["model"].tolist() == ["m2", "m1"]
+    assert set(result.table["model"]) == {"m2", "m1"}
+    assert {"objectives", "size step"} == set(result.contrasts["kind"])  # one family, two sizes
+    complete(result, tmp_path)
+
+
+@pytest.mark.slow
+def test_calibration_run_is_score_bear_then_analyse():
+    from calib.scoring.run import score_bear
+
+    params = calibration.Params(
+        models=("tiny-gpt2", "tiny-bert"),
+        relations=("P36", "P19"),
+        per_relation=2,
+        n_bootstrap=10,
+        floor_draws=10,
+    )
+    result = calibration.run(params)
+    scores = score_bear(list(params.models), "paraphrases", 2, 0, ["P36", "P19"])
+    assert_results_equal(result, calibration.analyse(scores, params))
