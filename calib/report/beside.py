@@ -373,7 +373,7 @@ def reductions_beside(
 def linguistic_beside(effects: pd.DataFrame) -> pd.DataFrame:
     """The paper's numbers on the injected templates (Appendix G's accuracy changes, §6's ACE
     change under "certainly") beside this build's changes for the same template and quantity
-    (:func:`calib.experiments.linguistic.injection_effects`): ``source``, ``model``,
+    (:func:`calib.experiments.linguistic.injections.injection_effects`): ``source``, ``model``,
     ``template``, ``quantity``, ``change`` (text: the paper's as written, this build's with its
     95% interval; accuracy in percentage points)."""
     nums = reported("kissling2026_text_numbers").set_index("key")

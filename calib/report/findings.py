@@ -484,11 +484,11 @@ def _signed(x: float) -> str:
 
 
 def ace_change_sentences(changes: pd.DataFrame) -> list[str]:
-    """One sentence per row of :func:`calib.experiments.linguistic.ace_changes`: the change in
-    ACE under the injected template (:func:`~calib.report.prose.compare_sentence`, "lower" or
-    "higher" only where its interval excludes 0), then what the noise floors allow: both ACEs
-    within their floors, or the change of the floors and the debiased change, saying when the
-    change is no larger than the floors' change allows (the debiased interval includes 0)."""
+    """One sentence per row of :func:`calib.experiments.linguistic.injections.ace_changes`: the
+    change in ACE under the injected template (:func:`~calib.report.prose.compare_sentence`, "lower"
+    or "higher" only where its interval excludes 0), then what the noise floors allow: both ACEs
+    within their floors, or the change of the floors and the debiased change, saying when the change
+    is no larger than the floors' change allows (the debiased interval includes 0)."""
     out = []
     for r in changes.to_dict("records"):
         diff = {"metric": "ace", "difference": r["delta"], "low": r["low"], "high": r["high"]}
@@ -523,10 +523,10 @@ def ace_change_sentences(changes: pd.DataFrame) -> list[str]:
 def confidence_move_sentences(
     effects: pd.DataFrame, numeric: pd.DataFrame, markers: Sequence[str] = ("possibly", "certainly")
 ) -> list[str]:
-    """One neutral sentence (:func:`~calib.report.prose.change_sentence`) per model on how
-    each of ``markers`` moves mean Base-Confidence against the plain template (the
-    ``confidence`` rows of :func:`calib.experiments.linguistic.injection_effects`), and on
-    numeric-100 against numeric-0 (:func:`calib.experiments.linguistic.numeric_differences`)."""
+    """One neutral sentence (:func:`~calib.report.prose.change_sentence`) per model on how each of
+    ``markers`` moves mean Base-Confidence against the plain template (the ``confidence`` rows of
+    :func:`calib.experiments.linguistic.injections.injection_effects`), and on numeric-100 against
+    numeric-0 (:func:`calib.experiments.linguistic.injections.numeric_differences`)."""
     conf = effects[(effects["quantity"] == "confidence") & effects["template"].isin(markers)]
     out = [
         change_sentence(

@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 from synthetic_scores import random_score_table
 
-from calib.data.bear import PARAPHRASES, PLAIN
-from calib.experiments import calibration, records, reductions
+from calib.data.bear import LINGUISTIC, PARAPHRASES, PLAIN
+from calib.experiments import calibration, linguistic, records, reductions
 
 
 def complete(result, tmp_path) -> None:
@@ -102,3 +102,17 @@ def test_calibration_run_is_score_bear_then_analyse():
     result = calibration.run(params)
     scores = score_bear(list(params.models), "paraphrases", 2, 0, ["P36", "P19"])
     assert_results_equal(result, calibration.analyse(scores, params))
+
+
+# -- linguistic -------------------------------------------------------------------------------
+
+
+def test_linguistic_analyse_a_synthetic_score_table(tmp_path):
+    models = ("smollm2-135m-instruct", "gemma-3-270m")  # registry names: family and size
+    scores = random_score_table(models=models, templates=(PLAIN, *LINGUISTIC), n_instances=3)
+    params = linguistic.Params(models=models, n_bootstrap=10, floor_draws=10, curve_bins=4)
+    result = linguistic.analyse(scores, params)
+    assert result.n_facts == 9 and result.n_relations == 3 and result.injected == list(LINGUISTIC)
+    assert result.models["model"].tolist() == list(models)
+    assert set(result.effects["template"]) == set(LINGUISTIC)
+    complete(result, tmp_path)
