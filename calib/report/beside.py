@@ -267,7 +267,7 @@ LPAQA_METHODS = {
 
 
 def lpaqa_beside(set_table: pd.DataFrame, averaging: str = "micro") -> pd.DataFrame:
-    """This build's accuracy by prompt set (:func:`calib.experiments.lpaqa.set_table`) and
+    """This build's accuracy by prompt set (:func:`calib.experiments.lpaqa.accuracy.set_table`) and
     LPAQA's Table 2 (micro) or 3 (macro) in one frame: ``source``, ``model``, ``prompt_set``
     and the methods' accuracy as fractions (the paper's percent / 100; blank where the text
     does not pin a column). The prompt sets are the paper's (Man, Mine, Mine+Man, Mine+Para,
@@ -291,7 +291,7 @@ def lpaqa_beside(set_table: pd.DataFrame, averaging: str = "micro") -> pd.DataFr
 
 def lpaqa_baselines_beside(accuracy: pd.DataFrame) -> pd.DataFrame:
     """The manual-prompt and majority baselines: this build's (``manual`` and ``majority``
-    rows of :func:`calib.experiments.lpaqa.accuracy_table`) and LPAQA's, as fractions:
+    rows of :func:`calib.experiments.lpaqa.accuracy.accuracy_table`) and LPAQA's, as fractions:
     ``source``, ``model``, ``baseline``, ``micro``, ``macro``."""
     names = {"manual": "Man", "majority": "Majority"}
     ours = accuracy[accuracy["method"].isin(list(names))]

@@ -9,19 +9,20 @@ import dataclasses
 
 import pandas as pd
 import pytest
-from synthetic_scores import random_score_table
+from synthetic_scores import query_score_table, random_score_table
 
 from calib.data.bear import LINGUISTIC, PARAPHRASES, PLAIN
-from calib.experiments import calibration, linguistic, records, reductions
+from calib.experiments import calibration, linguistic, lpaqa, records, reductions
 
 
-def complete(result, tmp_path) -> None:
-    """Every field of ``result`` is set (frames: with their columns), and the result records
-    and reads back with equal frames."""
+def complete(result, tmp_path, given: tuple[str, ...] = ()) -> None:
+    """Every field of ``result`` is set (frames: with their columns; ``given``: fields passed
+    through from the scores, empty where the test passed none), and the result records and reads
+    back with equal frames."""
     for f in dataclasses.fields(result):
         value = getattr(result, f.name)
         assert value is not None or "None" in str(f.type), f.name
-        if isinstance(value, pd.DataFrame):
+        if isinstance(value, pd.DataFrame) and f.name not in given:
             assert len(value.columns), f.name
     back = records.load_record_folder(records.write_record(result, tmp_path))
     assert back.params == result.params
@@ -116,3 +117,48 @@ def test_linguistic_analyse_a_synthetic_score_table(tmp_path):
     assert result.models["model"].tolist() == list(models)
     assert set(result.effects["template"]) == set(LINGUISTIC)
     complete(result, tmp_path)
+
+
+# -- lpaqa ------------------------------------------------------------------------------------
+
+
+def test_lpaqa_analyse_synthetic_scores_of_a_real_sample(tmp_path):
+    """LpaqaScores by hand: two LAMA relations (data only), the manual prompt, two mined
+    prompts and a paraphrase in three prompt sets, random scores of every query."""
+    from calib.confidence.reductions import sentence_scores
+    from calib.data.lama import MANUAL
+    from calib.experiments.lpaqa import sample, scoring
+    from calib.prompts.sets import PROMPT_COLUMNS, for_models
+
+    drawn = sample.load_sample(["P30", "P1303"], None, 3, 4, seed=0)
+    lama = drawn.sample
+    own = {
+        "mined-00": ("[X] lies in [Y] .", "mined"),
+        "mined-01": ("[X] is part of [Y] .", "mined"),
+        "paraphrase-00": ("[X] is situated in [Y] .", "paraphrase"),
+    }
+    prompts, members = [], []
+    for rid, rel in lama.relations.items():
+        prompts.append({"relation": rid, "template": MANUAL, "text": rel.templates[MANUAL]})
+        prompts[-1]["source"] = "manual"
+        for name, (text, source) in own.items():
+            prompts.append({"relation": rid, "template": name, "text": text, "source": source})
+        for prompt_set, names in (
+            ("Mine", ["mined-00", "mined-01"]),
+            ("Mine+Man", [MANUAL, "mined-00", "mined-01"]),
+            ("Man+Para", [MANUAL, "paraphrase-00"]),
+        ):
+            members += [(rid, prompt_set, n, i) for i, n in enumerate(names)]
+    prompts = pd.DataFrame(prompts).reindex(columns=list(PROMPT_COLUMNS))
+    models = ("m1", "m2")
+    members = for_models(
+        pd.DataFrame(members, columns=["relation", "prompt_set", "template", "position"]), models
+    )
+    table = query_score_table(scoring.lama_queries(lama, prompts), models, seed=3)
+    scores = lpaqa.LpaqaScores(drawn, prompts, members, sentence_scores(table))
+    params = lpaqa.Params(models=models, ensemble_k=(2,), adam_steps=5, n_bootstrap=10)
+    result = lpaqa.analyse(scores, params)
+    assert set(result.accuracy["prompt_set"]) >= {"Mine", "Mine+Man", "Man+Para"}
+    assert result.n_test_facts == 8 and result.transfer is None and result.calibration is not None
+    assert set(result.comparisons["model"]) == set(models)
+    complete(result, tmp_path, given=("corpus", "plan", "cost"))

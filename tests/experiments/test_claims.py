@@ -42,6 +42,24 @@ def test_every_key_is_defined_once_in_the_chapter_module_that_tests_it():
     assert not (CALIB / "experiments" / "claims.yaml").exists()
 
 
+#: an absolute path of one machine: ``/a/b...`` (not ``and/or``, not a URL's ``//host/...``) or
+#: a Windows drive
+ABSOLUTE_PATH = re.compile(r"(?<![\w.:/~])/(?:[\w.-]+/)+[\w.-]*|\b[A-Za-z]:\\")
+
+
+def test_no_claim_names_a_path_of_one_machine():
+    """A claim names data by the data root (``CALIB_DATA_DIR``) and paths relative to it."""
+    assert ABSOLUTE_PATH.search("this build's data has LAMA T-REx only (`/work/shared/data/lama`)")
+    assert ABSOLUTE_PATH.search(r"C:\\data\\lama") and ABSOLUTE_PATH.search("at /home/x/data")
+    for text in ("and/or", "Top3/Top5", "https://github.com/a/b", "`lama/facts/` under the root"):
+        assert not ABSOLUTE_PATH.search(text), text
+    for claim in CLAIMS:
+        judged = claim.judge_paper()
+        texts = [v for v in vars(claim).values() if isinstance(v, str)]
+        for text in [*texts, judged.evidence, judged.reason]:
+            assert not ABSOLUTE_PATH.search(text), (claim.key, text)
+
+
 def test_every_quote_is_the_papers_words(paper_text):
     flat = {k: " ".join(v.split()) for k, v in paper_text.items()}
     for claim in CLAIMS:
