@@ -6,8 +6,8 @@ correct one always kept, the others drawn at random:
 shows how Base confidence, accuracy and ACE move with the size of the answer space (Figure 3; each
 point the mean over ``repeats`` seeded draws of the options, as the paper's "mean over three
 repeated samplings"). At ``k = 5`` BEAR's 1:1 relations are set beside FACTOR's four options for the
-same models (Figure 4; FACTOR is scored with :func:`calib.experiments.factor.score_factor`, the
-FACTOR chapter's scoring, so the two chapters share the stored scores).
+same models (Figure 4; FACTOR is scored with :func:`calib.experiments.factor.scoring.score_factor`,
+the FACTOR chapter's scoring, so the two chapters share the stored scores).
 
 The unit: :class:`Params`, :func:`run` (``Params`` -> :class:`AnswerSetResult`) and
 ``CLAIMS`` (§5.2's claims). The steps:
@@ -53,8 +53,10 @@ from calib.confidence.reductions import sentence_scores
 from calib.confidence.subsample import subsampled_estimates
 from calib.data.bear import ONE_TO_ONE_OPTIONS, PLAIN, one_to_one_relations
 from calib.data.reported import reported
-from calib.experiments import factor
 from calib.experiments.claims import Claim
+from calib.experiments.factor.bear import BEAR_OPTIONS as FACTOR_BEAR_OPTIONS
+from calib.experiments.factor.scoring import FACTOR_MAX_TOKENS, factor_estimates, score_factor
+from calib.experiments.factor.tables import factor_summary, subset_name
 from calib.experiments.paper_tables import paper_models, text_value
 from calib.experiments.params import ChapterParams, parameter
 from calib.experiments.quantifiers import Evidence, every, printed
@@ -79,7 +81,7 @@ SMALL_CLM = text_value("small_clm_size")
 LOW_K_END = int(text_value("ace_stable_from"))
 STABLE_FROM = int(text_value("ace_stable_to"))
 #: BEAR's answer options in Figure 4 ("we sampled the number of answer options to five")
-BEAR_OPTIONS = factor.BEAR_OPTIONS
+BEAR_OPTIONS = FACTOR_BEAR_OPTIONS
 #: how far two ACEs may differ and still be "similar" / "stable": the width of the paper's ACE
 #: classes (Table 1's and Table 4's captions: [0, 0.05), [0.05, 0.10), ...). In the authors'
 #: repository's data the larger CLMs and the MLMs change by at most 0.042 from 20 to 60 options
@@ -111,7 +113,7 @@ class Params(ChapterParams):
     factor_subsets: tuple[str, ...] = parameter(("news", "expert"), "FACTOR subsets for Figure 4")
     factor_items: int | None = parameter(30, "FACTOR items per subset (as in the FACTOR chapter)")
     factor_max_tokens: int | None = parameter(
-        factor.FACTOR_MAX_TOKENS, "FACTOR statements keep their last N tokens (as FACTOR cuts)"
+        FACTOR_MAX_TOKENS, "FACTOR statements keep their last N tokens (as FACTOR cuts)"
     )
     factor_completion_words: int | None = parameter(
         None, "leave out FACTOR items with longer completions"
@@ -476,7 +478,7 @@ def figure4_points(
 ) -> pd.DataFrame:
     """Figure 4's points: per model, ACE (C_Base) and accuracy on BEAR's 1:1 relations cut to
     ``k`` options (the mean over the draws, :func:`curve_points`) and on each FACTOR subset
-    (four options, :func:`calib.experiments.factor.factor_summary`), each with its interval
+    (four options, :func:`calib.experiments.factor.tables.factor_summary`), each with its interval
     and ACE's noise floor. Columns ``model``, ``benchmark``, ``options``, ``n``, ``accuracy``,
     ``accuracy_low``, ``accuracy_high``, ``ace``, ``ace_low``, ``ace_high`` and the floor
     columns; only models present in both."""
@@ -562,7 +564,7 @@ def relation_offsets(
             return _line_offset(acc5, ace5, rest[:, :n_m], rest[:, n_m:])
 
         got = combined_interval(terms, combine=offset, n_boot=n_boot, seed=seed, debias=True)
-        subset = factor.subset_name(dataset)
+        subset = subset_name(dataset)
         rows.append(
             {
                 "subset": subset,
@@ -669,8 +671,8 @@ def authors_changes() -> pd.DataFrame:
 def run(params: Params) -> AnswerSetResult:
     """The answer-set chapter with ``params``: score the plain template on the sample's 1:1
     relations (:func:`answer_set_scores`) and FACTOR
-    (:func:`calib.experiments.factor.score_factor`), both through the score cache, then every step
-    of the module.
+    (:func:`calib.experiments.factor.scoring.score_factor`), both through the score cache, then
+    every step of the module.
 
     Parameters
     ----------
@@ -690,7 +692,7 @@ def run(params: Params) -> AnswerSetResult:
     sent = sentence_scores(scores)
     est = option_estimates(sent, sorted(set(p.ks) | {BEAR_OPTIONS}), p.repeats, p.seed)
     points = curve_points(est, kinds, p.n_bootstrap, p.seed)
-    _, factor_est, _ = factor.score_factor(
+    _, factor_scores, _ = score_factor(
         p.models,
         p.factor_subsets,
         p.factor_items,
@@ -698,7 +700,8 @@ def run(params: Params) -> AnswerSetResult:
         p.factor_max_tokens,
         p.factor_completion_words,
     )
-    fac_summary = factor.factor_summary(factor_est, p.n_bootstrap, p.seed, kinds)
+    factor_est = factor_estimates(factor_scores)
+    fac_summary = factor_summary(factor_est, p.n_bootstrap, p.seed, kinds)
     clms = [m for m in p.models if kinds[m] == "clm"]
     shown = points[points["k"].isin(p.ks)].reset_index(drop=True)
     curve_est = est[est["k"].isin(p.ks)]

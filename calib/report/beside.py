@@ -199,7 +199,7 @@ def brier_bars_beside(combined: pd.DataFrame) -> pd.DataFrame:
 
 
 def table4_beside(table: pd.DataFrame) -> pd.DataFrame:
-    """This build's FACTOR table (:func:`calib.experiments.factor.table4`) and the
+    """This build's FACTOR table (:func:`calib.experiments.factor.tables.table4`) and the
     paper's Table 4 (Wiki-FACTOR): ``source``, ``model``, ``subset``, ``accuracy`` (a fraction; the
     paper's percent / 100), ``ace_base``, ``ace_margin``, ``brier_base``, ``brier_margin``."""
     cols = ["model", "subset", "accuracy", "ace_base", "ace_margin", "brier_base", "brier_margin"]

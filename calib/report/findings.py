@@ -409,7 +409,7 @@ def objective_sentence(differences: pd.DataFrame) -> str:
 
 
 def margin_sentences(differences: pd.DataFrame) -> list[str]:
-    """One sentence per row of :func:`calib.experiments.factor.margin_vs_base`."""
+    """One sentence per row of :func:`calib.experiments.factor.tables.margin_vs_base`."""
     return [
         compare_sentence("Margin", "Base", d, subject=f"{d['model']} on {d['dataset']}")
         for d in differences.to_dict("records")
@@ -417,12 +417,12 @@ def margin_sentences(differences: pd.DataFrame) -> list[str]:
 
 
 def margin_claim(differences: pd.DataFrame, reported_base: float, reported_margin: float) -> str:
-    """A sentence setting the mean ACE of Base and Margin that the paper's Appendix F states
-    for Wiki-FACTOR beside this run's paired comparisons
-    (:func:`calib.experiments.factor.margin_vs_base`): it agrees only if Margin's ACE is lower
-    with an interval below 0 in every model and subset, and disagrees as soon as it is higher
-    with an interval above 0 in one (:func:`calib.experiments.quantifiers.every_verdict`);
-    otherwise it cannot decide."""
+    """A sentence setting the mean ACE of Base and Margin that the paper's Appendix F states for
+    Wiki-FACTOR beside this run's paired comparisons
+    (:func:`calib.experiments.factor.tables.margin_vs_base`): it agrees only if Margin's ACE is
+    lower with an interval below 0 in every model and subset, and disagrees as soon as it is higher
+    with an interval above 0 in one (:func:`calib.experiments.quantifiers.every_verdict`); otherwise
+    it cannot decide."""
     n = len(differences)
     lower = int((differences["high"] < 0).sum())
     higher = int((differences["low"] > 0).sum())

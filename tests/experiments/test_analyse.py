@@ -12,7 +12,7 @@ import pytest
 from synthetic_scores import query_score_table, random_score_table
 
 from calib.data.bear import LINGUISTIC, PARAPHRASES, PLAIN
-from calib.experiments import calibration, linguistic, lpaqa, records, reductions
+from calib.experiments import calibration, factor, linguistic, lpaqa, records, reductions
 
 
 def complete(result, tmp_path, given: tuple[str, ...] = ()) -> None:
@@ -162,3 +162,41 @@ def test_lpaqa_analyse_synthetic_scores_of_a_real_sample(tmp_path):
     assert result.n_test_facts == 8 and result.transfer is None and result.calibration is not None
     assert set(result.comparisons["model"]) == set(models)
     complete(result, tmp_path, given=("corpus", "plan", "cost"))
+
+
+# -- factor -----------------------------------------------------------------------------------
+
+
+def synthetic_factor_scores(models, n_items: int = 6, seed: int = 0) -> pd.DataFrame:
+    """A FACTOR score table of the store's schema: subsets news and expert, four continuations
+    per item, random log-probabilities."""
+    table = random_score_table(
+        models=models, templates=("continuation",), sizes=(4, 4), n_instances=n_items, seed=seed
+    )
+    subset = table["relation"].map({"R0": "news", "R1": "expert"})
+    return table.assign(relation=subset, dataset="factor-" + subset)
+
+
+def synthetic_bear_scores(models, n_instances: int = 4, seed: int = 0) -> pd.DataFrame:
+    """A BEAR score table of the plain template whose first two relations are BEAR's 1:1
+    relations (so that the cut to five options has facts)."""
+    from calib.data.bear import one_to_one_relations
+
+    table = random_score_table(
+        models=models, templates=(PLAIN,), sizes=(6, 8, 13), n_instances=n_instances, seed=seed
+    )
+    ones = one_to_one_relations()
+    return table.assign(relation=table["relation"].map({"R0": ones[0], "R1": ones[1], "R2": "R2"}))
+
+
+def test_factor_analyse_synthetic_scores(tmp_path):
+    models = ("c1", "m1")
+    scores = factor.FactorScores(
+        factor=synthetic_factor_scores(models), bear=synthetic_bear_scores(models)
+    )
+    params = factor.Params(models=models, n_bootstrap=10, repeats=2)
+    result = factor.analyse(scores, params, objectives={"c1": "clm", "m1": "mlm"})
+    assert result.clms == ["c1"] and result.n_items == 6
+    assert result.n_bear == 12 and result.n_bear_one_to_one == 8
+    assert set(result.summary["model"]) == set(models) and len(result.bear_cut)
+    complete(result, tmp_path, given=("items", "cost"))
