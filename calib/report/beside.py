@@ -227,10 +227,11 @@ def factor_points(combined: pd.DataFrame) -> pd.DataFrame:
 
 def figure4_beside(points: pd.DataFrame, k: int = 5) -> pd.DataFrame:
     """Figure 4's points from both sources: this build's
-    (:func:`calib.experiments.answer_set.figure4_points`) and the paper's, BEAR's 1:1 relations with
-    ``k`` options from the authors' repository (the earlier version's causal models) and Wiki-FACTOR
-    from Table 4 (C_Base). Columns ``source``, ``model``, ``benchmark``, ``accuracy``, ``ace``."""
-    from calib.experiments.answer_set import reported_bear_points
+    (:func:`calib.experiments.answer_set.figure4.figure4_points`) and the paper's, BEAR's 1:1
+    relations with ``k`` options from the authors' repository (the earlier version's causal models)
+    and Wiki-FACTOR from Table 4 (C_Base). Columns ``source``, ``model``, ``benchmark``,
+    ``accuracy``, ``ace``."""
+    from calib.experiments.answer_set.figure4 import reported_bear_points
 
     cols = ["source", "model", "benchmark", "accuracy", "ace"]
     bear = reported_bear_points(reported("kissling2026_repo_answer_space_subsampling"), k)

@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from calib.confidence.schema import require_columns
-from calib.experiments.answer_set import curve_spread
+from calib.experiments.answer_set.curves import curve_spread
 from calib.experiments.clm_vs_mlm import PAIRING_RULE, SCOPES
 from calib.experiments.quantifiers import every_verdict, number_text
 from calib.experiments.reductions import REDUCTION_LABELS
@@ -274,7 +274,7 @@ def trend_sentences(curve: pd.DataFrame) -> list[str]:
 
 def figure4_sentences(points: pd.DataFrame) -> list[str]:
     """Per model, the ACE and accuracy of each benchmark in
-    :func:`calib.experiments.answer_set.figure4_points`, in words (a description of the
+    :func:`calib.experiments.answer_set.figure4.figure4_points`, in words (a description of the
     plotted numbers, no claim beyond them)."""
     out = []
     for model, part in points.groupby("model", sort=True):
@@ -562,10 +562,11 @@ def option_change_sentences(
     changes: pd.DataFrame,
     names: Sequence[str] = ("ace_change", "confidence_change", "accuracy_change"),
 ) -> list[str]:
-    """One sentence per model and change of :func:`calib.experiments.answer_set.option_changes`
-    (by default how ACE, mean confidence and accuracy of C_Base change from the fewest to the
-    most options), worded from its paired interval (:func:`~calib.report.prose.change_sentence`);
-    an ACE change adds the change of the debiased ACE."""
+    """One sentence per model and change of
+    :func:`calib.experiments.answer_set.changes.option_changes` (by default how ACE, mean confidence
+    and accuracy of C_Base change from the fewest to the most options), worded from its paired
+    interval (:func:`~calib.report.prose.change_sentence`); an ACE change adds the change of the
+    debiased ACE."""
     from calib.report.prose import change_sentence, fmt
 
     quantity = {
@@ -591,8 +592,8 @@ def option_change_sentences(
 
 def figure4_floor_sentences(points: pd.DataFrame) -> list[str]:
     """Per model, the ACE and accuracy of each benchmark of
-    :func:`calib.experiments.answer_set.figure4_points`, with their intervals, saying which ACE
-    lies within its noise floor (a description of the plotted numbers)."""
+    :func:`calib.experiments.answer_set.figure4.figure4_points`, with their intervals, saying which
+    ACE lies within its noise floor (a description of the plotted numbers)."""
     out = []
     for model, part in points.groupby("model", sort=False):
         bits = []
@@ -610,8 +611,8 @@ def figure4_floor_sentences(points: pd.DataFrame) -> list[str]:
 
 def authors_change_sentence(authors: pd.DataFrame) -> str:
     """How ACE changes from the fewest to the most options in the authors' repository's data
-    (:func:`calib.experiments.answer_set.authors_changes`), per group of models: how many fall
-    and how many rise (values without intervals)."""
+    (:func:`calib.experiments.answer_set.changes.authors_changes`), per group of models: how many
+    fall and how many rise (values without intervals)."""
     require_columns(authors, ("group", "ace_5_to_60", "ace_20_to_60"), "the authors' changes")
     bits = []
     for group, part in authors.groupby("group", sort=False):

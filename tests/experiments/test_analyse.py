@@ -12,7 +12,15 @@ import pytest
 from synthetic_scores import query_score_table, random_score_table
 
 from calib.data.bear import LINGUISTIC, PARAPHRASES, PLAIN
-from calib.experiments import calibration, factor, linguistic, lpaqa, records, reductions
+from calib.experiments import (
+    answer_set,
+    calibration,
+    factor,
+    linguistic,
+    lpaqa,
+    records,
+    reductions,
+)
 
 
 def complete(result, tmp_path, given: tuple[str, ...] = ()) -> None:
@@ -30,8 +38,18 @@ def complete(result, tmp_path, given: tuple[str, ...] = ()) -> None:
         value = getattr(result, f.name)
         if isinstance(value, pd.DataFrame) and len(value):
             pd.testing.assert_frame_equal(
-                getattr(back, f.name), value, check_dtype=False, check_index_type=False
+                _missing_as_none(getattr(back, f.name)),
+                _missing_as_none(value),
+                check_dtype=False,
+                check_index_type=False,
+                obj=f.name,
             )
+
+
+def _missing_as_none(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every missing value as ``None`` (Parquet reads an all-``None`` column of
+    objects back as ``<NA>``)."""
+    return frame.astype(object).where(frame.notna(), None)
 
 
 def assert_results_equal(a, b) -> None:
@@ -200,3 +218,26 @@ def test_factor_analyse_synthetic_scores(tmp_path):
     assert result.n_bear == 12 and result.n_bear_one_to_one == 8
     assert set(result.summary["model"]) == set(models) and len(result.bear_cut)
     complete(result, tmp_path, given=("items", "cost"))
+
+
+# -- answer_set -------------------------------------------------------------------------------
+
+
+def test_answer_set_analyse_synthetic_scores(tmp_path):
+    from calib.data.bear import one_to_one_relations
+
+    models = ("c1", "m1")
+    ones = one_to_one_relations()
+    bear = random_score_table(
+        models=models, templates=(PLAIN,), sizes=(60, 60), n_instances=4, seed=1
+    )  # two 1:1 relations of 60 options, as BEAR's
+    bear = bear.assign(relation=bear["relation"].map({"R0": ones[0], "R1": ones[1]}))
+    scores = answer_set.AnswerSetScores(bear=bear, factor=synthetic_factor_scores(models))
+    params = answer_set.Params(models=models, ks=(5, 30, 60), repeats=2, n_bootstrap=10)
+    result = answer_set.analyse(
+        scores, params, objectives={"c1": "clm", "m1": "mlm"}, sizes={"c1": 100.0, "m1": None}
+    )
+    assert result.groups == {"c1": "CLM under 1B", "m1": "MLM"}
+    assert result.relations == sorted(ones[:2]) and result.n_instances == 8
+    assert set(result.points["k"]) == {5, 30, 60} and result.n_factor_items == 6
+    complete(result, tmp_path)
