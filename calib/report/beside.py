@@ -158,7 +158,7 @@ def side_by_side(
 
 
 def table2_beside(rows: pd.DataFrame, accuracy: str = "accuracy") -> pd.DataFrame:
-    """This build's per-model rows (:func:`calib.experiments.clm_vs_mlm.model_table` or
+    """This build's per-model rows (:func:`calib.experiments.clm_vs_mlm.tables.model_table` or
     ``pair_table``) and the paper's Table 2: ``source``, ``pair`` (Table 2's; this build's
     pair if given), ``model``, ``objective``, ``accuracy`` (a fraction; Table 2's percent /
     100), ``brier_margin``, ``brier_average``. ``accuracy``: the column of ``rows`` set beside

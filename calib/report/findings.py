@@ -31,10 +31,10 @@ import pandas as pd
 
 from calib.confidence.schema import require_columns
 from calib.experiments.answer_set.curves import curve_spread
-from calib.experiments.clm_vs_mlm import PAIRING_RULE, SCOPES
+from calib.experiments.clm_vs_mlm.pairing import PAIRING_RULE, SCOPES
 from calib.experiments.quantifiers import every_verdict, number_text
 from calib.experiments.reductions import REDUCTION_LABELS
-from calib.experiments.start_tokens import RULES
+from calib.experiments.start_tokens.rules import RULES
 from calib.experiments.verdicts import unit_tally
 from calib.report.prose import agreement_sentence, change_sentence, compare_sentence, fmt
 
@@ -373,7 +373,7 @@ def pairing_note(within: str, min_instances: int, max_gap: float | None) -> str:
 
 
 def pair_sentences(differences: pd.DataFrame) -> list[str]:
-    """One sentence per row of :func:`calib.experiments.clm_vs_mlm.pair_differences`
+    """One sentence per row of :func:`calib.experiments.clm_vs_mlm.differences.pair_differences`
     (:func:`~calib.report.prose.compare_sentence`)."""
     return [
         compare_sentence(
@@ -447,7 +447,7 @@ def margin_claim(differences: pd.DataFrame, reported_base: float, reported_margi
 
 
 def rule_sentences(differences: pd.DataFrame) -> list[str]:
-    """One sentence per row of :func:`calib.experiments.start_tokens.rule_differences`."""
+    """One sentence per row of :func:`calib.experiments.start_tokens.rules.rule_differences`."""
     return [
         compare_sentence(RULES["lm-pub-quiz-0.3.3"], RULES["single"], d, subject=d["model"])
         for d in differences.to_dict("records")

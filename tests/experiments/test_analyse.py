@@ -15,11 +15,13 @@ from calib.data.bear import LINGUISTIC, PARAPHRASES, PLAIN
 from calib.experiments import (
     answer_set,
     calibration,
+    clm_vs_mlm,
     factor,
     linguistic,
     lpaqa,
     records,
     reductions,
+    start_tokens,
 )
 
 
@@ -240,4 +242,45 @@ def test_answer_set_analyse_synthetic_scores(tmp_path):
     assert result.groups == {"c1": "CLM under 1B", "m1": "MLM"}
     assert result.relations == sorted(ones[:2]) and result.n_instances == 8
     assert set(result.points["k"]) == {5, 30, 60} and result.n_factor_items == 6
+    complete(result, tmp_path)
+
+
+# -- clm_vs_mlm -------------------------------------------------------------------------------
+
+
+def test_clm_vs_mlm_analyse_a_synthetic_score_table(tmp_path):
+    models = ("c1", "m1", "c2")
+    relations = ("P36", "P19", "P30")  # BEAR's: their knowledge domains come from its data
+    scores = random_score_table(models=models, templates=PARAPHRASES, n_instances=6, seed=2)
+    scores = scores.assign(
+        relation=scores["relation"].map(dict(zip(("R0", "R1", "R2"), relations)))
+    )
+    params = clm_vs_mlm.Params(models=models, relations=relations, n_bootstrap=10, max_gap=1.0)
+    kinds = {"c1": "clm", "m1": "mlm", "c2": "clm"}
+    result = clm_vs_mlm.analyse(scores, params, objectives=kinds)
+    assert result.objectives == kinds and result.n_relations == 3 and result.n_facts == 18
+    assert len(result.pairs) == 1  # one MLM: one pair
+    assert set(result.model_rows["model"]) == set(models) and len(result.differences)
+    complete(result, tmp_path)
+
+
+# -- start_tokens -----------------------------------------------------------------------------
+
+
+def test_start_tokens_analyse_scores_under_both_rules(tmp_path):
+    from calib.experiments.start_tokens.rules import SUMMARY_COLUMNS
+
+    single = random_score_table(models=("c1",), templates=("paraphrase-0",), n_instances=5)
+    other = single.assign(token_logprobs=[[x - 0.1 for x in t] for t in single["token_logprobs"]])
+    scores = pd.concat(
+        [single.assign(rule="single"), other.assign(rule="lm-pub-quiz-0.3.3")], ignore_index=True
+    )
+    tokens = pd.DataFrame([("c1", "left", 15, 15, 15, "<s>", "<s>")], columns=list(SUMMARY_COLUMNS))
+    params = start_tokens.Params(models=("c1", "m1"), n_bootstrap=10)
+    result = start_tokens.analyse(
+        start_tokens.RuleScores(scores, tokens, 15), params, objectives={"c1": "clm", "m1": "mlm"}
+    )
+    assert result.causal == ["c1"] and result.masked == ["m1"] and result.measured == ["c1"]
+    assert result.table["rule"].tolist() == list(start_tokens.RULES.values())
+    assert set(result.differences["metric"]) == {"accuracy", "ace"}
     complete(result, tmp_path)
