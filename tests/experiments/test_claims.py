@@ -23,9 +23,9 @@ BY_KEY = {c.key: c for c in CLAIMS}
 
 def claims_module(path: Path, chapter: str) -> bool:
     """Whether ``path`` is a claims module of ``chapter``'s package: ``<chapter>/claims.py`` or
-    a module of ``<chapter>/claims/`` (a chapter not yet a package: ``<chapter>.py``)."""
+    a module of ``<chapter>/claims/``."""
     home = CALIB / "experiments" / chapter
-    return path in (home / "claims.py", home.with_suffix(".py")) or path.parent == home / "claims"
+    return path == home / "claims.py" or path.parent == home / "claims"
 
 
 def test_every_key_is_defined_once_in_the_chapter_module_that_tests_it():
