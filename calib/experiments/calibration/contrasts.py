@@ -27,9 +27,6 @@ from calib.experiments.calibration.tables import TEMPLATES
 from calib.experiments.paper_tables import calib_estimator, paper_models, table1_long
 from calib.scoring.schema import FACT
 
-# ---------------------------------------------------------------------------------------------
-# comparisons between models on the same facts (the claims' evidence on families and sizes)
-
 
 def model_info(models: Sequence[str]) -> pd.DataFrame:
     """Per model (in order): ``objective`` (``clm`` / ``mlm``), ``family`` and ``size_m``

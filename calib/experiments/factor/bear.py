@@ -15,11 +15,6 @@ from calib.data.bear import PLAIN, one_to_one_relations
 from calib.experiments.factor.tables import METRICS
 from calib.experiments.paper_tables import text_value
 
-# ---------------------------------------------------------------------------------------------
-# BEAR beside FACTOR (Appendix F): the same models on the BEAR sample, whole and with BEAR's
-# 1:1 relations cut to five options
-
-
 #: the answer options BEAR's 1:1 relations are cut to beside FACTOR's four (§5.2, Figure 4;
 #: Appendix F: "restrict BEAR to only five answer options per instance")
 BEAR_OPTIONS = int(text_value("bear5_options"))

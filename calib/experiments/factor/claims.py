@@ -18,8 +18,6 @@ from calib.experiments.verdicts import Judgement
 if TYPE_CHECKING:
     from calib.experiments.factor import FactorResult
 
-# ---------------------------------------------------------------------------------------------
-# the claims of §5.1 and Appendix F: rules, the paper's evidence, this build's evidence
 
 #: Table 4's BEAR means of Appendix F, and why the paper's own numbers do not all agree
 MEANS_NOTE = (

@@ -22,9 +22,6 @@ from calib.experiments.factor.bear import BEAR_OPTIONS
 from calib.experiments.factor.tables import ESTIMATORS, subset_name
 from calib.experiments.paper_tables import text_value
 
-# ---------------------------------------------------------------------------------------------
-# Appendix F's comparisons as statistics with intervals (evidence of the claims)
-
 
 def _terms(
     estimates: pd.DataFrame, sample: str, metric: str, within=None, repeats: bool = False

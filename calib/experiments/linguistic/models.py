@@ -11,9 +11,6 @@ import pandas as pd
 
 from calib.confidence.schema import require_columns
 
-# ---------------------------------------------------------------------------------------------
-# models: family, size, the paper's names
-
 
 def canonical_name(model: str) -> str:
     """The name a claim of the paper uses for ``model``: its registry name (a hub id of the

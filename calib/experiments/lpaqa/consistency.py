@@ -14,9 +14,6 @@ from calib.prompts.consistency import (
     prompt_pairs,
 )
 
-# ---------------------------------------------------------------------------------------------
-# 6. prediction consistency by prompt (§5.3, Figure 3)
-
 
 def divergence(
     test: pd.DataFrame,

@@ -11,9 +11,6 @@ import pandas as pd
 
 from calib.data.lama import MANUAL, Lama, load_lama
 
-# ---------------------------------------------------------------------------------------------
-# 1. data
-
 
 @dataclass(frozen=True)
 class Sample:
