@@ -1,8 +1,8 @@
 """A claim a paper makes about its results: its one definition, and how it is judged twice.
 
-Each chapter module holds its claims in a tuple ``CLAIMS`` of :class:`Claim` (e.g.
-:data:`calib.experiments.start_tokens.CLAIMS`); nothing else defines a claim, so ``grep`` finds a
-claim's key in exactly one place. A claim carries the paper's words (``quote``, verbatim:
+Each chapter package holds its claims in a tuple ``CLAIMS`` of :class:`Claim` (e.g.
+:data:`calib.experiments.start_tokens.claims.CLAIMS`); nothing else defines a claim, so ``grep``
+finds a claim's key in exactly one place. A claim carries the paper's words (``quote``, verbatim:
 ``tests/experiments/test_claims.py`` checks every quote against the paper's text), the claim as
 the paper states it with its quantifier, metrics and the models it is about, and three
 functions:
