@@ -443,7 +443,7 @@ def test_possibly_shifts_curve_needs_the_four_models_of_figure6():
     assert claims.possibly_lowers_ace(against).verdict == FAILS
 
 
-def test_certainly_above_baseline_cannot_be_refuted_by_a_mean():
+def test_certainly_above_baseline_holds_fails_and_stays_open():
     names = ["gemma-3-4b-it", "gemma-3-12b-it"]
     assert (
         claims.certainly_curve_above(
@@ -451,8 +451,51 @@ def test_certainly_above_baseline_cannot_be_refuted_by_a_mean():
         ).verdict
         == HOLDS
     )
+    # the curve below the plain one as a whole, clear of Holm's correction over the two
     higher = claims.certainly_curve_above(_evidence(names, [0.1] * 2, [0.2] * 2, paper_name=names))
-    assert higher.verdict == UNDECIDED and "cannot refute" in higher.reason
+    assert higher.verdict == FAILS
+    open_ = claims.certainly_curve_above(
+        _evidence(names, [-0.2, -0.1], [-0.1, 0.1], paper_name=names)
+    )
+    assert open_.verdict == UNDECIDED
+
+
+def test_it_not_systematic_is_the_negation_of_every_shift_in_line():
+    units = ["it-a, certainly", "it-a, possibly", "it-b, certainly", "it-b, possibly"]
+    aligned = claims.it_not_aligned(_evidence(units, [0.01] * 4, [0.1] * 4))
+    assert aligned.verdict == FAILS and "negation" in aligned.evidence
+    against = claims.it_not_aligned(
+        _evidence(units, [0.01, 0.01, -0.3, 0.01], [0.1, 0.1, -0.2, 0.1])
+    )
+    assert against.verdict == HOLDS and against.units == 4
+    open_ = claims.it_not_aligned(_evidence(units, [0.01, 0.01, -0.1, 0.01], [0.1, 0.1, 0.1, 0.1]))
+    assert open_.verdict == UNDECIDED
+    assert claims.it_not_aligned(Evidence.empty("no IT model")).verdict == UNTESTABLE
+
+
+def test_it_not_systematic_build_evidence_signs_the_changes(paper_like):
+    ev = claims.it_not_aligned_build(paper_like)
+    it = set(paper_like.models.loc[paper_like.models["instruction_tuned"], "model"])
+    assert set(ev.frame["model"]) <= it and len(ev.frame) == 2 * len(it)
+    eff = paper_like.effects.set_index(["model", "template", "quantity"])
+    for row in ev.frame.to_dict("records"):
+        raw = eff.loc[(row["model"], row["template"], "confidence")]
+        sign = claims.INTENDED_SIGN[row["template"]]
+        assert row["difference"] == pytest.approx(sign * raw["delta"])
+        assert row["low"] <= row["difference"] <= row["high"]
+    assert "base models beside" in ev.source
+
+
+def test_ace_changes_of_the_claims_are_floor_corrected(paper_like):
+    ev = claims.certainly_lowers_ace_build(paper_like).frame
+    ace = ev[ev["unit"].str.endswith("ACE")]
+    changes = paper_like.ace_changes.set_index(["model", "template"])
+    for row in ace.to_dict("records"):
+        c = changes.loc[(row["model"], "certainly")]
+        assert row["raw_difference"] == pytest.approx(c["delta"])
+        assert row["difference"] == pytest.approx(c["delta"] - c["floor_change"])
+        # shifted by the change of the floors and widened by their Monte-Carlo error
+        assert row["low"] <= row["raw_low"] - c["floor_change"] + 1e-12
 
 
 def test_injections_accuracy_is_a_claim_about_most_cells():
@@ -502,17 +545,39 @@ def test_larger_more_sensitive_needs_both_parts():
     )  # one of two pairs against it: at most half can support it
 
 
-def test_largest_drop_on_the_papers_printed_numbers():
-    """By hand, Appendix G: gemma-7b -15 pp (numeric-25), roberta-base +0.2 pp (certainly):
-    +0.2 - (-15) = 15.2 pp > 0, +0.2 > 0, and the other printed cell, -15, is no gain: the
-    printed numbers agree with the text (they are the only two cells printed)."""
-    ev = claims.largest_drop_paper()
-    values = dict(zip(ev.frame["part"], ev.frame["difference"]))
-    assert values["change(roberta-base, certainly)"] == pytest.approx(0.002)
-    assert values["change(other cell)"] == pytest.approx(-0.15)
-    assert values["change(other cell) - change(gemma-7b, numeric-25)"] == pytest.approx(0.152)
+def test_largest_drop_cannot_be_tested_on_the_papers_two_printed_cells():
+    """Appendix G prints two cells, gemma-7b -15 pp (numeric-25) and roberta-base +0.2 pp
+    (certainly): the claim's own numbers, no other cell, so "the largest" and "the only" are not
+    testable on the paper's side."""
+    cells = claims.largest_drop_printed().set_index("model")["change"]
+    assert cells["gemma-7b"] == pytest.approx(-0.15)
+    assert cells["roberta-base"] == pytest.approx(0.002)
     judged = BY_KEY["largest_drop"].judge_paper()
-    assert judged.verdict == HOLDS and "prints these two cells only" in judged.evidence
+    assert judged.verdict == UNTESTABLE and "cannot test it" in judged.reason
+
+
+def test_largest_drop_rule_holds_and_fails_on_hand_made_cells():
+    parts = [
+        ("change(other cell) - change(gemma-7b, numeric-25)", ">", "roberta-base"),
+        ("change(roberta-base, certainly)", ">", "roberta-base"),
+        ("change(other cell)", "<=", "gemma-7b"),
+    ]
+
+    def ev(lows, highs):
+        return _evidence(
+            [p[0] for p in parts],
+            lows,
+            highs,
+            part=[p[0] for p in parts],
+            relation=[p[1] for p in parts],
+            paper_name=[p[2] for p in parts],
+        )
+
+    assert claims.largest_drop_rule(ev([0.1, 0.001, -0.2], [0.2, 0.01, -0.1])).verdict == HOLDS
+    # another cell gains: the gain is not the only one
+    assert claims.largest_drop_rule(ev([0.1, 0.001, 0.05], [0.2, 0.01, 0.1])).verdict == FAILS
+    judged = claims.largest_drop_rule(ev([0.1, -0.01, -0.2], [0.2, 0.01, -0.1]))
+    assert judged.verdict == UNDECIDED and judged.units == 3
 
 
 def test_the_claims_without_printed_numbers_are_not_testable_on_the_paper():
@@ -524,6 +589,7 @@ def test_the_claims_without_printed_numbers_are_not_testable_on_the_paper():
         "injections_accuracy",
         "larger_more_sensitive",
         "scale_dependency",
+        "it_not_systematic",
     ):
         judged = BY_KEY[key].judge_paper()
         assert judged.verdict == UNTESTABLE and "no numbers" in judged.reason, key
@@ -579,7 +645,9 @@ def test_build_evidence_on_the_papers_models(paper_like):
     assert len(certainly) == 4 and set(certainly["paper_name"]) == set(claims.CERTAINLY_IT_MODELS)
     eff = r.effects.set_index(["model", "template", "quantity"])
     row = certainly[certainly["unit"] == "gemma-3-4b-it, ACE"].iloc[0]
-    assert row["difference"] == eff.at[("gemma-3-4b-it", "certainly", "ace"), "delta"]
+    assert row["raw_difference"] == eff.at[("gemma-3-4b-it", "certainly", "ace"), "delta"]
+    row = certainly[certainly["unit"] == "gemma-3-4b-it, signed calibration gap"].iloc[0]
+    assert row["difference"] == eff.at[("gemma-3-4b-it", "certainly", "gap"), "delta"]
     # Figure 6 needs the base models too, which this result lacks
     shifts = BY_KEY["possibly_shifts_curve"].judge_build(r)
     if shifts.verdict == UNTESTABLE:

@@ -9,12 +9,14 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from calib.data.bear import PLAIN
 from calib.data.reported import reported
 from calib.experiments import quantifiers
 from calib.experiments.claims import Claim
+from calib.experiments.floors import floor_corrected_differences
 from calib.experiments.linguistic.scale import LARGEST_DROP_CELL, largest_drop_cell
 from calib.experiments.quantifiers import OPEN, SUPPORTS, Evidence, unit_status
-from calib.experiments.verdicts import FAILS, HOLDS, UNDECIDED, Judgement
+from calib.experiments.verdicts import FAILS, HOLDS, UNDECIDED, Judgement, combine
 
 if TYPE_CHECKING:
     from calib.experiments.linguistic import LinguisticResult
@@ -67,6 +69,27 @@ def _effect_rows(result: LinguisticResult, quantity: str) -> pd.DataFrame:
             "high": eff["high"],
         }
     ).reset_index(drop=True)
+
+
+def _floor_corrected(result: LinguisticResult, rows: pd.DataFrame) -> pd.DataFrame:
+    """ACE rows of :func:`_effect_rows` (``model``, ``template``) with each change
+    floor-corrected (:func:`calib.experiments.floors.floor_corrected_differences`: the change of
+    the two templates' noise floors taken out, the interval widened by the floors' Monte-Carlo
+    error), from the floors of ``result.calibration``; the raw change stays as
+    ``raw_difference``."""
+    if rows.empty:
+        return rows
+    frame = rows.assign(plain=PLAIN, metric="ace")
+    out = floor_corrected_differences(
+        frame, result.calibration, a="template", b="plain", estimator="template"
+    )
+    return out.drop(columns=["plain", "metric"])
+
+
+#: how the floor correction is named in an evidence's source
+FLOOR_SOURCE = (
+    "ACE changes floor-corrected (each template's noise floor taken out, calib.experiments.floors)"
+)
 
 
 def _counted(frame: pd.DataFrame, relation: str = "<") -> tuple[int, int, int]:
@@ -163,6 +186,8 @@ def certainly_lowers_ace_build(result: LinguisticResult) -> Evidence:
         part = part[
             (part["template"] == "certainly") & part["paper_name"].isin(CERTAINLY_IT_MODELS)
         ]
+        if quantity == "ace":  # the gap is a difference of means: it has no floor
+            part = _floor_corrected(result, part)
         rows.append(part.assign(unit=part["model"] + ", " + QUANTITY_NAMES[quantity]))
     frame = pd.concat(rows, ignore_index=True)
     if frame.empty:
@@ -170,7 +195,63 @@ def certainly_lowers_ace_build(result: LinguisticResult) -> Evidence:
             f"neither {' nor '.join(CERTAINLY_IT_MODELS)} is among this "
             f"build's models ({', '.join(result.params.models)})"
         )
-    return Evidence(frame, BUILD_SOURCE)
+    return Evidence(frame, f"{BUILD_SOURCE}; {FLOOR_SOURCE}")
+
+
+# it_not_systematic: "instruction-tuning does not systematically shift log-likelihoods in line
+# with the intended meaning of the injections"
+
+#: the verbal markers and the direction of confidence each one means: +1 raises it, -1 lowers it
+INTENDED_SIGN: dict[str, int] = {"certainly": 1, "possibly": -1}
+
+
+def it_not_aligned(evidence: Evidence) -> Judgement:
+    """``it_not_systematic``: the negation of "every instruction-tuned model shifts its mean
+    C_Base as each marker means". Units are instruction-tuned model-markers, the number the
+    change of mean C_Base under the marker times its intended sign (:data:`INTENDED_SIGN`:
+    above 0 is in line with the marker's meaning). Holds when at least one unit lies below 0
+    after Holm's correction over the units (an instruction-tuned model shifts against a
+    marker's meaning); does not hold when every unit's interval lies above 0 (every shift is in
+    line); undecided otherwise. Judged as the claim "every unit > 0" by
+    :func:`calib.experiments.quantifiers.every`, its verdict turned round."""
+    judged = quantifiers.every(
+        evidence,
+        ">",
+        0.0,
+        what="sign(marker) x change of mean C_Base (injected - plain)",
+        unit="model-marker",
+    )
+    turned = {HOLDS: FAILS, FAILS: HOLDS}
+    if judged.verdict not in turned:
+        return judged
+    text = (
+        f"{judged.evidence}; the claim is the negation: it holds when a unit shifts against "
+        f"the marker's meaning, and does not hold when every unit shifts in line with it"
+    )
+    return Judgement(turned[judged.verdict], text, units=judged.units, correction=judged.correction)
+
+
+def it_not_aligned_build(result: LinguisticResult) -> Evidence:
+    conf = _effect_rows(result, "confidence")
+    conf = conf[conf["template"].isin(list(INTENDED_SIGN))]
+    tuned = dict(zip(result.models["model"], result.models["instruction_tuned"]))
+    sign = conf["template"].map(INTENDED_SIGN).astype(float)
+    signed = conf.assign(
+        difference=conf["difference"] * sign,
+        low=(conf["low"] * sign).where(sign > 0, conf["high"] * sign),
+        high=(conf["high"] * sign).where(sign > 0, conf["low"] * sign),
+    )
+    is_it = signed["model"].map(tuned).fillna(False).astype(bool)
+    frame, base = signed[is_it].reset_index(drop=True), signed[~is_it]
+    contrast = (
+        f"; the base models beside (not judged): {quantifiers.named(base)}" if len(base) else ""
+    )
+    if frame.empty:
+        return Evidence.empty(
+            f"no instruction-tuned model among this build's models "
+            f"({', '.join(result.params.models)}){contrast}"
+        )
+    return Evidence(frame, f"{BUILD_SOURCE}, mean C_Base{contrast}")
 
 
 # possibly_shifts_curve: "the injection of possibly shifts the calibration curve closer to the
@@ -201,7 +282,8 @@ def possibly_lowers_ace_build(result: LinguisticResult) -> Evidence:
             f"none of Figure 6's models ({', '.join(FIGURE6_MODELS)}) is "
             f"among this build's models ({', '.join(result.params.models)})"
         )
-    return Evidence(frame.assign(unit=frame["model"]), BUILD_SOURCE)
+    frame = _floor_corrected(result, frame)
+    return Evidence(frame.assign(unit=frame["model"]), f"{BUILD_SOURCE}; {FLOOR_SOURCE}")
 
 
 # certainly_above_baseline: "the calibration curve under certainly can lie above the curve of
@@ -210,12 +292,14 @@ def possibly_lowers_ace_build(result: LinguisticResult) -> Evidence:
 
 def certainly_curve_above(evidence: Evidence) -> Judgement:
     """For the instruction-tuned models of Figure 6, the calibration curve under "certainly"
-    lies above the plain one, measured over the whole curve: the signed gap (mean confidence
-    minus accuracy) under certainly minus under plain is below 0 (accuracy higher for the
-    confidence given). Holds when that interval is below 0 for both models; the claim says the
-    curve *can* lie above (somewhere), so a mean gap that is not lower does not refute it: no
-    "does not hold" from these numbers, only undecided."""
-    judged = quantifiers.every(
+    lies above the plain one, read over the whole curve: the signed gap (mean confidence minus
+    accuracy) under certainly minus under plain is below 0 (more accuracy for the confidence
+    given). Holds when that interval is below 0 for both models; does not hold when one lies
+    above 0 after Holm's correction over the two (the curve under certainly lies below the
+    plain one as a whole). The paper's "can lie above" may mean "somewhere" only; this rule
+    reads it as "as a whole" (the sentence's own reason, the surprise that certainly lowers
+    overconfidence, is a statement about the whole curve), and the claim's statement says so."""
+    return quantifiers.every(
         evidence,
         "<",
         0.0,
@@ -224,15 +308,6 @@ def certainly_curve_above(evidence: Evidence) -> Judgement:
         required=CERTAINLY_IT_MODELS,
         required_in="paper_name",
     )
-    if judged.verdict == FAILS:
-        return Judgement(
-            UNDECIDED,
-            judged.evidence,
-            "the curve under 'certainly' is not above the plain one on average; "
-            "the claim is that it can lie above somewhere, which a mean over the "
-            "curve cannot refute",
-        )
-    return judged
 
 
 def certainly_curve_above_build(result: LinguisticResult) -> Evidence:
@@ -270,32 +345,27 @@ def injections_lower_accuracy_build(result: LinguisticResult) -> Evidence:
 
 
 def _two_parts(evidence: Evidence, what: str, unit: str) -> Judgement:
-    """A "most" claim with parts (the evidence's ``part`` column): holds when every part
-    holds, does not hold when some part does not, else undecided; each part judged by
-    :func:`calib.experiments.quantifiers.most`."""
+    """A "most" claim with parts (the evidence's ``part`` column): each part judged by
+    :func:`calib.experiments.quantifiers.most`, the parts combined by
+    :func:`calib.experiments.verdicts.combine` (holds when every part holds, does not hold when
+    some part does not)."""
     frame = evidence.frame
     if frame.empty:
         return Judgement.untestable(evidence.missing or f"the evidence has no {unit}")
-    judged = {
-        part: quantifiers.most(
-            Evidence(rows.reset_index(drop=True), evidence.source),
-            ">",
-            0.0,
-            what=f"{what} ({part})",
-            unit=unit,
-        )
-        for part, rows in frame.groupby("part", sort=False)
-    }
-    text = "; ".join(j.evidence for j in judged.values())
-    verdicts = [j.verdict for j in judged.values()]
-    if FAILS in verdicts:
-        return Judgement(FAILS, text)
-    if all(v == HOLDS for v in verdicts):
-        return Judgement(HOLDS, text)
-    return Judgement(
-        UNDECIDED,
-        text,
-        "; ".join(f"{p}: {j.reason}" for p, j in judged.items() if j.verdict == UNDECIDED),
+    return combine(
+        [
+            (
+                str(part),
+                quantifiers.most(
+                    Evidence(rows.reset_index(drop=True), evidence.source),
+                    ">",
+                    0.0,
+                    what=f"{what} ({part})",
+                    unit=unit,
+                ),
+            )
+            for part, rows in frame.groupby("part", sort=False)
+        ]
     )
 
 
@@ -334,72 +404,51 @@ def largest_drop_rule(evidence: Evidence) -> Judgement:
     """Appendix G's two cells: every other cell's accuracy change minus gemma-7b's under
     numeric-25 is above 0 (part ``largest``: no other cell falls as far), roberta-base's change
     under certainly is above 0 (part ``gain``) and every other cell's change is at most 0 (part
-    ``no other gain``). Units carry their threshold relation in ``relation``; every unit must
-    support the claim (:func:`calib.experiments.quantifiers.every` per relation), and both
-    models are required."""
+    ``no other gain``). Units carry their threshold relation in ``relation``; each part is
+    judged by :func:`calib.experiments.quantifiers.every` (Holm over its cells) and the parts
+    combined by :func:`calib.experiments.verdicts.combine`; both models are required."""
     frame = evidence.frame
     if frame.empty:
         return Judgement.untestable(evidence.missing or "no accuracy change was scored")
-    judged = [
-        quantifiers.every(
-            Evidence(rows.reset_index(drop=True), evidence.source),
-            relation,
-            0.0,
-            what=f"{part}",
-            unit="cell",
-        )
-        for (part, relation), rows in frame.groupby(["part", "relation"], sort=False)
-    ]
-    text = "; ".join(j.evidence for j in judged)
-    verdicts = [j.verdict for j in judged]
-    if FAILS in verdicts:
-        return Judgement(FAILS, text)
+    judged = combine(
+        [
+            (
+                str(part),
+                quantifiers.every(
+                    Evidence(rows.reset_index(drop=True), evidence.source),
+                    relation,
+                    0.0,
+                    what=f"{part}",
+                    unit="cell",
+                ),
+            )
+            for (part, relation), rows in frame.groupby(["part", "relation"], sort=False)
+        ]
+    )
+    if judged.verdict == FAILS:
+        return judged
     present = set(frame["paper_name"]) if "paper_name" in frame.columns else set()
     lacking = [m for m in (LARGEST_DROP_CELL[0], ONLY_GAIN_CELL[0]) if m not in present]
     if lacking:
         return Judgement.untestable(
-            evidence.missing or f"the evidence has no {', '.join(lacking)}", evidence=text
+            evidence.missing or f"the evidence has no {', '.join(lacking)}",
+            evidence=judged.evidence,
         )
-    if all(v == HOLDS for v in verdicts):
-        return Judgement(HOLDS, text)
-    return Judgement(UNDECIDED, text, "; ".join(j.reason for j in judged if j.verdict == UNDECIDED))
+    return judged
 
 
-def largest_drop_paper() -> Evidence:
-    """The two cells Appendix G prints (``largest_accuracy_drop``, ``only_accuracy_gain`` of
-    the paper's text numbers), as fractions: the gain cell minus the drop cell (``largest``),
-    the gain (``gain``) and the drop as the one other printed cell (``no other gain``)."""
+def largest_drop_printed() -> pd.DataFrame:
+    """The two cells Appendix G prints (``largest_accuracy_drop``, ``only_accuracy_gain`` of the
+    paper's text numbers), as fractions: ``model``, ``template``, ``change``. They are the
+    claim's own numbers; no other cell is printed (Figure 11 has no numbers), so they cannot
+    show that no other cell falls further or gains: the claim's paper side is not testable."""
     nums = reported("kissling2026_text_numbers").set_index("key")["value"]
-    drop, gain = nums["largest_accuracy_drop"] / 100, nums["only_accuracy_gain"] / 100
-    d, g = ", ".join(LARGEST_DROP_CELL), ", ".join(ONLY_GAIN_CELL)
-    frame = pd.DataFrame(
-        [
-            {
-                "unit": f"{g} vs {d}",
-                "part": "change(other cell) - change(gemma-7b, numeric-25)",
-                "relation": ">",
-                "value": gain - drop,
-                "paper_name": ONLY_GAIN_CELL[0],
-            },
-            {
-                "unit": g,
-                "part": "change(roberta-base, certainly)",
-                "relation": ">",
-                "value": gain,
-                "paper_name": ONLY_GAIN_CELL[0],
-            },
-            {
-                "unit": d,
-                "part": "change(other cell)",
-                "relation": "<=",
-                "value": drop,
-                "paper_name": LARGEST_DROP_CELL[0],
-            },
-        ]
-    )
-    return Evidence(
-        quantifiers.printed(frame, "value"),
-        "Appendix G's text, printed values (accuracy as a fraction: -0.15 = -15 pp)",
+    return pd.DataFrame(
+        {
+            "model": [LARGEST_DROP_CELL[0], ONLY_GAIN_CELL[0]],
+            "template": [LARGEST_DROP_CELL[1], ONLY_GAIN_CELL[1]],
+            "change": [nums["largest_accuracy_drop"] / 100, nums["only_accuracy_gain"] / 100],
+        }
     )
 
 
@@ -530,6 +579,27 @@ CLAIMS: tuple[Claim, ...] = (
         needs=f"gemma-3-4b-it and gemma-3-12b-it: {PAPER_PROFILE}",
     ),
     Claim(
+        key="it_not_systematic",
+        paper="kissling2026",
+        section="§6",
+        quote="instruction-tuning does not systematically shift log-likelihoods in line with "
+        "the intended meaning of the injections",
+        statement="Not every instruction-tuned model shifts its mean C_Base as the verbal "
+        "markers mean (up under 'certainly', down under 'possibly'): for at least one "
+        "instruction-tuned model and marker the shift goes against the marker's meaning",
+        quantifier="every",
+        metrics=("confidence",),
+        about="the instruction-tuned models (the paper names gemma-3-4b-it and "
+        "gemma-3-12b-it) under 'certainly' and 'possibly'",
+        chapter="linguistic",
+        rule=it_not_aligned,
+        paper_evidence=None,
+        build_evidence=it_not_aligned_build,
+        paper_note="Figure 5 prints no numbers (bars of ACE differences) and the paper prints "
+        "no mean confidences",
+        needs=f"instruction-tuned models, e.g. gemma-3-4b-it and gemma-3-12b-it: {PAPER_PROFILE}",
+    ),
+    Claim(
         key="possibly_shifts_curve",
         paper="kissling2026",
         section="§6",
@@ -560,9 +630,10 @@ CLAIMS: tuple[Claim, ...] = (
         quote="for the instruction-tuned models, where the calibration curve under certainly "
         "can lie above the curve of the non-injected baseline",
         statement="For gemma-3-4b-it and gemma-3-12b-it the calibration curve under "
-        "'certainly' lies above the plain template's: judged over the whole curve, "
-        "the signed gap (mean confidence minus accuracy) is lower under "
-        "'certainly' (a mean that is not lower cannot refute 'can lie above')",
+        "'certainly' lies above the plain template's, read over the whole curve: "
+        "the signed gap (mean confidence minus accuracy) is lower under 'certainly' "
+        "(a curve above the plain one in a few bins only, the weakest reading of "
+        "'can lie above', is not what this rule tests)",
         quantifier="every",
         metrics=("gap",),
         about="gemma-3-4b-it, gemma-3-12b-it",
@@ -630,11 +701,12 @@ CLAIMS: tuple[Claim, ...] = (
         about="every (model, injected template) cell; gemma-7b and roberta-base",
         chapter="linguistic",
         rule=largest_drop_rule,
-        paper_evidence=largest_drop_paper,
+        paper_evidence=None,
         build_evidence=largest_drop_build,
-        paper_note="the paper prints these two cells only (Appendix G's text; Figure 11 "
-        "prints no numbers), so its side checks that the printed numbers agree "
-        "with each other, not that no other cell falls further",
+        paper_note="the paper prints these two cells only (Appendix G's text: -15 pp and +0.2 "
+        "pp; Figure 11 prints no numbers): they are the claim's own numbers, and without "
+        "the other cells nothing printed can show that no other cell falls further or "
+        "gains, so the paper's side cannot test it",
         needs=f"gemma-7b and roberta-base with the other models: {PAPER_PROFILE}",
     ),
 )
