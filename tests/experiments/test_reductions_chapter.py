@@ -195,7 +195,10 @@ def test_the_largest_confidence_of_opt13b_on_a_sample_can_only_refute_the_claim(
     on_sample = claims.mean_max_half(
         claims.mean_max_half_build(_shape_result(0.42, per_relation=2))
     )
-    assert on_sample.verdict == "undecided"  # all of BEAR might hold a larger one
+    # all of BEAR might hold a larger one: only all of BEAR (7,731 facts against 9) decides it
+    assert on_sample.verdict == "cannot be decided at this size"
+    assert "only all of BEAR" in on_sample.reason
+    assert on_sample.decide_factor == pytest.approx(7731 / 9)
     assert (
         claims.mean_max_half(claims.mean_max_half_build(_shape_result(0.42, None))).verdict
         == "holds"
@@ -350,3 +353,74 @@ def test_the_floor_chart_draws_a_band_for_ace_only(table):
     ).to_dict()
     band = spec["spec"]["layer"][0]
     assert band["mark"]["type"] == "bar" and band["encoding"]["x2"]["field"] == "band_high"
+
+
+def test_mean_caps_confidence_on_hand_made_percentile_differences():
+    units = ["a: Mean vs Sum", "a: Mean (A) vs Sum"]
+    assert claims.mean_caps(_evidence(units, [-0.3, -0.2], [-0.1, -0.05])).verdict == "holds"
+    assert claims.mean_caps(_evidence(units, [-0.3, 0.05], [-0.1, 0.2])).verdict == "does not hold"
+    assert claims.mean_caps(_evidence(units, [-0.3, -0.05], [-0.1, 0.2])).verdict == "undecided"
+
+
+def _by_accuracy(acc, diffs, half=0.02):
+    d = pd.DataFrame(
+        {
+            "model": [f"m{i}" for i in range(len(acc))],
+            "difference": diffs,
+            "low": np.asarray(diffs) - half,
+            "high": np.asarray(diffs) + half,
+        }
+    )
+    return claims._by_accuracy_evidence(
+        d, pd.Series(acc, index=d["model"]), "hand-made", printed_values=False
+    )
+
+
+def test_mean_ace_depends_on_accuracy_holds_fails_and_needs_three_models():
+    acc = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]
+    rising = _by_accuracy(acc, [-0.5, -0.4, -0.3, -0.2, -0.05, 0.2])
+    assert claims.mean_ace_by_accuracy(rising).verdict == "holds"
+    # the effect grows with accuracy but never turns round: the top model's ACE falls too
+    no_reversal = _by_accuracy(acc, [-0.5, -0.4, -0.3, -0.2, -0.15, -0.1])
+    assert claims.mean_ace_by_accuracy(no_reversal).verdict == "does not hold"
+    falling = _by_accuracy(acc, [0.3, 0.2, 0.1, 0.0, -0.1, 0.2])
+    judged = claims.mean_ace_by_accuracy(falling)
+    assert judged.verdict in ("does not hold", "undecided")
+    two = _by_accuracy([0.1, 0.2], [-0.1, 0.1])
+    assert claims.mean_ace_by_accuracy(two).verdict == "not testable"
+    assert "3 or more models" in claims.mean_ace_by_accuracy(two).reason
+
+
+def test_mean_ace_depends_on_accuracy_on_the_authors_values():
+    """By hand from the repository's 16 models: ACE(Mean) - ACE(Sum) rises with accuracy (r =
+    0.897) and is positive for gemma-7b, the most accurate (0.189)."""
+    ev = claims.mean_ace_by_accuracy_paper()
+    assert ev.frames["correlation"]["difference"].iloc[0] == pytest.approx(0.897, abs=1e-3)
+    assert ev.frame["model"].iloc[0] == "gemma-7b"
+    assert ev.frame["difference"].iloc[0] == pytest.approx(0.189, abs=1e-3)
+    assert claims.mean_ace_by_accuracy(ev).verdict == "holds"
+
+
+def test_upper_percentiles_and_per_model_differences(scores):
+    est = tables.base_estimates(scores)
+    d = distributions.upper_percentile_differences(est, n_bootstrap=50, seed=1)
+    assert len(d) == 2 * 2 and set(d["a"]) == {"mean", "mean-answer"}
+    for row in d.to_dict("records"):
+        part = est[est["model"] == row["model"]]
+        qa = np.quantile(
+            part.loc[part["reduction"] == row["a"], "confidence"], 0.99, method="inverted_cdf"
+        )
+        assert row["quantile_a"] == pytest.approx(qa)
+        assert row["difference"] == pytest.approx(row["quantile_a"] - row["quantile_b"])
+        assert row["low"] <= row["high"]
+    m = tables.model_differences(est, [("mean", "sum")], "ace", n_bootstrap=30, seed=0)
+    assert list(m["model"]) == list(dict.fromkeys(est["model"]))
+    assert "objective" not in m.columns
+
+
+def test_the_new_claims_on_a_synthetic_result(scores):
+    r = rx.analyse(scores, rx.Params(models=("m2", "m1"), n_bootstrap=20), OBJECTIVES)
+    caps = claims.mean_caps_build(r)
+    assert len(caps.frame) == 4
+    by_acc = claims.mean_ace_by_accuracy(claims.mean_ace_by_accuracy_build(r))
+    assert by_acc.verdict == "not testable"  # two models: no correlation across them

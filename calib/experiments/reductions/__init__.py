@@ -49,7 +49,11 @@ from calib.confidence.reductions import REDUCTIONS
 from calib.data.bear import PLAIN
 from calib.experiments.params import ChapterParams, parameter
 from calib.experiments.reductions.claims import CLAIMS
-from calib.experiments.reductions.distributions import confidence_histograms, confidence_shape
+from calib.experiments.reductions.distributions import (
+    confidence_histograms,
+    confidence_shape,
+    upper_percentile_differences,
+)
 from calib.experiments.reductions.tables import (
     FIGURE7_METRICS,
     MEANS,
@@ -57,6 +61,7 @@ from calib.experiments.reductions.tables import (
     SUMS,
     authors_means,
     base_estimates,
+    model_differences,
     objective_differences,
     objective_floors,
     objective_means,
@@ -135,6 +140,12 @@ class ReductionsResult:
     #: its interval and noise floor (beyond the paper; last, with an empty default, so results built
     #: by hand need not name it)
     mean_floors: pd.DataFrame = field(default_factory=pd.DataFrame)
+    #: :func:`~calib.experiments.reductions.tables.model_differences` of ACE, Mean and Mean (A)
+    #: against Sum, per model (the claims of Appendix C about low- and high-accuracy models)
+    model_differences: pd.DataFrame = field(default_factory=pd.DataFrame)
+    #: :func:`~calib.experiments.reductions.distributions.upper_percentile_differences`: the 99th
+    #: percentile of C_Base under Mean and Mean (A) against Sum, per model
+    percentile_differences: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def analyse(
@@ -194,6 +205,12 @@ def analyse(
         histograms=confidence_histograms(scores, objectives, bins=p.histogram_bins),
         shape=confidence_shape(est, p.n_bootstrap, p.seed),
         authors_means=authors_means(),
+        model_differences=model_differences(
+            est, [(m, "sum") for m in MEANS], "ace", p.n_bootstrap, p.seed
+        ),
+        percentile_differences=upper_percentile_differences(
+            est, [(m, "sum") for m in MEANS], n_bootstrap=p.n_bootstrap, seed=p.seed
+        ),
     )
 
 

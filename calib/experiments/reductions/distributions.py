@@ -15,7 +15,7 @@ from calib.confidence.estimators import base
 from calib.confidence.reductions import REDUCTIONS, sentence_scores
 from calib.confidence.schema import require_columns
 from calib.data.bear import PLAIN
-from calib.experiments.reductions.tables import REDUCTION_LABELS, _plain
+from calib.experiments.reductions.tables import REDUCTION_LABELS, _aligned_arrays, _plain
 
 
 def confidence_histograms(
@@ -109,3 +109,76 @@ def confidence_shape(est: pd.DataFrame, n_bootstrap: int = 1000, seed: int = 0) 
             }
         )
     return pd.DataFrame(rows)
+
+
+#: the upper percentile of C_Base that "the ability to express high confidences" is measured by
+#: (Appendix C; a percentile, not the largest value, which no sample bounds)
+UPPER_QUANTILE = 0.99
+
+
+def weighted_quantile(x: np.ndarray, q: float):
+    """The ``q``-quantile of ``x`` as a weighted statistic (rows of multiplicity weights ->
+    values): the smallest value whose cumulative weight reaches ``q`` of the total (the
+    inverted empirical distribution function)."""
+    x = np.asarray(x, float)
+    order = np.argsort(x, kind="stable")
+    xs = x[order]
+
+    def stat(w: np.ndarray) -> np.ndarray:
+        cum = np.cumsum(w[:, order].astype(float), axis=1)
+        target = q * cum[:, -1:]
+        idx = (cum < target - 1e-12 * np.maximum(target, 1.0)).sum(axis=1)
+        return xs[np.minimum(idx, len(xs) - 1)]
+
+    return stat
+
+
+def upper_percentile_differences(
+    est: pd.DataFrame,
+    pairs: Sequence[tuple[str, str]] = (("mean", "sum"), ("mean-answer", "sum")),
+    q: float = UPPER_QUANTILE,
+    n_bootstrap: int = 1000,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Per model and pair ``(a, b)`` of reductions, the ``q``-quantile of C_Base under ``a``
+    minus under ``b`` (Appendix C: "the choice of reduction strategy itself limits the model's
+    ability to express high confidences"), with a 95% percentile interval from a paired
+    bootstrap over the facts (the same resample for both reductions). ``est``:
+    :func:`~calib.experiments.reductions.tables.base_estimates`. Columns ``model``, ``a``,
+    ``b``, ``q``, ``quantile_a``, ``quantile_b``, ``difference``, ``low``, ``high``, ``n``."""
+    if not 0 < q < 1:
+        raise ValueError(f"q must lie in (0, 1), got {q!r}")
+    if n_bootstrap < 1:
+        raise ValueError("upper_percentile_differences needs n_bootstrap >= 1")
+    require_columns(est, ("model", "reduction", "confidence"), "estimate table")
+    rows = []
+    needed = list(dict.fromkeys(r for pair in pairs for r in pair))
+    for model in dict.fromkeys(est["model"]):
+        arrays = _aligned_arrays(est, [model], needed)
+        n = len(next(iter(arrays.values()))[0])
+        stats = {r: weighted_quantile(arrays[(model, r)][0], q) for r in needed}
+        ones = np.ones((1, n), np.int64)
+        for a, b in pairs:
+
+            def diff(w, a=a, b=b, stats=stats):
+                return stats[a](w) - stats[b](w)
+
+            reps = replicates(diff, n, n_bootstrap, seed)
+            qa, qb = float(stats[a](ones)[0]), float(stats[b](ones)[0])
+            lo, hi = np.quantile(reps, [0.025, 0.975])
+            rows.append(
+                {
+                    "model": model,
+                    "a": a,
+                    "b": b,
+                    "q": q,
+                    "quantile_a": qa,
+                    "quantile_b": qb,
+                    "difference": qa - qb,
+                    "low": float(lo),
+                    "high": float(hi),
+                    "n": n,
+                }
+            )
+    cols = ["model", "a", "b", "q", "quantile_a", "quantile_b", "difference", "low", "high", "n"]
+    return pd.DataFrame(rows, columns=cols)

@@ -371,3 +371,21 @@ def objective_differences(
         "n_boot",
     ]
     return pd.DataFrame(rows, columns=cols)
+
+
+def model_differences(
+    est: pd.DataFrame,
+    pairs: Sequence[tuple[str, str]],
+    metric: str = "ace",
+    n_bootstrap: int = 1000,
+    seed: int = 0,
+    n_bins: int = N_BINS,
+) -> pd.DataFrame:
+    """Per model and pair ``(a, b)`` of reductions, ``metric(a) - metric(b)`` with a 95% paired
+    bootstrap interval over facts: :func:`objective_differences` with each model its own group.
+    Columns as there, with ``model`` for ``objective``."""
+    models = list(dict.fromkeys(est["model"]))
+    out = objective_differences(
+        est, {m: m for m in models}, pairs, metric, n_bootstrap, seed, n_bins
+    )
+    return out.rename(columns={"objective": "model"}).drop(columns=["n_models"])
