@@ -214,6 +214,68 @@ def test_pair_differences_large_is_most_pairs_for_each_estimator():
     assert claims.large_band() == pytest.approx((0.05, 0.25))
 
 
+def test_pair_differences_often_is_a_third_of_the_pairs_for_each_estimator():
+    # six pairs per estimator: at least 2 must lie in the band, 5 outside refute it
+    inside, outside, edge = (0.08, 0.12), (0.01, 0.03), (0.03, 0.08)
+    margin = [("Margin", inside)] * 2 + [("Margin", outside)] * 4
+    average = [("Average", inside)] * 2 + [("Average", outside)] * 4
+    rows = [(f"p{i % 6}", e, lo, hi) for i, (e, (lo, hi)) in enumerate(margin + average)]
+    assert claims.differences_often(_ev(rows)).verdict is HOLDS
+    assert claims.differences_large(_ev(rows)).verdict is FAILS  # 2 of 6 is not most
+    few = [(f"p{i}", "Average", *(inside if i == 0 else outside)) for i in range(6)]
+    assert claims.differences_often(_ev(rows[:6] + few)).verdict is FAILS  # 1 of 6 for Average
+    open_ = [
+        (f"p{i}", "Average", *(inside if i == 0 else edge if i == 1 else outside)) for i in range(6)
+    ]
+    judged = claims.differences_often(_ev(rows[:6] + open_))
+    assert judged.verdict is UNDECIDED and "at least 2 must support it" in judged.reason
+
+
+def test_the_depth_into_the_band():
+    frame = pd.DataFrame(
+        {"difference": [0.1, 0.3, 0.06], "low": [0.08, 0.26, 0.0], "high": [0.2, 0.4, 0.3]}
+    )
+    d = claims.band_depth(frame, 0.05, 0.25)
+    assert d["difference"].tolist() == pytest.approx([0.05, -0.05, 0.01])
+    assert d["low"].tolist() == pytest.approx([0.03, -0.15, -0.05])
+    assert d["high"].tolist() == pytest.approx([0.1, -0.01, 0.1])  # the tent's top at 0.15
+
+
+def _pairs_ev(acc, sizes):
+    frame = pd.DataFrame({"unit": [f"p{i}" for i in range(len(acc))]})
+    frame["low"] = [a[0] for a in acc]
+    frame["high"] = [a[1] for a in acc]
+    frame["difference"] = (frame["low"] + frame["high"]) / 2
+    size = pd.DataFrame({"unit": frame["unit"], "difference": sizes, "low": sizes, "high": sizes})
+    return Evidence(frame, "hand-made", frames={"size": size.assign(rounding=0.0)})
+
+
+def test_mlm_accuracy_competitive_needs_similar_some_higher_and_no_larger_mlm():
+    similar, higher, lower = (-0.008, -0.002), (0.002, 0.01), (-0.05, -0.02)
+    assert claims.mlm_competitive(_pairs_ev([similar, higher], [0.0, -100.0])).verdict is HOLDS
+    # no pair higher: 'in some cases even higher' fails
+    assert claims.mlm_competitive(_pairs_ev([similar, similar], [0.0, 0.0])).verdict is FAILS
+    # one MLM far less accurate
+    assert claims.mlm_competitive(_pairs_ev([lower, higher], [0.0, 0.0])).verdict is FAILS
+    # one MLM larger than its CLM
+    assert claims.mlm_competitive(_pairs_ev([similar, higher], [10.0, 0.0])).verdict is FAILS
+    open_ = claims.mlm_competitive(_pairs_ev([(-0.02, 0.0), higher], [0.0, 0.0]))
+    assert open_.verdict is UNDECIDED
+
+
+def test_mlm_accuracy_competitive_on_table2():
+    """By hand: MLM - CLM accuracy +0.4, -0.3, -0.4, +0.3, +1.3, +0.4 points (all above -1,
+    four above 0); sizes 125M = 125M and every other MLM smaller."""
+    ev = claims.mlm_competitive_paper()
+    assert ev.frame["difference"].tolist() == pytest.approx(
+        [0.004, -0.003, -0.004, 0.003, 0.013, 0.004]
+    )
+    assert ev.frames["size"]["difference"].tolist() == pytest.approx(
+        [0.0, -246.0, -457.0, -15.0, -121.0, -465.0]
+    )
+    assert BY_KEY["mlm_accuracy_competitive"].judge_paper().verdict is HOLDS
+
+
 def _models(rows):
     frame = pd.DataFrame(rows, columns=["unit", "objective", "low", "high"])
     frame["difference"] = (frame["low"] + frame["high"]) / 2
@@ -265,7 +327,7 @@ def test_clm_better_holds_on_table2_for_all_six_pairs():
     assert (clm["brier_average"] < mlm["brier_average"]).all()
     judged = BY_KEY["clm_better"].judge_paper()
     assert judged.verdict is HOLDS
-    assert "for 6, against it for 0 and undecided for 0 of 6 pairs" in judged.evidence
+    assert judged.evidence.startswith("6 pair(s): holds 6") and judged.units == 12
     assert "five model pairs" in judged.evidence  # the paper_note: five in the text, six printed
 
 
@@ -279,10 +341,10 @@ def test_pair_differences_large_does_not_hold_on_table2_for_average():
     assert ((average >= 0.05) & (average < 0.25)).sum() == 2
     judged = BY_KEY["pair_differences_large"].judge_paper()
     assert judged.verdict is FAILS
-    assert (
-        "in line with the claim for 1, against it for 1 and undecided for 0 of 2 estimators"
-        in judged.evidence
-    )
+    assert judged.evidence.startswith("2 estimator(s): holds 1, does not hold 1")
+    # the weaker reading, at least a third of the pairs (2 of 6): Average's two are enough
+    often = BY_KEY["pair_differences_often"].judge_paper()
+    assert often.verdict is HOLDS and "at least 2 of 6 pairs" in often.evidence
 
 
 def test_clm_brier_02_is_contradicted_by_table2_itself():
@@ -294,7 +356,10 @@ def test_clm_brier_02_is_contradicted_by_table2_itself():
     assert (mlm["brier_average"] <= 0.2).sum() == 5 and (mlm["brier_margin"] > 0.2).all()
     judged = BY_KEY["clm_brier_02"].judge_paper()
     assert judged.verdict is FAILS
-    assert "against it for 6" in judged.evidence
+    assert "CLMs: " in judged.evidence and "against it for 1 and undecided for 0 of 12" in (
+        judged.evidence
+    )
+    assert "against it for 5 and undecided for 0 of 12" in judged.evidence
     assert "gemma-3-270m-it (CLM), Margin: 0.224" in judged.evidence
 
 
@@ -416,8 +481,33 @@ def test_the_build_evidence_of_one_pair():
     )  # MLM - CLM: the interval flipped
     large = BY_KEY["pair_differences_large"].judge_build(result)
     assert large.verdict is UNDECIDED  # Average's [-0.01, 0.06] reaches into [0.05, 0.25)
-    assert large.reason.endswith("Average")
+    assert large.reason.startswith("estimator Average")
     bound = BY_KEY["clm_brier_02"].judge_build(result)
     assert bound.verdict is FAILS and "m (MLM), Average: 0.140" in bound.evidence
     gap = BY_KEY["reliability_gap"].judge_build(result)
     assert gap.verdict is UNDECIDED and "Margin (mean over 1 pair): 0.120" in gap.evidence
+
+
+def test_the_build_evidence_of_mlm_accuracy_competitive():
+    pairs = pd.DataFrame(
+        [(1, "opt-125m", "roberta-base", pairing.ALL, 120, 0.2, 0.21, 0.01)],
+        columns=list(pairing.PAIR_COLUMNS),
+    )
+    result = _result({"opt-125m": "clm", "roberta-base": "mlm"}, pairs)
+    accuracy = pd.DataFrame(
+        {
+            "model": ["opt-125m", "roberta-base"],
+            "scope": pairing.ALL,
+            "accuracy": [0.2, 0.21],
+            "accuracy_low": [0.15, 0.16],
+            "accuracy_high": [0.25, 0.26],
+        }
+    )
+    from dataclasses import replace
+
+    ev = claims.mlm_competitive_build(replace(result, accuracy=accuracy))
+    row = ev.frame.iloc[0]
+    assert row["difference"] == pytest.approx(0.01)
+    assert (row["low"], row["high"]) == pytest.approx((0.16 - 0.25, 0.26 - 0.15))
+    assert ev.frames["size"]["difference"].iloc[0] == pytest.approx(0.0)  # 125M and 125M
+    assert claims.mlm_competitive(ev).verdict is UNDECIDED
