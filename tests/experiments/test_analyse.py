@@ -72,6 +72,8 @@ def test_reductions_analyse_a_synthetic_score_table(tmp_path):
     scores = random_score_table(models=("m2", "m1"), templates=(PLAIN,), n_instances=4)
     params = reductions.Params(models=("m2", "m1"), n_bootstrap=20)
     result = reductions.analyse(scores, params, objectives={"m2": "clm", "m1": "mlm"})
+    for claim in reductions.CLAIMS:
+        assert claim.judge_build(result).verdict, claim.key
     assert result.objectives == {"m2": "clm", "m1": "mlm"}
     assert result.n_relations == 3 and result.n_facts == 12
     assert len(result.table) == 2 * 4 and set(result.means["objective"]) == {"clm", "mlm"}
@@ -242,6 +244,9 @@ def test_answer_set_analyse_synthetic_scores(tmp_path):
     assert result.groups == {"c1": "CLM under 1B", "m1": "MLM"}
     assert result.relations == sorted(ones[:2]) and result.n_instances == 8
     assert set(result.points["k"]) == {5, 30, 60} and result.n_factor_items == 6
+    assert result.n_facts == 8
+    for claim in answer_set.CLAIMS:  # every rule runs on a real result (floors included)
+        assert claim.judge_build(result).verdict, claim.key
     complete(result, tmp_path)
 
 

@@ -4,6 +4,8 @@ BEAR line, the authors' data, and every claim's rule on hand-made evidence and o
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -421,6 +423,8 @@ def test_figure3s_claims_have_no_printed_evidence():
         if c.key == "bear5_factor_same_relation":
             continue
         judged = c.judge_paper()
+        if c.key == "bear5_factor_parity_more":
+            continue
         assert c.paper_evidence is None and judged.verdict is UNTESTABLE, c.key
         assert "Figure 3 prints no numbers" in judged.reason
         assert "reported in the authors' repository" in judged.reason
@@ -595,6 +599,94 @@ def test_build_evidence_with_larger_models():
     assert claims["bear5_factor_same_relation"].judge_build(result).verdict is HOLDS
     small_only = claims["more_options"].build_evidence(result).frame
     assert list(small_only["unit"]) == ["a"]
+
+
+BY_KEY = {c.key: c for c in ax.CLAIMS}
+
+
+def _floor_points(floors):
+    """Figure 3's points as far as the floor correction reads them: ``{(model, k): floor}``,
+    each floor's Monte-Carlo error 0.01."""
+    return pd.DataFrame(
+        [
+            {"model": m, "estimator": "Base", "k": k, "ace_floor": f, "ace_floor_se": 0.01}
+            for (m, k), f in floors.items()
+        ]
+    )
+
+
+def test_ace_changes_between_two_k_are_floor_corrected():
+    """The floor depends on k: a change of ACE from 5 to 60 options is shifted by the change of
+    the floor (0.10 - 0.25 = -0.15) and widened by 1.96 * sqrt(0.01**2 + 0.01**2)."""
+    groups = {"a": "CLM under 1B", "big": "CLM of 1B or more"}
+    changes = _changes(
+        [
+            {
+                "model": m,
+                "group": g,
+                "change": "ace_change",
+                "metric": "ace",
+                "a": 60,
+                "b": 5,
+                "difference": -0.2,
+                "low": -0.3,
+                "high": -0.1,
+            }
+            for m, g in groups.items()
+        ]
+    )
+    less = pd.DataFrame(
+        {
+            "model": ["big"],
+            "group": ["CLM of 1B or more"],
+            "difference": [-0.1],
+            "low": [-0.2],
+            "high": [0.0],
+            "p_value": [0.1],
+            "n_small": [1],
+        }
+    )
+    floors = {("a", 5): 0.25, ("a", 60): 0.10, ("big", 5): 0.20, ("big", 60): 0.15}
+    result = replace(_result(groups, changes, less), points=_floor_points(floors))
+    rows = answer_set_claims.more_options_build(result).frame
+    assert rows["raw_difference"].tolist() == [-0.2]
+    assert rows["difference"].iloc[0] == pytest.approx(-0.2 + 0.15)
+    widen = 1.96 * np.sqrt(2) * 0.01
+    assert rows["low"].iloc[0] == pytest.approx(-0.3 + 0.15 - widen, abs=1e-4)
+    # the raw fall of ACE is mostly the fall of the floor: corrected, the interval includes 0
+    assert answer_set_claims.more_options_lower_ace(Evidence(rows, "")).verdict is UNDECIDED
+    # less pronounced: big's fall minus a's, each less its floor's fall (0.05 and 0.15)
+    less_rows = answer_set_claims._less_pronounced_corrected(result)
+    assert less_rows["difference"].iloc[0] == pytest.approx(-0.1 - (0.05 - 0.15))
+
+
+def test_bear5_factor_parity_more_on_the_authors_points_and_table4():
+    """By hand: gpt2 on BEAR (5 options) 37.50% / ACE 0.4476 beside gpt2-xl on FACTOR 37.81% /
+    0.427 (0.021 apart); gpt2-xl on BEAR 53.65% / 0.2955 beside Qwen3.5-4B 53.9% / 0.243
+    (0.0525 apart, beyond 0.05 even at Table 4's printed precision): does not hold."""
+    ev = answer_set_claims.parity_more_paper()
+    above = ev.frame[ev.frame["unit"].str.endswith("above")].set_index("registry_name")
+    assert above.loc["gpt2", "difference"] == pytest.approx(0.0206, abs=5e-4)
+    assert above.loc["gpt2-xl", "difference"] == pytest.approx(0.0525, abs=5e-4)
+    judged = BY_KEY["bear5_factor_parity_more"].judge_paper()
+    assert judged.verdict is FAILS
+
+
+def test_bear5_factor_parity_more_rule():
+    def ev(d, half=0.01):
+        rows = pd.DataFrame(
+            {"unit": ["gpt2-xl", "gpt2"], "registry_name": ["gpt2-xl", "gpt2"], "difference": d}
+        )
+        rows = rows.assign(low=rows["difference"] - half, high=rows["difference"] + half)
+        return Evidence(answer_set_claims._both_directions(rows, "below", "above"), "")
+
+    assert answer_set_claims.parity_more(ev([0.01, -0.02])).verdict is HOLDS
+    assert answer_set_claims.parity_more(ev([0.1, -0.02])).verdict is FAILS
+    assert answer_set_claims.parity_more(ev([0.045, -0.02])).verdict is UNDECIDED
+    one = answer_set_claims.parity_more(
+        Evidence(ev([0.01, 0.0]).frame.query("registry_name == 'gpt2'"), "")
+    )
+    assert one.verdict is UNTESTABLE
 
 
 def test_the_figure3_chart_draws_the_floor_band(points):

@@ -149,6 +149,12 @@ class AnswerSetResult:
     authors_curve: pd.DataFrame
     authors: pd.DataFrame
 
+    @property
+    def n_facts(self) -> int:
+        """Facts per model: the 1:1 instances of the sample (what the intervals narrow with,
+        for the facts that would decide an open verdict, :mod:`calib.experiments.decide`)."""
+        return self.n_instances
+
 
 @dataclass(frozen=True)
 class AnswerSetScores:
