@@ -221,6 +221,9 @@ def test_factor_analyse_synthetic_scores(tmp_path):
     assert result.clms == ["c1"] and result.n_items == 6
     assert result.n_bear == 12 and result.n_bear_one_to_one == 8
     assert set(result.summary["model"]) == set(models) and len(result.bear_cut)
+    assert result.n_facts == 6 and set(result.mean_reduction["model"]) == set(models)
+    for claim in factor.CLAIMS:  # every rule runs on a real result (floors included)
+        assert claim.judge_build(result).verdict, claim.key
     complete(result, tmp_path, given=("items", "cost"))
 
 

@@ -400,9 +400,21 @@ def test_build_evidence_from_a_hand_made_result():
             "p_value": [0.0] * 3,
         }
     )
-    result = _result(margin_vs_base=diffs)
+    floors = pd.DataFrame(
+        {
+            "model": ["c1", "c1"],
+            "subset": ["news", "news"],
+            "estimator": ["Margin", "Base"],
+            "ace_floor": [0.12, 0.10],
+            "ace_floor_se": [0.0, 0.0],
+        }
+    )
+    result = _result(margin_vs_base=diffs, summary=floors)
     ev = CLAIMS["margin_factor"].build_evidence(result)
     assert list(ev.frame["unit"]) == ["c1, news, ACE", "c1, news, Brier"]  # causal models only
+    # ACE: Margin's floor 0.02 above Base's is taken out; Brier has no floor
+    assert ev.frame["difference"].tolist() == pytest.approx([-0.12, -0.05])
+    assert ev.frame["raw_difference"].tolist() == pytest.approx([-0.1, -0.05])
     assert CLAIMS["margin_factor"].judge_build(result).verdict is HOLDS
     none = _result(margin_vs_base=diffs, clms=[])
     judged = CLAIMS["margin_factor"].judge_build(none)
@@ -424,6 +436,40 @@ def test_build_evidence_from_a_hand_made_result():
     assert CLAIMS["factor_smaller_gain"].judge_build(result).verdict is HOLDS
     judged = CLAIMS["bear5_gain_closer"].judge_build(result)
     assert judged.verdict is UNTESTABLE and "no 1:1 relation" in judged.reason
+
+
+def test_mean_reduction_flat_on_hand_made_frames():
+    def ev(distance, share, half=0.01):
+        units = [f"m{i}" for i in range(len(distance))]
+        base = pd.DataFrame({"unit": units, "difference": distance})
+        margin = pd.DataFrame({"unit": units, "difference": share})
+        for f in (base, margin):
+            f["low"], f["high"] = f["difference"] - half, f["difference"] + half
+        return Evidence(base, "hand-made", frames={"margin": margin})
+
+    flat = claims.mean_reduction_flat
+    assert flat(ev([0.01, 0.02, 0.2], [0.95, 0.97, 0.5])).verdict is HOLDS  # 2 of 3 both
+    assert flat(ev([0.01, 0.2, 0.2], [0.95, 0.97, 0.99])).verdict is FAILS  # medians far off
+    assert flat(ev([0.01, 0.02, 0.2], [0.95, 0.5, 0.5])).verdict is FAILS  # margins spread
+    assert flat(ev([0.01, 0.045, 0.2], [0.95, 0.97, 0.99])).verdict is UNDECIDED
+    assert flat(Evidence.empty("none")).verdict is UNTESTABLE
+
+
+def test_mean_reduction_flatness_by_hand():
+    est = pd.DataFrame(
+        {
+            "model": "c1",
+            "dataset": "factor-news",
+            "instance": list(range(4)) * 2,
+            "estimator": ["Base"] * 4 + ["Margin"] * 4,
+            "confidence": [0.2, 0.26, 0.3, 0.9, 0.01, 0.02, 0.03, 0.5],
+        }
+    )
+    out = tables.mean_reduction_flatness(est, n_boot=50, seed=0).iloc[0]
+    assert out["median_base"] == pytest.approx(0.28)
+    assert out["distance"] == pytest.approx(0.01)  # the lower median 0.26, 0.01 from 1/4
+    assert out["margin_share"] == pytest.approx(0.75)
+    assert out["margin_share_low"] <= 0.75 <= out["margin_share_high"]
 
 
 @pytest.mark.slow

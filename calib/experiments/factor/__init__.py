@@ -95,6 +95,7 @@ from calib.experiments.factor.tables import (
     factor_summary,
     interval_rows,
     margin_vs_base,
+    mean_reduction_flatness,
     table4,
 )
 from calib.experiments.params import ChapterParams, parameter
@@ -188,6 +189,16 @@ class FactorResult:
     #: :func:`~calib.experiments.factor.comparisons.table4_means`: the paper's means, as printed and
     #: from Table 4's rows
     paper_means: pd.DataFrame
+    #: :func:`~calib.experiments.factor.tables.mean_reduction_flatness`: C_Base and C_Margin with
+    #: the Mean reduction, computed beside Sum from the same token scores (Appendix F's reason for
+    #: summing; last, with an empty default, so results built by hand need not name it)
+    mean_reduction: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+    @property
+    def n_facts(self) -> int:
+        """Items per model and subset (what the FACTOR intervals narrow with, for the facts that
+        would decide an open verdict, :mod:`calib.experiments.decide`)."""
+        return self.n_items
 
 
 @dataclass(frozen=True)
@@ -262,6 +273,9 @@ def analyse(
         gains=gains,
         gain_comparisons=comparisons,
         paper_means=table4_means(),
+        mean_reduction=mean_reduction_flatness(
+            factor_estimates(scores.factor, "mean"), p.n_bootstrap, p.seed
+        ),
     )
 
 

@@ -9,11 +9,13 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from calib.data.reported import reported
+from calib.experiments import quantifiers
 from calib.experiments.claims import Claim
-from calib.experiments.factor.tables import ESTIMATORS
+from calib.experiments.factor.tables import CLOSE_TO, ESTIMATORS, VAST_MAJORITY
+from calib.experiments.floors import floor_corrected_differences
 from calib.experiments.paper_tables import text_value
 from calib.experiments.quantifiers import Evidence, every, printed
-from calib.experiments.verdicts import Judgement
+from calib.experiments.verdicts import Judgement, combine
 
 if TYPE_CHECKING:
     from calib.experiments.factor import FactorResult
@@ -27,6 +29,10 @@ MEANS_NOTE = (
     "(0.213 and 0.107) are not the means of Table 1's 17 causal models (0.201 and "
     "0.104)"
 )
+#: Table 4 and Appendix F's text print ACE and Brier with three decimals, except "only 0.03" and
+#: "0.07" with two
+TABLE4_STEP = 0.001
+TWO_DECIMALS = 0.01
 BUILD_NOTE = (
     "this build's causal models; each ACE debiased (ACE minus its noise floor, beyond "
     "the paper: the BEAR and FACTOR samples differ in size); 95% intervals from a "
@@ -71,7 +77,7 @@ def margin_below_base_factor_paper() -> Evidence:
     ]
     frame = pd.concat(frames, ignore_index=True)
     return Evidence(
-        printed(frame, "value", ["registry_name", "label"]),
+        printed(frame, "value", ["registry_name", "label"], step=TABLE4_STEP, terms=2),
         "Table 4, printed values (Wiki-FACTOR, 16 causal models)",
     )
 
@@ -82,15 +88,19 @@ def margin_below_base_factor_build(result: FactorResult) -> Evidence:
         return Evidence.empty(_no_clm(result))
     label = {"ace": "ACE", "brier": "Brier"}
     frame = diffs.assign(
-        unit=diffs["model"] + ", " + diffs["subset"] + ", " + diffs["metric"].map(label)
+        unit=diffs["model"] + ", " + diffs["subset"] + ", " + diffs["metric"].map(label),
+        a="Margin",
+        b="Base",
     )
+    # the two estimators' confidences differ, and so do their ACE floors: take them out
+    frame = floor_corrected_differences(frame, result.summary, keys=("model", "subset"))
+    cols = ["unit", "difference", "low", "high", "metric", "model", "subset", "p_value"]
     return Evidence(
-        frame[
-            ["unit", "difference", "low", "high", "metric", "model", "subset", "p_value"]
-        ].reset_index(drop=True),
+        frame[[*cols, "raw_difference", "floor_a", "floor_b"]].reset_index(drop=True),
         f"this build's causal models on FACTOR "
         f"{', '.join(result.params.factor_subsets)}, 95% paired bootstrap over "
-        f"items ({result.params.n_bootstrap} resamples)",
+        f"items ({result.params.n_bootstrap} resamples); ACE differences floor-corrected "
+        f"(calib.experiments.floors)",
     )
 
 
@@ -124,7 +134,7 @@ def higher_on_factor_paper() -> Evidence:
         }
     )
     return Evidence(
-        printed(frame, "value"),
+        printed(frame, "value", step=TABLE4_STEP, terms=2),
         "Appendix F's text, printed means (FACTOR 0.475 / 0.446, BEAR 0.213 / 0.107)",
     )
 
@@ -158,9 +168,9 @@ def smaller_gain_paper() -> Evidence:
             "value": [text_value("bear_mean_improvement") - text_value("factor_mean_improvement")],
         }
     )
-    return Evidence(
-        printed(frame, "value"), "Appendix F's text, printed means (0.106 on BEAR, 0.03 on FACTOR)"
-    )
+    # 0.106 (three decimals) less 0.03 (two): off by up to 0.0005 + 0.005
+    rows = printed(frame, "value").assign(rounding=(TABLE4_STEP + TWO_DECIMALS) / 2)
+    return Evidence(rows, "Appendix F's text, printed means (0.106 on BEAR, 0.03 on FACTOR)")
 
 
 def smaller_gain_build(result: FactorResult) -> Evidence:
@@ -191,8 +201,10 @@ def closer_with_five_paper() -> Evidence:
     b, f = text_value("bear_mean_improvement"), text_value("factor_mean_improvement")
     five = text_value("bear5_mean_improvement")
     frame = pd.DataFrame({"unit": ["mean over the CLMs"], "value": [abs(b - f) - abs(five - f)]})
+    # with both gains above FACTOR's the value is 0.106 - 0.07: off by up to 0.0005 + 0.005
+    rows = printed(frame, "value").assign(rounding=(TABLE4_STEP + TWO_DECIMALS) / 2)
     return Evidence(
-        printed(frame, "value"),
+        rows,
         "Appendix F's text, printed means (0.106 on BEAR, "
         "0.07 on BEAR with five options, 0.03 on FACTOR)",
     )
@@ -207,6 +219,79 @@ def closer_with_five_build(result: FactorResult) -> Evidence:
             "this build's BEAR sample has no 1:1 relation (60 options) to cut to five options"
         )
     return Evidence(rows.reset_index(drop=True), BUILD_NOTE)
+
+
+# factor_mean_reduction_flat: "log-likelihoods do not span the full confidence interval and often
+# differ only marginally, resulting in random guessing confidence splits. Combined with C_Margin,
+# the vast majority of confidences would be close to zero."
+
+
+def mean_reduction_flat(evidence: Evidence) -> Judgement:
+    """``factor_mean_reduction_flat``: with the Mean reduction on FACTOR, C_Base stays near a
+    random split of its four options and C_Margin near 0. Two parts over the model-subsets,
+    each :func:`calib.experiments.quantifiers.most` (Holm), combined by
+    :func:`calib.experiments.verdicts.combine`: ``random split``, the median C_Base within
+    :data:`~calib.experiments.factor.tables.CLOSE_TO` of 1/4 (the frame: its distance below
+    0.05); ``margin near 0``, more than :data:`~calib.experiments.factor.tables.VAST_MAJORITY`
+    of the items with C_Margin below 0.05 (``frames["margin"]``: that share above 0.9)."""
+    margin = evidence.frames.get("margin")
+    if evidence.frame.empty or margin is None:
+        return Judgement.untestable(evidence.missing or "no model scored on FACTOR")
+    return combine(
+        [
+            (
+                "random split",
+                quantifiers.most(
+                    evidence,
+                    "<",
+                    CLOSE_TO,
+                    what="|median C_Base - 1/4| with Mean reduction",
+                    unit="model-subset",
+                ),
+            ),
+            (
+                "margin near 0",
+                quantifiers.most(
+                    Evidence(margin, evidence.source),
+                    ">",
+                    VAST_MAJORITY,
+                    what=f"share of items with C_Margin < {CLOSE_TO:g}, Mean reduction",
+                    unit="model-subset",
+                ),
+            ),
+        ]
+    )
+
+
+def mean_reduction_flat_build(result: FactorResult) -> Evidence:
+    flat = result.mean_reduction
+    if flat.empty or not result.clms:
+        return Evidence.empty(_no_clm(result) if not result.clms else "no Mean reduction rows")
+    flat = flat[flat["model"].isin(result.clms)].reset_index(drop=True)
+    unit = flat["model"] + ", " + flat["subset"]
+    base = pd.DataFrame(
+        {
+            "unit": unit,
+            "difference": flat["distance"],
+            "low": flat["distance_low"],
+            "high": flat["distance_high"],
+        }
+    )
+    margin = pd.DataFrame(
+        {
+            "unit": unit,
+            "difference": flat["margin_share"],
+            "low": flat["margin_share_low"],
+            "high": flat["margin_share_high"],
+        }
+    )
+    return Evidence(
+        base,
+        f"this build's causal models on FACTOR, Mean reduction (computed beside Sum from the "
+        f"same token scores), 95% percentile bootstrap over items "
+        f"({result.params.n_bootstrap} resamples)",
+        frames={"margin": margin},
+    )
 
 
 CLAIMS: tuple[Claim, ...] = (
@@ -243,6 +328,7 @@ CLAIMS: tuple[Claim, ...] = (
         chapter="factor",
         rule=higher_on_factor,
         paper_evidence=higher_on_factor_paper,
+        paper_source="printed text",
         build_evidence=higher_on_factor_build,
         paper_note=MEANS_NOTE,
         needs="a causal model scored on FACTOR and BEAR",
@@ -261,6 +347,7 @@ CLAIMS: tuple[Claim, ...] = (
         chapter="factor",
         rule=smaller_gain,
         paper_evidence=smaller_gain_paper,
+        paper_source="printed text",
         build_evidence=smaller_gain_build,
         paper_note=MEANS_NOTE + "; over all 16 rows Margin's mean gain on FACTOR is -0.061 "
         "(Margin worse on average), smaller still",
@@ -280,9 +367,30 @@ CLAIMS: tuple[Claim, ...] = (
         chapter="factor",
         rule=closer_with_five,
         paper_evidence=closer_with_five_paper,
+        paper_source="printed text",
         build_evidence=closer_with_five_build,
         paper_note="The text prints the means (0.106, 0.07, 0.03) and no table; with Table "
         "4's 16 rows the FACTOR gain is -0.061 and the verdict is the same",
         needs="a causal model scored on FACTOR and on a BEAR sample with 1:1 relations",
+    ),
+    Claim(
+        key="factor_mean_reduction_flat",
+        paper="kissling2026",
+        section="Appendix F",
+        quote="log-likelihoods do not span the full confidence interval and often differ only "
+        "marginally, resulting in random guessing confidence splits.",
+        statement=f"On FACTOR with the Mean reduction, for most causal models the median C_Base "
+        f"lies within {CLOSE_TO:g} of 1/4 (a random split of the four options) and more than "
+        f"{VAST_MAJORITY:.0%} of the items have a C_Margin below {CLOSE_TO:g} (the bounds are "
+        f"calib's reading of 'close to' and 'the vast majority')",
+        quantifier="most",
+        metrics=("confidence",),
+        about="the causal models on FACTOR",
+        chapter="factor",
+        rule=mean_reduction_flat,
+        paper_evidence=None,
+        build_evidence=mean_reduction_flat_build,
+        paper_note="Appendix F prints no number for the Mean reduction on FACTOR",
+        needs="a causal model scored on FACTOR",
     ),
 )

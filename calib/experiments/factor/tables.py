@@ -136,3 +136,71 @@ def interval_rows(summ: pd.DataFrame, metrics: Sequence[str] = METRICS) -> pd.Da
         part["floor_high"] = summ[f"{m}_floor_high"] if has else np.nan
         parts.append(part)
     return pd.concat(parts, ignore_index=True)
+
+
+#: Appendix F on FACTOR with Mean reduction: "random guessing confidence splits" (C_Base near a
+#: quarter of its four options) and "the vast majority of confidences would be close to zero"
+#: (C_Margin); calib's readings of "close to" and "the vast majority"
+CLOSE_TO = 0.05
+VAST_MAJORITY = 0.9
+
+
+def mean_reduction_flatness(
+    estimates: pd.DataFrame, n_boot: int = 1000, seed: int = 0, options: int = 4
+) -> pd.DataFrame:
+    """Per model and subset, with the Mean reduction (Appendix F: "log-likelihoods do not span the
+    full confidence interval and often differ only marginally"): how far the median C_Base lies
+    from ``1 / options`` (a random split of the options), and the share of items whose C_Margin is
+    below :data:`CLOSE_TO`, each with a 95% percentile interval from a bootstrap over items.
+    ``estimates``: :func:`~calib.experiments.factor.scoring.factor_estimates` with ``reduction=
+    "mean"``. Columns ``model``, ``subset``, ``n``, ``median_base``, ``distance``,
+    ``distance_low``, ``distance_high``, ``margin_share``, ``margin_share_low``,
+    ``margin_share_high``."""
+    from calib.confidence.bootstrap import percentile_interval, replicates
+
+    rows = []
+    for (model, dataset), part in estimates.groupby(["model", "dataset"], sort=False):
+        b = part[part["estimator"] == "Base"].sort_values("instance")["confidence"].to_numpy(float)
+        m = part[part["estimator"] == "Margin"].sort_values("instance")["confidence"]
+        small = (m.to_numpy(float) < CLOSE_TO).astype(float)
+        order = np.argsort(b, kind="stable")
+        xs = b[order]
+
+        def distance(w, order=order, xs=xs):
+            cum = np.cumsum(w[:, order].astype(float), axis=1)
+            idx = (cum < 0.5 * cum[:, -1:] - 1e-12).sum(axis=1)
+            return np.abs(xs[np.minimum(idx, len(xs) - 1)] - 1 / options)
+
+        def share(w, small=small):
+            return (w * small).sum(axis=1) / w.sum(axis=1)
+
+        ones = np.ones((1, len(b)), np.int64)
+        d_lo, d_hi = percentile_interval(replicates(distance, len(b), n_boot, seed), 0.95)
+        s_lo, s_hi = percentile_interval(replicates(share, len(small), n_boot, seed), 0.95)
+        rows.append(
+            {
+                "model": model,
+                "subset": subset_name(dataset),
+                "n": len(b),
+                "median_base": float(np.median(b)),
+                "distance": float(distance(ones)[0]),
+                "distance_low": d_lo,
+                "distance_high": d_hi,
+                "margin_share": float(share(ones)[0]),
+                "margin_share_low": s_lo,
+                "margin_share_high": s_hi,
+            }
+        )
+    cols = [
+        "model",
+        "subset",
+        "n",
+        "median_base",
+        "distance",
+        "distance_low",
+        "distance_high",
+        "margin_share",
+        "margin_share_low",
+        "margin_share_high",
+    ]
+    return pd.DataFrame(rows, columns=cols)
