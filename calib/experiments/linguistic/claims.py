@@ -11,7 +11,7 @@ import pandas as pd
 
 from calib.data.bear import PLAIN
 from calib.data.reported import reported
-from calib.experiments import quantifiers
+from calib.experiments import multiplicity, quantifiers
 from calib.experiments.claims import Claim
 from calib.experiments.floors import floor_corrected_differences
 from calib.experiments.linguistic.scale import LARGEST_DROP_CELL, largest_drop_cell
@@ -93,8 +93,13 @@ FLOOR_SOURCE = (
 
 
 def _counted(frame: pd.DataFrame, relation: str = "<") -> tuple[int, int, int]:
-    """``(supports, undecided, n)`` of an evidence frame's units."""
-    status = unit_status(frame, relation, 0.0)
+    """``(supports, undecided, n)`` of an evidence frame's units, each side corrected by Holm
+    over the frame's units (:func:`calib.experiments.multiplicity.corrected_status`: a unit
+    counts as an improvement, or as none, only where that survives the correction)."""
+    raw = unit_status(frame, relation, 0.0)
+    status = multiplicity.corrected_status(
+        frame, relation, 0.0, raw, sides=("supports", "contradicts")
+    )
     return int((status == SUPPORTS).sum()), int((status == OPEN).sum()), len(frame)
 
 
@@ -111,8 +116,9 @@ def _share(supports: int, undecided: int, n: int) -> str:
 
 def possibly_more_consistent(evidence: Evidence) -> Judgement:
     """``possibly_vs_numeric``: the share of models whose ACE "possibly" lowers (the 95%
-    interval of ACE(possibly) - ACE(plain) below 0) against the share of (model, numeric
-    weakener) cells (:data:`NUMERIC_WEAKENERS`) whose ACE is lowered. Holds when possibly's
+    interval of ACE(possibly) - ACE(plain) below 0, after Holm's correction over the models)
+    against the share of (model, numeric weakener) cells (:data:`NUMERIC_WEAKENERS`) whose ACE
+    is lowered (Holm over the cells). Holds when possibly's
     share of significant improvements exceeds the numeric weakeners' share even with every
     undecided numeric cell counted as an improvement; does not hold when possibly's share,
     counting every undecided model as an improvement, is at most the numeric weakeners' share
@@ -155,8 +161,9 @@ def possibly_more_consistent_build(result: LinguisticResult) -> Evidence:
         sum(within.get((m, t), False) for m, t in zip(frame["model"], frame["template"]))
     )
     return Evidence(
-        frame.reset_index(drop=True),
-        f"{BUILD_SOURCE}; both ACEs within their noise floors for {n_within} of {len(frame)} cells",
+        _floor_corrected(result, frame.reset_index(drop=True)),
+        f"{BUILD_SOURCE}; {FLOOR_SOURCE}; both ACEs within their noise floors for {n_within} "
+        f"of {len(frame)} cells",
     )
 
 
