@@ -260,11 +260,12 @@ def test_the_gains_and_their_comparisons(bear_side, scores):
     assert means.at["BEAR 1:1 (5 options)", "n"] == 10
     comp = comp.set_index(["subset", "comparison"])
     assert comp.at[("news", "smaller"), "raw"] == pytest.approx(g_b - g_f)
+    assert comp.at[("news", "much smaller"), "raw"] == pytest.approx(g_b - 2 * g_f)
     assert comp.at[("news", "closer"), "raw"] == pytest.approx(abs(g_b - g_f) - abs(g_5 - g_f))
     for r in comp.itertuples():
         assert r.low <= r.difference <= r.high
     none = comparisons.gain_comparisons(whole, cut.iloc[0:0], fest, ["c1", "c2"], n_boot=10)[1]
-    assert set(none["comparison"]) == {"smaller"}  # no 1:1 relation, no 'closer'
+    assert set(none["comparison"]) == {"smaller", "much smaller"}  # no 1:1 relation, no 'closer'
     assert factor_bear.bear_cut_summary(cut, 20)["ace_floor"].notna().all()
     assert "ace_floor" in factor_bear.bear_cut_summary(cut.iloc[0:0]).columns
 
@@ -349,7 +350,9 @@ def test_the_means_note_is_what_the_tables_give():
 
 def test_the_gain_claims_on_the_printed_means_by_hand():
     judged = CLAIMS["factor_smaller_gain"].judge_paper()
-    assert judged.verdict is HOLDS and "mean over the CLMs: 0.076" in judged.evidence  # 0.106-0.03
+    assert (
+        judged.verdict is HOLDS and "mean over the CLMs: 0.046" in judged.evidence
+    )  # 0.106 - 2 x 0.03
     judged = CLAIMS["bear5_gain_closer"].judge_paper()
     # |0.106 - 0.03| - |0.07 - 0.03| = 0.076 - 0.04
     assert judged.verdict is HOLDS and "mean over the CLMs: 0.036" in judged.evidence
@@ -422,8 +425,8 @@ def test_build_evidence_from_a_hand_made_result():
     comp = pd.DataFrame(
         {
             "subset": ["news"],
-            "comparison": ["smaller"],
-            "unit": ["gain(BEAR) - gain(FACTOR news)"],
+            "comparison": ["much smaller"],
+            "unit": ["gain(BEAR) - 2 gain(FACTOR news)"],
             "n_models": [1],
             "difference": [0.1],
             "low": [0.05],
@@ -436,6 +439,23 @@ def test_build_evidence_from_a_hand_made_result():
     assert CLAIMS["factor_smaller_gain"].judge_build(result).verdict is HOLDS
     judged = CLAIMS["bear5_gain_closer"].judge_build(result)
     assert judged.verdict is UNTESTABLE and "no 1:1 relation" in judged.reason
+
+
+def test_factor_smaller_gain_tests_the_size():
+    """By hand: 0.106 - 2 x 0.03 = 0.046 > 0 at the printed precision (0.0105): holds; a FACTOR
+    gain of 0.06 against 0.106 would be smaller but not less than half."""
+    ev = claims.smaller_gain_paper()
+    assert ev.frame["difference"].iloc[0] == pytest.approx(0.046)
+    assert CLAIMS["factor_smaller_gain"].judge_paper().verdict is HOLDS
+
+    def one(lo, hi):
+        return Evidence(
+            pd.DataFrame({"unit": ["g"], "difference": [(lo + hi) / 2], "low": [lo], "high": [hi]}),
+            "",
+        )
+
+    assert claims.smaller_gain(one(-0.05, -0.01)).verdict is FAILS
+    assert claims.smaller_gain(one(-0.01, 0.05)).verdict is UNDECIDED
 
 
 def test_mean_reduction_flat_on_hand_made_frames():
@@ -502,7 +522,7 @@ def test_a_tiny_run_end_to_end(tmp_path):
     assert len(result.table) == 4 and result.clms == ["tiny-gpt2"]
     assert result.n_bear == 4 and result.n_bear_one_to_one == 2
     assert "ace_floor" in result.summary.columns and "ace_floor" in result.bear.columns
-    assert set(result.gain_comparisons["comparison"]) == {"smaller", "closer"}
+    assert set(result.gain_comparisons["comparison"]) == {"smaller", "much smaller", "closer"}
     from calib.experiments import records
 
     path = records.write_record(result, tmp_path)

@@ -148,15 +148,20 @@ def higher_on_factor_build(result: FactorResult) -> Evidence:
 # factor_smaller_gain: "the average improvement of C_Margin is only 0.03" (BEAR: 0.106)
 
 
+#: calib's reading of "much smaller magnitude": FACTOR's gain below this share of BEAR's
+MUCH_SMALLER = 0.5
+
+
 def smaller_gain(evidence: Evidence) -> Judgement:
-    """``factor_smaller_gain``: Margin's mean ACE gain over Base (over the causal models) is
-    smaller on FACTOR than on BEAR: ``gain(BEAR) - gain(FACTOR) > 0`` (every FACTOR subset of a
-    build)."""
+    """``factor_smaller_gain``: Margin's mean ACE gain over Base (over the causal models) is much
+    smaller on FACTOR than on BEAR ("with much smaller magnitude", "only 0.03"), read as below
+    half of BEAR's (:data:`MUCH_SMALLER`): ``gain(BEAR) - 2 gain(FACTOR) > 0`` (every FACTOR
+    subset of a build)."""
     return every(
         evidence,
         ">",
         0.0,
-        what="mean gain(BEAR) - mean gain(FACTOR), gain = ACE(Base) - ACE(Margin)",
+        what="mean gain(BEAR) - 2 mean gain(FACTOR), gain = ACE(Base) - ACE(Margin)",
         unit="comparison",
     )
 
@@ -165,16 +170,21 @@ def smaller_gain_paper() -> Evidence:
     frame = pd.DataFrame(
         {
             "unit": ["mean over the CLMs"],
-            "value": [text_value("bear_mean_improvement") - text_value("factor_mean_improvement")],
+            "value": [
+                text_value("bear_mean_improvement")
+                - text_value("factor_mean_improvement") / MUCH_SMALLER
+            ],
         }
     )
-    # 0.106 (three decimals) less 0.03 (two): off by up to 0.0005 + 0.005
-    rows = printed(frame, "value").assign(rounding=(TABLE4_STEP + TWO_DECIMALS) / 2)
-    return Evidence(rows, "Appendix F's text, printed means (0.106 on BEAR, 0.03 on FACTOR)")
+    # 0.106 (three decimals) less twice 0.03 (two): off by up to 0.0005 + 2 x 0.005
+    rows = printed(frame, "value").assign(rounding=(TABLE4_STEP + 2 * TWO_DECIMALS) / 2)
+    return Evidence(
+        rows, "Appendix F's text, printed means (0.106 on BEAR, 0.03 on FACTOR: 0.106 - 2 x 0.03)"
+    )
 
 
 def smaller_gain_build(result: FactorResult) -> Evidence:
-    rows = result.gain_comparisons[result.gain_comparisons["comparison"] == "smaller"]
+    rows = result.gain_comparisons[result.gain_comparisons["comparison"] == "much smaller"]
     if rows.empty:
         return Evidence.empty(_no_clm(result))
     return Evidence(rows.reset_index(drop=True), BUILD_NOTE)
@@ -340,7 +350,8 @@ CLAIMS: tuple[Claim, ...] = (
         quote="On BEAR we found an average improvement in ACE among the CLMs of 0.106, while "
         "on FACTOR, the average improvement of $C_{\\text{Margin}}$ is only 0.03.",
         statement="Margin's mean improvement in ACE over Base (over the causal models) is "
-        "smaller on FACTOR than on BEAR",
+        "much smaller on FACTOR than on BEAR: less than half of BEAR's (calib's reading of "
+        "'much smaller magnitude')",
         quantifier="on average",
         metrics=("ace",),
         about="the causal models (their mean)",

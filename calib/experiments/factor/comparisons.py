@@ -134,7 +134,8 @@ def gain_comparisons(
     Returns ``(means, comparisons)``: ``means`` one row per benchmark (``benchmark``,
     ``n_models``, ``n``, ``gain`` (raw), ``gain_debiased`` with ``_low`` / ``_high``);
     ``comparisons`` per FACTOR subset ``gain(BEAR) - gain(FACTOR)`` (``comparison``
-    ``smaller``) and ``|gain(BEAR) - gain(FACTOR)| - |gain(BEAR, 5 options) - gain(FACTOR)|``
+    ``smaller``), ``gain(BEAR) - 2 gain(FACTOR)`` (``much smaller``: FACTOR's gain below half of
+    BEAR's) and ``|gain(BEAR) - gain(FACTOR)| - |gain(BEAR, 5 options) - gain(FACTOR)|``
     (``closer``), with ``unit``, ``difference``, ``low``, ``high``, ``p_value``, ``raw``."""
     mcols = [
         "benchmark",
@@ -203,6 +204,22 @@ def gain_comparisons(
                 "subset": subset,
                 "comparison": "smaller",
                 "unit": f"gain(BEAR) - gain(FACTOR {subset})",
+                "n_models": len(models),
+                "difference": got["difference"],
+                "low": got["low"],
+                "high": got["high"],
+                "p_value": got["p_value"],
+                "raw": got["difference"] + got["floor_shift"],
+            }
+        )
+        # "much smaller magnitude": FACTOR's gain below half of BEAR's
+        terms, coefs = bear_terms + f_terms, bear_coefs + [-2 * c for c in f_coefs]
+        got = combined_interval(terms, coefs, n_boot=n_boot, seed=seed, debias=True, sizes=sizes)
+        rows.append(
+            {
+                "subset": subset,
+                "comparison": "much smaller",
+                "unit": f"gain(BEAR) - 2 gain(FACTOR {subset})",
                 "n_models": len(models),
                 "difference": got["difference"],
                 "low": got["low"],
