@@ -32,6 +32,7 @@ MEANS_NOTE = (
 #: Table 4 and Appendix F's text print ACE and Brier with three decimals, except "only 0.03" and
 #: "0.07" with two
 TABLE4_STEP = 0.001
+#: the step of Appendix F's two-decimal numbers
 TWO_DECIMALS = 0.01
 BUILD_NOTE = (
     "this build's causal models; each ACE debiased (ACE minus its noise floor, beyond "

@@ -142,6 +142,7 @@ def interval_rows(summ: pd.DataFrame, metrics: Sequence[str] = METRICS) -> pd.Da
 #: quarter of its four options) and "the vast majority of confidences would be close to zero"
 #: (C_Margin); calib's readings of "close to" and "the vast majority"
 CLOSE_TO = 0.05
+#: the share of items that is "the vast majority" (calib's reading)
 VAST_MAJORITY = 0.9
 
 
