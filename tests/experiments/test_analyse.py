@@ -269,6 +269,8 @@ def test_clm_vs_mlm_analyse_a_synthetic_score_table(tmp_path):
     assert result.objectives == kinds and result.n_relations == 3 and result.n_facts == 18
     assert len(result.pairs) == 1  # one MLM: one pair
     assert set(result.model_rows["model"]) == set(models) and len(result.differences)
+    for claim in clm_vs_mlm.CLAIMS:  # every rule runs on a real result
+        assert claim.judge_build(result).verdict, claim.key
     complete(result, tmp_path)
 
 
