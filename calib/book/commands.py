@@ -11,6 +11,7 @@ from calib.book.layout import (
     BookError,
     ChapterDataMissing,
     ChapterNotFound,
+    NotABookRoot,
     ParameterError,
     book_root,
     chapters_in_toc,
@@ -94,10 +95,10 @@ def _cli_run(args) -> int:
 
 def usage_status(exc: BookError) -> int:
     """The exit status of a ``calib run`` / ``calib book`` that failed with ``exc``: 2 for what
-    the command line asked wrongly (a chapter, profile or parameter that does not exist, a value
-    out of range, data the chapter needs missing under the data root), 1 for a chapter or build
-    that failed."""
-    usage = (ParameterError, ChapterNotFound, UnknownProfile, ChapterDataMissing)
+    the command line asked wrongly (a book root, chapter, profile or parameter that does not
+    exist, a value out of range, data the chapter needs missing under the data root), 1 for a
+    chapter or build that failed."""
+    usage = (ParameterError, ChapterNotFound, UnknownProfile, ChapterDataMissing, NotABookRoot)
     return 2 if isinstance(exc, usage) else 1
 
 

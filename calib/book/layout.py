@@ -34,6 +34,10 @@ class BookError(Exception):
     """A problem with the book: a missing chapter, a bad parameter, a failed run or build."""
 
 
+class NotABookRoot(BookError):
+    """The folder given (or found) as the book root has no ``_toc.yml``."""
+
+
 class ChapterNotFound(BookError):
     """No ``notebooks/<name>.md`` for a chapter."""
 
@@ -67,7 +71,7 @@ def book_root(root: str | os.PathLike | None = None) -> Path:
         checkout = Path(calib.__file__).resolve().parents[1]
         path = cwd if (cwd / "_toc.yml").is_file() else checkout
     if not (path / "_toc.yml").is_file():
-        raise BookError(
+        raise NotABookRoot(
             f"{path} is not a book root: it has no _toc.yml (run from the "
             f"repository root or pass --root FOLDER; in Python, root=FOLDER)"
         )

@@ -515,7 +515,7 @@ def load_model(
     try:
         tokenizer = AutoTokenizer.from_pretrained(source, revision=ref.revision)
         model = auto.from_pretrained(source, revision=ref.revision, dtype=torch_dtype)
-    except (ValueError, OSError) as exc:
+    except Exception as exc:  # noqa: BLE001 - OSError, ValueError, safetensors' own error ...
         raise ModelLoadError(
             f"model {name!r} cannot be loaded as a "
             f"{'causal' if wanted == 'clm' else 'masked'} LM: {one_line(exc)}"
