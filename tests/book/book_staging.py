@@ -77,3 +77,12 @@ def download_links(page: Path) -> list[Path]:
         )
         out.append((page.parent / unquote(href)).resolve())
     return out
+
+
+def page_text(page: Path) -> str:
+    """A built page's text: tags dropped (Sphinx writes ``calib run x`` as one span per word),
+    entities unescaped, runs of blanks as one space."""
+    import html
+
+    text = re.sub(r"<(script|style)\b.*?</\1>", " ", page.read_text(encoding="utf-8"), flags=re.S)
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", text)).split())

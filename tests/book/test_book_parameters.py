@@ -167,7 +167,7 @@ def test_a_wrong_name_and_type_are_reported_together_with_the_parameter_list(roo
         'relations: list[str] | None = ["P36", "P37", "P19", "P30", "P105"]  # accepted from '
         "the profiles, unused here (profile 'quick'; notebook default: None)",
     ):
-        assert line in text.splitlines(), line
+        assert line in [shown.strip() for shown in text.splitlines()], line
 
 
 def test_a_text_given_for_a_list_says_how_to_write_the_list(root):
@@ -276,8 +276,68 @@ def test_an_unexecuted_chapter_stops_the_build_with_the_command_to_make_it(root)
     text = str(info.value)
     assert "fixture: " in text and "failing: " in text
     assert "calib run fixture --profile quick --no-build" in text
+
+
+def test_a_chapter_not_run_gets_a_page_that_says_so_and_still_counts_as_not_run(root):
+    """The book is built from what was executed (issue 28): each toc chapter without an
+    executed notebook gets a page with its title, "Not run in this build" and the command that
+    runs it; such a page is no executed chapter for anything that asks."""
+    import json
+
+    import nbformat
+
+    from calib.book import book_summary, is_executed, not_executed, write_not_run_pages
+    from calib.book.layout import executed_path
+
+    assert write_not_run_pages(root, "quick") == ["fixture", "failing"]
+    for name in ("fixture", "failing"):
+        nb = nbformat.read(executed_path(name, root), as_version=4)
+        assert nb.metadata["calib"] == {
+            "chapter": name,
+            "not_run": True,
+            "command": f"calib run {name} --profile quick",
+        }
+        text = "\n".join(c.source for c in nb.cells)
+        assert text.startswith("# Fixture chapter" if name == "fixture" else "# ")
+        assert (
+            "**Not run in this build.**" in text and f"`calib run {name} --profile quick`" in text
+        )
+        assert not is_executed(name, root)
+    assert not_executed(root) == ["fixture", "failing"]
     with pytest.raises(ChapterNotExecuted):
-        book.build_html(root, log=None)
+        check_chapters_executed(root, "quick")
+    assert book_summary(root, []) == (
+        "0 chapter(s) executed now; the book shows no executed chapter and 2 not run in this build"
+    )
+    # an executed chapter (its metadata names its profile) is left alone, and the summary
+    # names the profile the chapters ran with, not the one on the command line
+    path = executed_path("fixture", root)
+    path.write_text(json.dumps({"metadata": {"calib": {"profile": "quick"}}, "cells": []}))
+    assert write_not_run_pages(root) == ["failing"] and is_executed("fixture", root)
+    assert json.loads(path.read_text())["metadata"]["calib"] == {"profile": "quick"}
+    assert "`calib run failing --profile quick`" in executed_path("failing", root).read_text()
+    assert book_summary(root, []) == (
+        "0 chapter(s) executed now; the book shows 1 run with profile 'quick' and 1 not run in "
+        "this build"
+    )
+
+
+def test_a_missing_data_root_stops_a_chapter_before_its_kernel(root, no_execution, monkeypatch):
+    from calib.book import ChapterDataMissing
+    from calib.book.commands import usage_status
+
+    monkeypatch.setenv("CALIB_DATA_DIR", str(root / "no-data-here"))
+    with pytest.raises(ChapterDataMissing) as info:
+        run_chapter("fixture", "quick", root=root, log=None, params={"relations": None})
+    text = str(info.value)
+    assert "\n" not in text and text.startswith(
+        "chapter 'fixture' cannot run: the chapter reads BEAR"
+    )
+    assert "'bear/metadata_relations.json' is missing under the data root" in text
+    assert str(root / "no-data-here") in text and "CALIB_DATA_DIR" in text
+    assert usage_status(info.value) == 2
+    with pytest.raises(ChapterDataMissing):
+        book.build_book("quick", root=root, log=None)  # before any chapter runs
 
 
 def test_a_toc_chapter_without_a_source_fails_before_any_execution(tmp_path, no_execution):
