@@ -65,6 +65,18 @@ def stage_book(dest: Path, chapters: dict[str, Path], caption: str = "Experiment
     return dest
 
 
+def book_sources(root: Path) -> Path:
+    """A copy of the real book's sources (configuration, toc, prose, chapter sources) in
+    ``root``: a fresh clone's, with nothing executed."""
+    for name in ("_config.yml", "_toc.yml"):
+        shutil.copy2(REPO / name, root / name)
+    for folder in ("book", "notebooks"):
+        shutil.copytree(
+            REPO / folder, root / folder, ignore=shutil.ignore_patterns("__pycache__", "*.ipynb")
+        )
+    return root
+
+
 def download_links(page: Path) -> list[Path]:
     """The files a built page links as downloads (Sphinx's ``a.download``), as paths resolved
     relative to the page; an absolute or remote link fails the test."""
