@@ -230,8 +230,9 @@ def html_table(
         data = data[list(shown)]
     esc = html.escape
     num_class = ' class="num"'
-    head = "".join(
-        f'<th scope="col"{num_class if c in numeric_cols else ""}>{esc(str(c))}</th>'
+    head = "".join(  # a column name may break after each underscore: no wide header
+        f'<th scope="col"{num_class if c in numeric_cols else ""}>'
+        f"{esc(str(c)).replace('_', '_<wbr>')}</th>"
         for c in data.columns
     )
     body = []
