@@ -93,8 +93,13 @@ def download_links(page: Path) -> list[Path]:
 
 def page_text(page: Path) -> str:
     """A built page's text: tags dropped (Sphinx writes ``calib run x`` as one span per word),
-    entities unescaped, runs of blanks as one space."""
+    entities unescaped, Sphinx's typographic quotes made plain again, runs of blanks as one
+    space."""
     import html
 
     text = re.sub(r"<(script|style)\b.*?</\1>", " ", page.read_text(encoding="utf-8"), flags=re.S)
-    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", text)).split())
+    text = html.unescape(re.sub(r"<[^>]+>", " ", text))
+    text = text.translate(
+        str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
+    )
+    return " ".join(text.split())
