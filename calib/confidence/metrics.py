@@ -233,6 +233,13 @@ def weighted_gap(conf_sorted, corr_sorted, weights, n_bins: int = N_BINS) -> np.
     return w @ (conf_sorted - corr_sorted) / w.sum(axis=1)
 
 
+def weighted_confidence(conf_sorted, corr_sorted, weights, n_bins: int = N_BINS) -> np.ndarray:
+    """The mean confidence for every row of multiplicity ``weights`` (a term of
+    :mod:`calib.confidence.combined`: Figure 3's "average C_Base confidence")."""
+    w = np.asarray(weights, dtype=float)
+    return w @ conf_sorted / w.sum(axis=1)
+
+
 def _tie_starts(conf_sorted: np.ndarray) -> np.ndarray:
     """Where each run of equal confidences starts in the ascending ``conf_sorted``."""
     return np.r_[0, np.flatnonzero(np.diff(conf_sorted)) + 1]
