@@ -167,6 +167,22 @@ def test_replicates_are_those_of_a_gather_per_statistic():
                 )
 
 
+def test_each_replicate_is_the_metric_of_its_resampled_sample():
+    """The same resamples as before (the stream of ``resample_weights`` is unchanged) and each
+    replicate is the metric of the resample written out instance by instance (to rounding:
+    the kernels sum in another order than before)."""
+    from calib.confidence.bootstrap import resample_weights
+
+    for name, (conf, corr) in samples(300, seed=8).items():
+        w = next(resample_weights(300, 6, seed=2))
+        for metric in METRICS:
+            reps = replicates(MetricStatistic(metric, conf, corr), 300, 6, seed=2)
+            for r in range(6):
+                c, y = np.repeat(conf, w[r]), np.repeat(corr, w[r])
+                one = MetricStatistic(metric, c, y)(np.ones((1, len(c)), np.int64))[0]
+                assert reps[r] == pytest.approx(one, abs=1e-12), (metric, name)
+
+
 def _old_interval(metric, conf, corr, n_boot, seed):
     stat = gathering_statistic(metric, conf, corr)
     n = len(conf)
