@@ -316,3 +316,38 @@ def test_combined_and_difference_intervals_use_the_exact_jackknife():
     reps = replicates(stat, n, 500, 0)
     ref = interval(float(ya.mean()), reps, 0.95, "bca", delete_one_jackknife(stat, n))
     assert (res["low"], res["high"]) == pytest.approx(ref, abs=1e-9)
+
+
+def test_the_interval_scaling_benchmark_runs_at_a_tiny_size(tmp_path):
+    """``benchmarks/interval_scaling.py`` (its timings belong on a quiet machine, not here)."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    old = subprocess.run(
+        ["git", "-C", str(repo), "cat-file", "-e", "5a662fa:calib/confidence/metrics.py"],
+        capture_output=True,
+    )
+    if old.returncode:
+        pytest.skip("no git history with the old implementation")
+    out = tmp_path / "scaling.json"
+    subprocess.run(
+        [
+            sys.executable,
+            str(repo / "benchmarks" / "interval_scaling.py"),
+            "--n",
+            "250",
+            "--n-boot",
+            "20",
+            "--out",
+            str(out),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    rows = json.loads(out.read_text())["results"]
+    assert len(rows) == 16 and {r["kind"] for r in rows} == {"metric", "paired", "closure"}
+    for r in rows:  # the closed forms give today's bounds, the grouped jackknife nearly
+        assert r["max_bound_change"] < (TOLERANCE if r["jackknife"] == "grouped" else 1e-9), r
