@@ -171,7 +171,7 @@ CONSTRAINTS: dict[str, Check] = {
     "factor_items": _POSITIVE,
     "factor_max_tokens": _POSITIVE,
     "factor_completion_words": _POSITIVE,
-    "pair_within": _choices("calib.experiments.clm_vs_mlm", "SCOPES"),
+    "pair_within": _choices("calib.experiments.clm_vs_mlm.pairing", "SCOPES"),
     "min_instances": _POSITIVE,
     "max_gap": at_least(0),
     "lama_relations": all_of(non_empty, distinct, each(lama_relation)),

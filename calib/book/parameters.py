@@ -1,6 +1,6 @@
 """A chapter's parameters: declared, merged with a profile, checked.
 
-A chapter unit (``calib/experiments/<chapter>.py`` with a ``Params`` dataclass and ``run``,
+A chapter unit (``calib/experiments/<chapter>/`` with a ``Params`` dataclass and ``run``,
 :func:`chapter_unit`) declares its parameters in ``Params``, the only home of their defaults;
 its notebook's ``parameters`` cell repeats them for papermill and readers and must equal the
 dataclass (:func:`cell_differences`; the runner refuses a chapter whose cell differs). Any
