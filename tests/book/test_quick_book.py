@@ -160,12 +160,6 @@ def test_no_page_shows_a_leftover_of_its_run(quick_book):
         assert not found, f"{name}: {found}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 28: calib.experiments.quantifiers.interval_text prints a unit without a "
-    "value as 'nan (no interval)' (calib/experiments is being restructured by another "
-    "helper; the fix belongs there)",
-)
 def test_the_ledger_names_no_nan(quick_book):
     text = page_text(quick_book.html / "_build" / "chapters" / "ledger.html")
     assert "nan (no interval)" not in text and ": nan" not in text
