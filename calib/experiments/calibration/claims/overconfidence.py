@@ -13,10 +13,10 @@ import pandas as pd
 
 from calib.confidence.gap import GAP_RANGES
 from calib.experiments import quantifiers
-from calib.experiments.calibration.claims.evidence import ANY_MODEL, NEEDS_BOTH, _combine, _part
+from calib.experiments.calibration.claims.evidence import ANY_MODEL, NEEDS_BOTH, _part
 from calib.experiments.claims import Claim
 from calib.experiments.quantifiers import Evidence
-from calib.experiments.verdicts import Judgement
+from calib.experiments.verdicts import Judgement, combine
 
 if TYPE_CHECKING:
     from calib.experiments.calibration import CalibrationResult
@@ -67,7 +67,7 @@ def _overconfidence(evidence: Evidence, quantifier, what: str) -> Judgement:
         what="mean signed gap of the MLMs - of the CLMs",
         unit="comparison",
     )
-    return _combine([("the models", models), ("MLMs against CLMs", objectives)])
+    return combine([("the models", models), ("MLMs against CLMs", objectives)])
 
 
 def overconfident_rule(evidence: Evidence) -> Judgement:
