@@ -36,7 +36,8 @@ def _ev(rows, **frames) -> Evidence:
 #: key -> (supporting interval, contradicting interval) of the simple one-quantifier rules
 SIMPLE = {
     "base_overconfident": ((0.1, 0.2), (-0.2, -0.1)),
-    "base_low_range": ((0.1, 0.2), (-0.2, -0.1)),
+    "base_low_range": ((0.0, 0.03), (0.08, 0.2)),  # share below 0.2 < 1/20
+    "margin_full_range": ((0.1, 0.3), (0.0, 0.03)),  # share at each end >= 1/20
     "margin_well_calibrated": ((0.02, 0.08), (0.12, 0.2)),
     "average_best": ((-0.2, -0.1), (0.1, 0.2)),
     "gemma3_worse": ((0.1, 0.2), (-0.2, -0.1)),
@@ -283,6 +284,33 @@ def test_a_threshold_on_ace_is_judged_conservatively_on_both_sides():
     assert best.at["c", "high"] == 0.095 and best.at["c", "low"] == 0.0  # its best estimate
 
 
+def test_the_shares_of_confidences_come_from_the_histogram_with_wilson_intervals():
+    from types import SimpleNamespace
+
+    from calib.experiments.calibration.claims import overconfidence
+
+    edges = np.round(np.arange(0, 1.0001, 0.05), 2)
+    counts = np.zeros(20, int)
+    counts[[0, 3, 4, 10, 16, 19]] = [2, 3, 5, 40, 30, 20]  # 5 of 100 below 0.2, 50 from 0.8
+    hist = pd.DataFrame(
+        {
+            "model": "m",
+            "estimator": "Margin",
+            "bin": range(20),
+            "lower": edges[:-1],
+            "upper": edges[1:],
+            "count": counts,
+        }
+    )
+    result = SimpleNamespace(reliability_histogram=hist)
+    low = overconfidence._share_rows(result, "Margin", 0.0, 0.2).iloc[0]
+    assert low["difference"] == 0.05 and low["n"] == 100 and low["low"] < 0.05 < low["high"]
+    ends = overconfidence.margin_full_range_build(result).frame
+    assert ends["difference"].tolist() == [0.05, 0.5]
+    judged = overconfidence.margin_full_range_rule(Evidence(ends, "t"))
+    assert judged.verdict == "undecided"  # 5% below 0.2: on the boundary of one bin's share
+
+
 def test_differences_and_their_absolute_values():
     diffs = pd.DataFrame(
         {
@@ -442,6 +470,7 @@ def test_claims_without_printed_numbers_say_why():
         "intrinsic_overconfident",
         "base_overconfident",
         "base_low_range",
+        "margin_full_range",
         "margin_underconfident_low",
         "selective",
         "selective_gemma7b",
