@@ -248,6 +248,76 @@ def test_all_of_makes_a_unit_of_parts_that_must_all_hold():
     assert out.at["B", "p_contradict"] <= 2 * 1e-6  # B2 against it, Bonferroni over 2 parts
 
 
+def test_ace_size_needs_ace_falling_and_accuracy_rising_with_size():
+    rule = BY_KEY["ace_size"].rule
+    ace = [("Margin", -0.9, -0.5), ("Average/min", -0.8, -0.4)]
+    assert rule(_ev(ace, ace=ace, accuracy=[("accuracy", 0.5, 0.9)])).verdict == "holds"
+    assert rule(_ev(ace, ace=ace, accuracy=[("accuracy", -0.9, -0.2)])).verdict == "does not hold"
+    rising = [("Margin", 0.3, 0.8), ("Average/min", -0.8, -0.4)]
+    assert (
+        rule(_ev(rising, ace=rising, accuracy=[("accuracy", 0.5, 0.9)])).verdict == "does not hold"
+    )
+    assert rule(_ev(ace, ace=ace, accuracy=[("accuracy", -0.2, 0.9)])).verdict == "undecided"
+
+
+def test_ace_accuracy_within_groups_allows_exceptions_among_families():
+    rule = BY_KEY["ace_accuracy_within_groups"].rule
+    objectives = [("clm, Margin", -0.9, -0.5), ("mlm, Margin", -0.9, -0.3)]
+    fams = [("A", -0.9, -0.5), ("B", -0.9, -0.5), ("C", 0.5, 0.9)]
+    assert rule(_ev([], objectives=objectives, families=fams)).verdict == "holds"
+    against = [("A", -0.9, -0.5), ("B", 0.4, 0.9), ("C", 0.5, 0.9)]
+    assert rule(_ev([], objectives=objectives, families=against)).verdict == "does not hold"
+    one_objective = [("clm, Margin", -0.9, -0.5), ("mlm, Margin", 0.2, 0.6)]
+    assert rule(_ev([], objectives=one_objective, families=fams)).verdict == "does not hold"
+    assert rule(_ev([], objectives=objectives, families=[])).verdict == "not testable"
+
+
+def _points(models, ace, accuracy, estimators=("Margin", "Average/min")):
+    return pd.DataFrame(
+        [
+            {"model": m, "estimator": e, "ace": a, "accuracy": c}
+            for m, a, c in zip(models, ace, accuracy)
+            for e in estimators
+        ]
+    )
+
+
+def test_the_correlations_by_size_and_by_group_on_a_hand_made_build():
+    from types import SimpleNamespace
+
+    from calib.experiments.calibration.claims import appendices
+
+    models = pd.DataFrame(
+        {
+            "model": list("abcdef"),
+            "objective": ["clm"] * 3 + ["mlm"] * 3,
+            "family": ["F"] * 3 + ["G"] * 3,
+            "size_m": [100.0, 200.0, 400.0, 100.0, 300.0, 500.0],
+        }
+    )
+    points = _points(
+        models["model"], [0.3, 0.2, 0.1, 0.4, 0.3, 0.2], [0.2, 0.3, 0.5, 0.1, 0.2, 0.4]
+    )
+    result = SimpleNamespace(
+        models=models,
+        ace_accuracy=points,
+        params=SimpleNamespace(aggregation="min", n_bootstrap=200, seed=0),
+    )
+    size = appendices.ace_size_build(result)
+    assert size.sample == "models" and len(size.frames["ace"]) == 2
+    assert (size.frames["ace"]["difference"] < 0).all()
+    assert size.frames["accuracy"]["difference"].iloc[0] > 0
+    groups = appendices.ace_accuracy_within_groups_build(result)
+    assert sorted(groups.frames["objectives"]["group"].unique()) == ["clm", "mlm"]
+    assert (groups.frames["families"]["difference"] < 0).all()
+    few = SimpleNamespace(
+        models=models.iloc[:3],
+        ace_accuracy=points[points["model"].isin(list("abc"))],
+        params=result.params,
+    )
+    assert BY_KEY["ace_size"].judge_build(few).verdict == "not testable"
+
+
 def test_the_gemma7b_example_needs_gemma7b():
     rule = BY_KEY["selective_gemma7b"].rule
     rows = [("gemma-7b: bound", -0.1, -0.01, {"model": "gemma-7b"})] * 3
@@ -454,6 +524,20 @@ def test_ace_falls_with_accuracy_on_the_printed_values():
     ev = BY_KEY["ace_accuracy"].paper_evidence().frame.set_index("unit")
     assert ev.at["Margin", "difference"] == pytest.approx(np.corrcoef(acc, T1["ace_margin"])[0, 1])
     assert BY_KEY["ace_accuracy"].judge_paper().verdict == "holds"
+
+
+def test_ace_size_and_within_groups_on_the_printed_values():
+    t1 = T1.assign(size=SIZES, acc=paper_models().set_index("registry_name")["accuracy"])
+    from scipy import stats
+
+    assert stats.spearmanr(t1["size"], t1["ace_margin"])[0] < -0.7  # by hand: -0.80
+    assert stats.spearmanr(t1["size"], t1["acc"])[0] > 0.8  # 0.90
+    assert BY_KEY["ace_size"].judge_paper().verdict == "holds"
+    llama = t1.loc[["llama-3.2-1b-instruct", "llama-3.2-3b-instruct", "llama-3.1-8b-instruct"]]
+    assert np.corrcoef(llama["acc"], llama["ace_average"])[0, 1] > 0.9  # the exception
+    judged = BY_KEY["ace_accuracy_within_groups"].judge_paper()
+    assert judged.verdict == "holds"
+    assert "in line with the claim for 7, against it for 1" in judged.evidence  # 4 families x 2
 
 
 def test_larger_better_fails_on_entropy_and_holds_for_base():
