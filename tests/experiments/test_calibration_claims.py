@@ -38,6 +38,7 @@ SIMPLE = {
     "base_overconfident": ((0.1, 0.2), (-0.2, -0.1)),
     "base_low_range": ((0.0, 0.03), (0.08, 0.2)),  # share below 0.2 < 1/20
     "margin_full_range": ((0.1, 0.3), (0.0, 0.03)),  # share at each end >= 1/20
+    "margin_curves_closer": ((-0.2, -0.1), (0.1, 0.2)),
     "margin_well_calibrated": ((0.02, 0.08), (0.12, 0.2)),
     "average_best": ((-0.2, -0.1), (0.1, 0.2)),
     "gemma3_worse": ((0.1, 0.2), (-0.2, -0.1)),
@@ -318,6 +319,60 @@ def test_the_correlations_by_size_and_by_group_on_a_hand_made_build():
     assert BY_KEY["ace_size"].judge_build(few).verdict == "not testable"
 
 
+def test_average_close_to_perfect_needs_the_four_named_models_below_005():
+    rule = BY_KEY["average_close_to_perfect"].rule
+    rows = [(m, 0.01, 0.04, {"model": m}) for m in margin_and_average.CLOSE_TO_PERFECT]
+    assert rule(_ev(rows)).verdict == "holds"
+    assert rule(_ev(rows[:3])).verdict == "not testable"
+    worse = [*rows[:3], (rows[3][0], 0.07, 0.09, {"model": rows[3][0]})]
+    assert rule(_ev(worse)).verdict == "does not hold"
+    floor = [(m, 0.0, 0.3, {"model": m, "floor": 0.15}) for m, *_ in rows]
+    assert rule(_ev(floor)).verdict == "cannot be decided at this size"
+
+
+def test_paraphrase_best_is_most_model_metrics_against_both_intrinsic_estimates():
+    rule = BY_KEY["paraphrase_best"].rule
+
+    def unit(model, lo_b, hi_b, lo_m, hi_m):
+        return [
+            (f"{model}: - Base", lo_b, hi_b, {"group": model}),
+            (f"{model}: - Margin", lo_m, hi_m, {"group": model}),
+        ]
+
+    good = [*unit("a", -0.2, -0.1, -0.2, -0.1), *unit("b", -0.3, -0.1, -0.2, -0.05)]
+    beaten_by_margin = unit("c", -0.2, -0.1, 0.05, 0.1)  # below Base, not below Margin
+    assert rule(_ev([*good, *beaten_by_margin])).verdict == "holds"  # 2 of 3
+    assert rule(_ev([*unit("a", 0.1, 0.2, 0.1, 0.2), *beaten_by_margin])).verdict == "does not hold"
+    assert rule(_ev([*good, *unit("d", -0.2, 0.1, -0.2, 0.1), *beaten_by_margin])).verdict == (
+        "undecided"
+    )  # 2 of 4 support it: not more than half
+
+
+def test_single_template_unreliable_has_two_parts():
+    rule = BY_KEY["single_template_unreliable"].rule
+    high = [(f"m{i}", 0.15, 0.3) for i in range(3)]
+    split = [("low - high accuracy", 0.05, 0.1)]
+    assert rule(_ev(high, models=high, accuracy=split)).verdict == "holds"
+    assert rule(_ev(high, models=high, accuracy=[("x", -0.1, -0.05)])).verdict == "does not hold"
+    calibrated = [(f"m{i}", 0.01, 0.05) for i in range(3)]
+    assert rule(_ev(calibrated, models=calibrated, accuracy=split)).verdict == "does not hold"
+    few = rule(_ev(high, models=high, accuracy=[]))
+    assert few.verdict == "not testable" and "fewer than 4 models" in few.reason
+    values = pd.DataFrame(
+        {
+            "model": list("abcd"),
+            "difference": [0.3, 0.2, 0.1, 0.05],
+            "low": [0.2, 0.1, 0.0, 0.0],
+            "high": [0.4, 0.3, 0.2, 0.1],
+        }
+    )
+    row = margin_and_average._accuracy_split(
+        values, pd.Series([0.1, 0.2, 0.6, 0.7], index=list("abcd"))
+    )
+    assert row.iloc[0]["difference"] == pytest.approx(0.175)  # (0.3 + 0.2) / 2 - (0.1 + 0.05) / 2
+    assert row.iloc[0]["low"] == pytest.approx(0.15 - 0.15)  # mean low of a, b - mean high of c, d
+
+
 def test_the_gemma7b_example_needs_gemma7b():
     rule = BY_KEY["selective_gemma7b"].rule
     rows = [("gemma-7b: bound", -0.1, -0.01, {"model": "gemma-7b"})] * 3
@@ -538,6 +593,25 @@ def test_ace_size_and_within_groups_on_the_printed_values():
     judged = BY_KEY["ace_accuracy_within_groups"].judge_paper()
     assert judged.verdict == "holds"
     assert "in line with the claim for 7, against it for 1" in judged.evidence  # 4 families x 2
+
+
+def test_the_new_5_1_and_7_claims_on_the_printed_values():
+    fig2 = T1.loc[list(margin_and_average.FIGURE2)]
+    assert (fig2["ace_margin"] < fig2["ace_base"]).all()
+    assert BY_KEY["margin_curves_closer"].judge_paper().verdict == "holds"
+    named = T1.loc[list(margin_and_average.CLOSE_TO_PERFECT), "ace_average"]
+    assert (named < 0.05).all() and named["opt-6.7b"] == 0.024 and named["qwen3.5-9b"] == 0.034
+    assert BY_KEY["average_close_to_perfect"].judge_paper().verdict == "holds"
+    best_p = T1[["ace_average", "ace_entropy"]].min(axis=1)
+    best_i = T1[["ace_base", "ace_margin"]].min(axis=1)
+    assert T1.index[best_p >= best_i].tolist() == ["llama-3.1-8b-instruct"]  # by hand, ACE
+    brier_p = T1[["brier_average", "brier_consistency", "brier_entropy"]].min(axis=1)
+    assert (brier_p < T1[["brier_base", "brier_margin"]].min(axis=1)).all()
+    judged = BY_KEY["paraphrase_best"].judge_paper()
+    assert judged.verdict == "holds"
+    assert "in line with the claim for 49, against it for 1 and undecided for 0" in judged.evidence
+    assert (T1["ace_margin"] >= 0.1).sum() == 16  # 15 above, opt-1.3b's 0.100 on the bound
+    assert BY_KEY["single_template_unreliable"].judge_paper().verdict == "holds"
 
 
 def test_larger_better_fails_on_entropy_and_holds_for_base():

@@ -285,7 +285,10 @@ def floor_corrected_contrasts(result) -> pd.DataFrame:
             sides.append(
                 {"kind": s.kind, "unit": s.unit, "side": side, "ace_floor": f, "ace_floor_se": se}
             )
+    if not sides:  # no contrast of ACE (e.g. only MLMs against CLMs)
+        return contrasts.assign(floor_corrected=False)
     table = pd.DataFrame(sides, columns=["kind", "unit", "side", "ace_floor", "ace_floor_se"])
+    table = table.astype({"ace_floor": float, "ace_floor_se": float})
     out = floor_corrected_differences(
         contrasts.assign(_a="+", _b="-"),
         table,
