@@ -154,6 +154,27 @@ def test_larger_better_is_most_families_for_every_estimator_and_metric():
     assert rule(Evidence.empty("no family")).verdict == "not testable"
 
 
+def test_largest_most_calibrated_sums_the_size_steps_of_a_family():
+    steps = pd.DataFrame(
+        {
+            "family": ["A", "A", "B"],
+            "estimator": "Base",
+            "metric": "ace",
+            "difference": [-0.05, 0.02, 0.03],
+            "low": [-0.08, 0.0, 0.01],
+            "high": [-0.02, 0.04, 0.05],
+        }
+    )
+    net = sizes_and_families._net_change(steps).set_index("family")
+    assert net.at["A", "difference"] == pytest.approx(-0.03)  # one step down, a smaller one up
+    assert (net.at["A", "low"], net.at["A", "high"]) == pytest.approx((-0.08, 0.02))
+    rule = BY_KEY["largest_most_calibrated"].rule
+    down, up = (-0.2, -0.1), (0.1, 0.2)
+    assert rule(_ev([("a", *down), ("b", *down), ("c", *up)])).verdict == "holds"
+    assert rule(_ev([("a", *down), ("b", *up), ("c", *up)])).verdict == "does not hold"
+    assert rule(_ev([("a", *down), ("b", -0.1, 0.1), ("c", *up)])).verdict == "undecided"
+
+
 def test_best_families_judges_both_readings_of_overall():
     rule = BY_KEY["best_families"].rule
 
@@ -612,6 +633,19 @@ def test_the_new_5_1_and_7_claims_on_the_printed_values():
     assert "in line with the claim for 49, against it for 1 and undecided for 0" in judged.evidence
     assert (T1["ace_margin"] >= 0.1).sum() == 16  # 15 above, opt-1.3b's 0.100 on the bound
     assert BY_KEY["single_template_unreliable"].judge_paper().verdict == "holds"
+
+
+def test_largest_most_calibrated_holds_on_the_printed_values_despite_entropy():
+    t1 = T1.assign(family=paper_models().set_index("registry_name")["family"], size=SIZES)
+    cols = [c for c in T1.columns if c.startswith(("ace_", "brier_"))]
+    against = 0
+    for _, fam in t1.groupby("family"):
+        if fam["size"].nunique() > 1:
+            fam = fam.sort_values("size")
+            against += int((fam[cols].iloc[-1] >= fam[cols].iloc[0]).sum())
+    assert against == 21  # by hand: most of them Entropy's
+    judged = BY_KEY["largest_most_calibrated"].judge_paper()
+    assert judged.verdict == "holds" and "for 60, against it for 21" in judged.evidence
 
 
 def test_larger_better_fails_on_entropy_and_holds_for_base():

@@ -75,6 +75,40 @@ def _steps(contrasts: pd.DataFrame) -> pd.DataFrame:
     return part.assign(family=part["unit"].str.split(":").str[0])[cols].reset_index(drop=True)
 
 
+def largest_most_calibrated_rule(evidence: Evidence) -> Judgement:
+    """``largest_most_calibrated``: the heading "The largest models are also most calibrated",
+    read over each family's whole size range: the largest model's ACE (Brier score) below the
+    smallest's, for most family-estimator-metrics (Holm's partial conjunction over them;
+    ``larger_better`` judges the stricter reading, every size step)."""
+    return quantifiers.most(
+        evidence,
+        "<",
+        0.0,
+        what="metric(largest model of the family) - metric(smallest)",
+        unit="family-estimator-metric",
+    )
+
+
+def _net_change(steps: pd.DataFrame, rounding: float | None = None) -> pd.DataFrame:
+    """Per family, estimator and metric the sum of its consecutive size steps: the largest
+    model's value minus the smallest's, with the interval of the summed steps (their sum of
+    ends: valid whatever their dependence, conservative); ``rounding`` for printed steps (a
+    difference of two printed numbers, whatever the steps between)."""
+    if steps.empty:
+        return pd.DataFrame(
+            columns=["unit", "family", "estimator", "metric", "difference", "low", "high"]
+        )
+    net = (
+        steps.groupby(["family", "estimator", "metric"], sort=False)[["difference", "low", "high"]]
+        .sum()
+        .reset_index()
+    )
+    net.insert(0, "unit", net["family"] + ", " + net["estimator"] + ", " + net["metric"])
+    if rounding is not None:
+        net["rounding"] = rounding
+    return net
+
+
 def _printed_contrasts(kind: str) -> pd.DataFrame:
     """The paper's contrasts of ``kind`` (:func:`~calib.experiments.calibration.contrasts.
     paper_contrasts`), each a difference of two (means of) printed numbers: its rounding is one
@@ -86,6 +120,21 @@ def larger_better_paper() -> Evidence:
     return Evidence(
         _steps(_printed_contrasts("size step")),
         "Tables 1 and 3, printed values, every consecutive size step",
+    )
+
+
+def largest_most_calibrated_paper() -> Evidence:
+    return Evidence(
+        _net_change(_steps(paper_contrasts(kinds=["size step"])), PRINTED_STEP),
+        "Tables 1 and 3, printed values: largest - smallest model of each family",
+    )
+
+
+def largest_most_calibrated_build(result: CalibrationResult) -> Evidence:
+    return Evidence(
+        _net_change(_steps(floor_corrected_contrasts(result))),
+        f"{BUILD}, ACE floor-corrected, summed over a family's size steps ({CONSERVATIVE})",
+        missing="no family with two or more sizes among this build's models",
     )
 
 
@@ -369,6 +418,23 @@ CLAIMS: tuple[Claim, ...] = (
         build_evidence=larger_better_build,
         needs=f"two or more sizes of one family, e.g. opt-125m, opt-350m, opt-1.3b "
         f"({PAPER_PROFILE})",
+    ),
+    Claim(
+        key="largest_most_calibrated",
+        paper="kissling2026",
+        section="§5.1",
+        quote="The largest models are also most calibrated.",
+        statement="Within a family, the largest model has a lower ACE and a lower Brier "
+        "score than the smallest, for most family-estimator-metrics (the heading "
+        "read over each family's size range; larger_better judges every size step)",
+        quantifier="most",
+        metrics=("ace", "brier"),
+        about="families with two or more sizes, every estimator",
+        chapter="calibration",
+        rule=largest_most_calibrated_rule,
+        paper_evidence=largest_most_calibrated_paper,
+        build_evidence=largest_most_calibrated_build,
+        needs=f"two or more sizes of one family, e.g. opt-125m and opt-1.3b ({PAPER_PROFILE})",
     ),
     Claim(
         key="best_families",
