@@ -398,6 +398,8 @@ def test_the_gemma7b_example_needs_gemma7b():
     rule = BY_KEY["selective_gemma7b"].rule
     rows = [("gemma-7b: bound", -0.1, -0.01, {"model": "gemma-7b"})] * 3
     assert rule(_ev(rows)).verdict == "holds"
+    missed = [*rows[:2], ("gemma-7b: gain", 0.02, 0.1, {"model": "gemma-7b"})]
+    assert rule(_ev(missed)).verdict == "does not hold"
     assert rule(Evidence.empty("this build has no gemma-7b")).verdict == "not testable"
 
 
@@ -524,6 +526,37 @@ def test_contrasts_of_ace_are_floor_corrected_term_by_term():
         Evidence(sizes_and_families._steps(out.reset_index()), "t")
     )
     assert "Base ace" in judged.evidence
+
+
+def test_the_build_compares_floor_corrected_aces_of_margin_and_base():
+    from types import SimpleNamespace
+
+    diffs = pd.DataFrame(
+        {
+            "model": ["m", "m"],
+            "a": ["Margin", "Margin"],
+            "b": ["Base", "Base"],
+            "metric": ["ace", "brier"],
+            "difference": [-0.01, -0.02],
+            "low": [-0.03, -0.04],
+            "high": [0.01, 0.0],
+        }
+    )
+    table = pd.DataFrame(
+        {
+            "model": ["m", "m"],
+            "estimator": ["Margin", "Base"],
+            "ace_floor": [0.10, 0.16],  # Margin spreads its confidences: a lower floor
+            "ace_floor_se": [0.0, 0.0],
+        }
+    )
+    rows = margin_and_average.margin_bear_build(
+        SimpleNamespace(differences=diffs, table=table)
+    ).frame.set_index("metric")
+    # raw -0.01 hides that Base's floor is 0.06 higher: corrected, Margin is 0.05 worse
+    assert rows.at["ace", "difference"] == pytest.approx(0.05)
+    assert rows.at["ace", "low"] == pytest.approx(0.03)
+    assert rows.at["brier", "difference"] == -0.02  # the Brier score has no floor
 
 
 def test_differences_and_their_absolute_values():
