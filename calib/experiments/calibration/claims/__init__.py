@@ -8,19 +8,27 @@ module                                                           claims
 ===============================================================  ===================================
 :mod:`~calib.experiments.calibration.claims.overconfidence`      over- and underconfidence (the
                                                                  abstract, §7, §5.1): signed gaps,
-                                                                 where the curves start, Margin's
-                                                                 low range
+                                                                 the range the curves of C_Base
+                                                                 and C_Margin cover, Margin's low
+                                                                 range
 :mod:`~calib.experiments.calibration.claims.margin_and_average`  Margin against Base, Average
                                                                  against the others, Consistency and
-                                                                 Entropy (§5.1)
-:mod:`~calib.experiments.calibration.claims.sizes_and_families`  larger models, the best families,
-                                                                 Gemma 3, ModernBERT, XLM-R (§5.1)
-:mod:`~calib.experiments.calibration.claims.appendices`          ACE against accuracy (Appendix D),
+                                                                 Entropy, the best paraphrase
+                                                                 estimate, single-template estimates
+                                                                 (§5.1, the abstract, §7)
+:mod:`~calib.experiments.calibration.claims.sizes_and_families`  larger models, the best families
+                                                                 (two readings), Gemma 3,
+                                                                 ModernBERT, XLM-R (§5.1)
+:mod:`~calib.experiments.calibration.claims.appendices`          ACE against accuracy and size,
+                                                                 within objectives and families
+                                                                 (Appendix D),
                                                                  selective prediction (Appendix E),
                                                                  the recalibrated baseline (beyond
                                                                  the paper)
 :mod:`~calib.experiments.calibration.claims.evidence`            the evidence rows and judgements
-                                                                 the modules share
+                                                                 the modules share (floor-corrected
+                                                                 comparisons, units made of parts,
+                                                                 two readings of a sentence)
 ===============================================================  ===================================
 """
 

@@ -144,12 +144,13 @@ def _share_rows(result: CalibrationResult, estimator: str, low: float, high: flo
     h = h[h["estimator"] == estimator]
     rows = []
     for model, part in h.groupby("model", sort=False):
-        inside = (part["lower"] >= low - 1e-9) & (part["upper"] <= high + 1e-9)
+        inside = (part["lower"] >= low - 1e-9) & (part["upper"] <= high + 1e-9)  # whole bins
         k, n = int(part.loc[inside, "count"].sum()), int(part["count"].sum())
         lo, hi = wilson_interval(k, n)
         rows.append(
             {
-                "unit": f"{model}, {estimator} in [{low:g}, {high:g})",
+                "unit": f"{model}, {estimator} in [{low:g}, "
+                + (f"{high:g})" if high < 1 else "1]"),
                 "model": model,
                 "estimator": estimator,
                 "difference": k / n if n else np.nan,
@@ -188,7 +189,7 @@ def margin_full_range_build(result: CalibrationResult) -> Evidence:
     rows = pd.concat(
         [
             _share_rows(result, "Margin", 0.0, LOW_END),
-            _share_rows(result, "Margin", HIGH_END, 1.0 + 1e-9),
+            _share_rows(result, "Margin", HIGH_END, 1.0),
         ],
         ignore_index=True,
     )
