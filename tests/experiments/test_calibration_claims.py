@@ -369,6 +369,28 @@ def test_paraphrase_best_is_most_model_metrics_against_both_intrinsic_estimates(
     )  # 2 of 4 support it: not more than half
 
 
+def test_paraphrase_best_needs_one_paraphrase_estimate_below_both_intrinsic_ones():
+    rule = BY_KEY["paraphrase_best"].rule
+
+    def unit(model, est, lo, hi):
+        return [
+            (f"{model}: {est} - {i}", lo, hi, {"group": model, "estimator": est})
+            for i in ("Base", "Margin")
+        ]
+
+    # C_Average above the intrinsic estimates, C_Entropy below both: the best one is below
+    entropy_best = [*unit("a", "Average", 0.1, 0.2), *unit("a", "Entropy", -0.2, -0.1)]
+    out = evidence.any_of(evidence.all_of(_ev(entropy_best).frame, ["group", "estimator"]), "group")
+    assert out.iloc[0]["high"] == -0.1 and out.iloc[0]["n_parts"] == 2
+    good = [*entropy_best, *unit("b", "Average", -0.3, -0.1), *unit("c", "Average", -0.2, -0.1)]
+    assert rule(_ev(good)).verdict == "holds"
+    open_entropy = [*unit("a", "Average", 0.1, 0.2), *unit("a", "Entropy", -0.2, 0.3)]
+    worse = [*open_entropy, *unit("b", "Average", 0.1, 0.3), *unit("c", "Entropy", 0.2, 0.3)]
+    judged = rule(_ev(worse))
+    assert judged.verdict == "does not hold"  # b and c against it: at most 1 of 3 could be for
+    assert "undecided for 1" in judged.evidence  # a: C_Entropy's interval leaves it open
+
+
 def test_single_template_unreliable_has_two_parts():
     rule = BY_KEY["single_template_unreliable"].rule
     high = [(f"m{i}", 0.15, 0.3) for i in range(3)]

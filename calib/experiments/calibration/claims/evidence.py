@@ -31,12 +31,13 @@ LARGE_MODEL_M = 1000.0
 RANDOM_BRIER = text_value("random_brier")
 #: the printed step of Tables 1 and 3 (three decimals; Table 3's percentages to one decimal)
 PRINTED_STEP = 0.001
-#: the build's intervals of a mean over models or of a sum of several models' numbers: the
-#: mean (sum) of the interval ends, valid whatever the dependence between the models (they
-#: share the facts), and so conservative
+#: the build's intervals of a combination of several numbers (a mean over models, a difference
+#: of two estimates without a paired interval): the same combination of their interval ends,
+#: valid whatever their dependence (they share the facts), and so conservative
 CONSERVATIVE = (
-    "interval of a combination of models: the same combination of their interval ends (valid "
-    "whatever the dependence between the models, which share the facts; conservative)"
+    "interval of a combination of numbers (of several models or estimates): the same "
+    "combination of their interval ends (valid whatever their dependence, since they share "
+    "the facts; conservative)"
 )
 
 
@@ -210,6 +211,66 @@ def all_of(
             row["rounding"] = float(part["rounding"].max())
         row["p_support"] = float(part["_p_s"].max())
         row["p_contradict"] = float(min(1.0, len(part) * part["_p_c"].min()))
+        row["n_parts"] = len(part)
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    return out[["unit", *[c for c in out.columns if c != "unit"]]]
+
+
+def any_of(
+    frame: pd.DataFrame,
+    by: str | Sequence[str],
+    relation: str = "<",
+    threshold: float = 0.0,
+) -> pd.DataFrame:
+    """Evidence rows of units made of alternatives of which one must hold (the best of
+    several estimates): one row per group of ``by``, which supports ``difference <relation>
+    threshold`` when one alternative does and contradicts it when every one does; the
+    dual of :func:`all_of`. Its ``difference``, ``low`` and ``high`` are those of the
+    alternative nearest the true side (the smallest for ``<``); its p-values the smallest
+    ``p_support`` times the number of alternatives (Bonferroni) and the largest
+    ``p_contradict`` (all are needed).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        An evidence frame of alternatives with the ``by`` columns (and, optionally, their own
+        ``p_support`` / ``p_contradict``, e.g. from :func:`all_of`).
+    by : str or sequence of str
+        The columns that make a unit.
+    relation : str
+        ``<``, ``<=``, ``>`` or ``>=`` (default ``<``).
+    threshold : float
+        The claim's boundary (default 0).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group: ``unit`` (the ``by`` values joined with ", "), the ``by`` columns,
+        ``difference``, ``low``, ``high``, ``rounding`` (where the alternatives have one),
+        ``p_support``, ``p_contradict``, ``n_parts``.
+    """
+    cols = [by] if isinstance(by, str) else list(by)
+    if frame.empty:
+        return pd.DataFrame(columns=["unit", *cols, "difference", "low", "high"])
+    frame = frame.reset_index(drop=True)
+    status = quantifiers.unit_status(frame, relation, threshold)
+    p_s, p_c = multiplicity.side_p_values(frame, relation, threshold, status)
+    work = frame.assign(_p_s=p_s, _p_c=p_c)
+    below = relation in ("<", "<=")
+    rows = []
+    for keys, part in work.groupby(cols, sort=False):
+        keys = keys if isinstance(keys, tuple) else (keys,)
+        best = part.loc[part["difference"].idxmin() if below else part["difference"].idxmax()]
+        row = dict(zip(cols, keys))
+        row["unit"] = ", ".join(str(k) for k in keys)
+        row["difference"] = float(best["difference"])
+        row["low"] = float(part["low"].min() if below else part["low"].max())
+        row["high"] = float(part["high"].min() if below else part["high"].max())
+        if "rounding" in part.columns:
+            row["rounding"] = float(part["rounding"].max())
+        row["p_support"] = float(min(1.0, len(part) * part["_p_s"].min()))
+        row["p_contradict"] = float(part["_p_c"].max())
         row["n_parts"] = len(part)
         rows.append(row)
     out = pd.DataFrame(rows)
