@@ -11,7 +11,12 @@ import pytest
 
 from calib.data.reported import reported
 from calib.experiments import calibration as cx
-from calib.experiments.calibration.claims import evidence, margin_and_average, sizes_and_families
+from calib.experiments.calibration.claims import (
+    best_estimates,
+    evidence,
+    margin_and_average,
+    sizes_and_families,
+)
 from calib.experiments.paper_tables import paper_models
 from calib.experiments.quantifiers import Evidence
 
@@ -342,7 +347,7 @@ def test_the_correlations_by_size_and_by_group_on_a_hand_made_build():
 
 def test_average_close_to_perfect_needs_the_four_named_models_below_005():
     rule = BY_KEY["average_close_to_perfect"].rule
-    rows = [(m, 0.01, 0.04, {"model": m}) for m in margin_and_average.CLOSE_TO_PERFECT]
+    rows = [(m, 0.01, 0.04, {"model": m}) for m in best_estimates.CLOSE_TO_PERFECT]
     assert rule(_ev(rows)).verdict == "holds"
     assert rule(_ev(rows[:3])).verdict == "not testable"
     worse = [*rows[:3], (rows[3][0], 0.07, 0.09, {"model": rows[3][0]})]
@@ -409,7 +414,7 @@ def test_single_template_unreliable_has_two_parts():
             "high": [0.4, 0.3, 0.2, 0.1],
         }
     )
-    row = margin_and_average._accuracy_split(
+    row = best_estimates._accuracy_split(
         values, pd.Series([0.1, 0.2, 0.6, 0.7], index=list("abcd"))
     )
     assert row.iloc[0]["difference"] == pytest.approx(0.175)  # (0.3 + 0.2) / 2 - (0.1 + 0.05) / 2
@@ -672,10 +677,10 @@ def test_ace_size_and_within_groups_on_the_printed_values():
 
 
 def test_the_new_5_1_and_7_claims_on_the_printed_values():
-    fig2 = T1.loc[list(margin_and_average.FIGURE2)]
+    fig2 = T1.loc[list(best_estimates.FIGURE2)]
     assert (fig2["ace_margin"] < fig2["ace_base"]).all()
     assert BY_KEY["margin_curves_closer"].judge_paper().verdict == "holds"
-    named = T1.loc[list(margin_and_average.CLOSE_TO_PERFECT), "ace_average"]
+    named = T1.loc[list(best_estimates.CLOSE_TO_PERFECT), "ace_average"]
     assert (named < 0.05).all() and named["opt-6.7b"] == 0.024 and named["qwen3.5-9b"] == 0.034
     assert BY_KEY["average_close_to_perfect"].judge_paper().verdict == "holds"
     best_p = T1[["ace_average", "ace_entropy"]].min(axis=1)

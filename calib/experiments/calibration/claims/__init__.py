@@ -13,9 +13,12 @@ module                                                           claims
                                                                  range
 :mod:`~calib.experiments.calibration.claims.margin_and_average`  Margin against Base, Average
                                                                  against the others, Consistency and
-                                                                 Entropy, the best paraphrase
-                                                                 estimate, single-template estimates
-                                                                 (§5.1, the abstract, §7)
+                                                                 Entropy (§5.1)
+:mod:`~calib.experiments.calibration.claims.best_estimates`      Figure 2's curves, C_Average close
+                                                                 to perfect calibration, the best
+                                                                 paraphrase estimate, single-
+                                                                 template estimates (§5.1, the
+                                                                 abstract, §7)
 :mod:`~calib.experiments.calibration.claims.sizes_and_families`  larger models, the best families
                                                                  (two readings), Gemma 3,
                                                                  ModernBERT, XLM-R (§5.1)
@@ -36,6 +39,7 @@ from __future__ import annotations
 
 from calib.experiments.calibration.claims import (
     appendices,
+    best_estimates,
     margin_and_average,
     overconfidence,
     sizes_and_families,
@@ -45,6 +49,7 @@ from calib.experiments.claims import Claim
 CLAIMS: tuple[Claim, ...] = (
     *overconfidence.CLAIMS,
     *margin_and_average.CLAIMS,
+    *best_estimates.CLAIMS,
     *sizes_and_families.CLAIMS,
     *appendices.CLAIMS,
 )

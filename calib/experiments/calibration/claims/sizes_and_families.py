@@ -110,9 +110,10 @@ def _net_change(steps: pd.DataFrame, rounding: float | None = None) -> pd.DataFr
 
 
 def _printed_contrasts(kind: str) -> pd.DataFrame:
-    """The paper's contrasts of ``kind`` (:func:`~calib.experiments.calibration.contrasts.
-    paper_contrasts`), each a difference of two (means of) printed numbers: its rounding is one
-    printed step (two terms, each off by at most half a step)."""
+    """The paper's contrasts of ``kind``
+    (:func:`~calib.experiments.calibration.contrasts.paper_contrasts`), each a difference of
+    two (means of) printed numbers: its rounding is one printed step (two terms, each off by
+    at most half a step)."""
     return paper_contrasts(kinds=[kind]).assign(rounding=PRINTED_STEP)
 
 
@@ -160,8 +161,9 @@ def best_families_rule(evidence: Evidence) -> Judgement:
     their mean ACE and mean Brier score (over their models and the paper's estimators) below
     every other family's (frame ``mean``); *per estimator*, for most estimator-metrics their
     family means below every other family's (frame ``per_estimator``; an estimator-metric is
-    a unit made of its family comparisons, :func:`~calib.experiments.calibration.claims.
-    evidence.all_of`, and "most" is Holm's partial conjunction over them)."""
+    a unit made of its family comparisons,
+    :func:`~calib.experiments.calibration.claims.evidence.all_of`, and "most" is Holm's
+    partial conjunction over them)."""
     mean = quantifiers.every(
         _part(evidence, "mean", evidence.missing or "no family comparison")
         if "mean" in evidence.frames
@@ -195,8 +197,9 @@ def best_families_rule(evidence: Evidence) -> Judgement:
 def _per_estimator_rows(values: pd.DataFrame, info: pd.DataFrame) -> pd.DataFrame:
     """Per metric, estimator, named family and other family: the difference of their family
     means (``values``: ``model``, ``estimator``, ``metric``, ``difference``, ``low``,
-    ``high``) with the interval :data:`~calib.experiments.calibration.claims.evidence.
-    CONSERVATIVE` (the named family's mean low minus the other's mean high, and so on)."""
+    ``high``) with the interval
+    :data:`~calib.experiments.calibration.claims.evidence.CONSERVATIVE` (the named family's
+    mean low minus the other's mean high, and so on)."""
     family = info.set_index("model")["family"]
     v = values.assign(family=values["model"].map(family))
     v = v[v["family"].astype(bool) & v["family"].notna()]
