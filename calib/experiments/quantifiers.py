@@ -258,8 +258,12 @@ def number_text(x: float, digits: int = 3) -> str:
 
 
 def interval_text(row: Mapping, digits: int = 3) -> str:
-    """``-0.050 [-0.080, -0.020]``, or the value alone for a printed number (low == high)."""
+    """``-0.050 [-0.080, -0.020]``, or the value alone for a printed number (low == high);
+    "no value" for a unit whose statistic is undefined in this build (e.g. an AUROC where
+    every answer of a model is wrong), never a printed ``nan``."""
     d, lo, hi = row["difference"], row["low"], row["high"]
+    if pd.isna(d):
+        return "no value (undefined at this sample)"
     if pd.isna(lo) or pd.isna(hi):
         return f"{number_text(d, digits)} (no interval)"
     if lo == hi == d:

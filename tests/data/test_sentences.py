@@ -37,7 +37,7 @@ def test_a_sentence_appears_once_per_paper():
 
 def test_planned_claims_carry_a_rule_and_both_kinds_of_evidence():
     planned = reg.planned_claims()
-    assert planned["claim"].is_unique  # phase 2 turns the planned claims into claims
+    assert planned["claim"].is_unique  # phase 2 of issue 25 turns them into claims, one by one
     for col in ("rule", "paper_evidence", "build_evidence", "chapter", "quantifier"):
         assert (planned[col].str.len() > 0).all(), col
     # a rule says what makes it hold and what does not

@@ -11,7 +11,12 @@ import pytest
 
 from calib.data.reported import reported
 from calib.experiments import calibration as cx
-from calib.experiments.calibration.claims import evidence, margin_and_average
+from calib.experiments.calibration.claims import (
+    best_estimates,
+    evidence,
+    margin_and_average,
+    sizes_and_families,
+)
 from calib.experiments.paper_tables import paper_models
 from calib.experiments.quantifiers import Evidence
 
@@ -36,11 +41,11 @@ def _ev(rows, **frames) -> Evidence:
 #: key -> (supporting interval, contradicting interval) of the simple one-quantifier rules
 SIMPLE = {
     "base_overconfident": ((0.1, 0.2), (-0.2, -0.1)),
-    "base_low_range": ((0.1, 0.2), (-0.2, -0.1)),
-    "margin_bear": ((-0.2, -0.1), (0.1, 0.2)),
+    "base_low_range": ((0.0, 0.03), (0.08, 0.2)),  # share below 0.2 < 1/20
+    "margin_full_range": ((0.1, 0.3), (0.0, 0.03)),  # share at each end >= 1/20
+    "margin_curves_closer": ((-0.2, -0.1), (0.1, 0.2)),
     "margin_well_calibrated": ((0.02, 0.08), (0.12, 0.2)),
     "average_best": ((-0.2, -0.1), (0.1, 0.2)),
-    "consistency_entropy_miscalibrated": ((0.1, 0.2), (-0.2, -0.1)),
     "gemma3_worse": ((0.1, 0.2), (-0.2, -0.1)),
     "over_1b_well_calibrated": ((0.02, 0.1), (0.11, 0.2)),
     "modernbert": ((-0.2, -0.1), (0.1, 0.2)),
@@ -154,21 +159,274 @@ def test_larger_better_is_most_families_for_every_estimator_and_metric():
     assert rule(Evidence.empty("no family")).verdict == "not testable"
 
 
-def test_best_families_needs_both_named_families():
+def test_largest_most_calibrated_sums_the_size_steps_of_a_family():
+    steps = pd.DataFrame(
+        {
+            "family": ["A", "A", "B"],
+            "estimator": "Base",
+            "metric": "ace",
+            "difference": [-0.05, 0.02, 0.03],
+            "low": [-0.08, 0.0, 0.01],
+            "high": [-0.02, 0.04, 0.05],
+        }
+    )
+    net = sizes_and_families._net_change(steps).set_index("family")
+    assert net.at["A", "difference"] == pytest.approx(-0.03)  # one step down, a smaller one up
+    assert (net.at["A", "low"], net.at["A", "high"]) == pytest.approx((-0.08, 0.02))
+    rule = BY_KEY["largest_most_calibrated"].rule
+    down, up = (-0.2, -0.1), (0.1, 0.2)
+    assert rule(_ev([("a", *down), ("b", *down), ("c", *up)])).verdict == "holds"
+    assert rule(_ev([("a", *down), ("b", *up), ("c", *up)])).verdict == "does not hold"
+    assert rule(_ev([("a", *down), ("b", -0.1, 0.1), ("c", *up)])).verdict == "undecided"
+
+
+def test_best_families_judges_both_readings_of_overall():
     rule = BY_KEY["best_families"].rule
-    rows = [
-        ("ace: Gemma - OPT", -0.2, -0.1, {"a": "Gemma"}),
-        ("ace: Llama 3 - OPT", -0.2, -0.1, {"a": "Llama 3"}),
-    ]
+
+    def rows(lo, hi, estimators=("Base",)):
+        return [
+            (f"ace, {e}: {f} - OPT", lo, hi, {"a": f, "metric": "ace", "estimator": e})
+            for f in ("Gemma", "Llama 3")
+            for e in estimators
+        ]
+
+    below, above = (-0.2, -0.1), (0.1, 0.2)
+    per_good = rows(*below, ("Base", "Margin", "Average"))
+    per_bad = rows(*above, ("Base", "Margin", "Average"))
+    assert rule(_ev([], mean=rows(*below), per_estimator=per_good)).verdict == "holds"
+    assert rule(_ev([], mean=rows(*above), per_estimator=per_bad)).verdict == "does not hold"
+    split = rule(_ev([], mean=rows(*above), per_estimator=per_good))
+    assert split.verdict == "undecided" and "readings disagree" in split.reason
+    assert "over the estimators" in split.evidence and "per estimator" in split.evidence
+    # one estimator against among three: "most" estimator-metrics still hold
+    one_off = [*rows(*below, ("Base", "Margin")), *rows(*above, ("Entropy",))]
+    assert rule(_ev([], mean=rows(*below), per_estimator=one_off)).verdict == "holds"
+    gemma_only = [r for r in rows(*below) if r[3]["a"] == "Gemma"]
+    assert (
+        rule(_ev([], mean=gemma_only, per_estimator=gemma_only)).verdict == "not testable"
+    )  # both named families are needed
+
+
+def test_margin_bear_judges_most_model_metrics_and_the_mean():
+    rule = BY_KEY["margin_bear"].rule
+
+    def rows(*intervals):
+        return [
+            (f"m{i}, {k}", lo, hi, {"model": f"m{i}", "metric": k})
+            for i, (lo, hi) in enumerate(intervals)
+            for k in ("ace", "brier")
+        ]
+
+    down, up = (-0.2, -0.1), (0.01, 0.03)
+    assert rule(_ev(rows(down, down, down))).verdict == "holds"
+    # most hold, but the mean of one metric is open: the readings disagree, or one is open
+    mixed = rule(_ev(rows(down, down, down, (0.3, 0.5))))
+    assert mixed.verdict == "undecided" and "on average" in mixed.evidence
+    assert rule(_ev(rows(up, up, up))).verdict == "does not hold"  # both readings against
+    # one model against among three does not refute "most" (with every it would)
+    assert rule(_ev(rows(down, down, down, down, up))).verdict == "holds"
+
+
+def test_consistency_entropy_is_judged_against_the_random_baseline():
+    rule = BY_KEY["consistency_entropy_miscalibrated"].rule
+    ace = [(f"m{i}", 0.15, 0.3) for i in range(3)]
+    high = [(f"m{i}, e", 0.3, 0.4) for i in range(3)]
+    low = [(f"m{i}, e", 0.1, 0.2) for i in range(3)]
+    assert rule(_ev(ace, ace=ace, brier=high)).verdict == "holds"
+    judged = rule(_ev(ace, ace=ace, brier=low))
+    assert judged.verdict == "does not hold" and "random baseline" in judged.evidence
+    calibrated = [(f"m{i}", 0.01, 0.05) for i in range(3)]
+    assert rule(_ev(calibrated, ace=calibrated, brier=high)).verdict == "does not hold"
+    open_ = [(f"m{i}, e", 0.2, 0.3) for i in range(3)]
+    assert rule(_ev(ace, ace=ace, brier=open_)).verdict == "undecided"
+
+
+def test_readings_agree_or_the_sentence_stays_open():
+    from calib.experiments.verdicts import Judgement
+
+    h, f, u = (Judgement(v, "e") for v in ("holds", "does not hold", "undecided"))
+    assert evidence.readings([("a", h), ("b", h)]).verdict == "holds"
+    assert evidence.readings([("a", f), ("b", f)]).verdict == "does not hold"
+    split = evidence.readings([("a", h), ("b", f)])
+    assert split.verdict == "undecided" and "readings disagree" in split.reason
+    assert evidence.readings([("a", f), ("b", u)]).verdict == "undecided"
+
+
+def test_all_of_makes_a_unit_of_parts_that_must_all_hold():
+    parts = _ev(
+        [
+            ("A1", -0.2, -0.1, {"g": "A"}),
+            ("A2", -0.3, -0.05, {"g": "A"}),
+            ("B1", -0.2, -0.1, {"g": "B"}),
+            ("B2", 0.1, 0.2, {"g": "B"}),
+            ("C1", -0.2, 0.1, {"g": "C"}),
+        ]
+    ).frame
+    out = evidence.all_of(parts, "g").set_index("unit")
+    from calib.experiments.quantifiers import unit_status
+
+    status = unit_status(out.reset_index()).tolist()
+    assert status == ["supports", "contradicts", "undecided"]
+    assert out.at["A", "high"] == -0.05 and out.at["B", "n_parts"] == 2
+    from scipy import stats
+
+    weaker = stats.norm.sf(0.175 / (0.125 / 1.96))  # A2's, the part nearer the boundary
+    assert out.at["A", "p_support"] == pytest.approx(weaker, rel=1e-3)
+    assert out.at["B", "p_contradict"] <= 2 * 1e-6  # B2 against it, Bonferroni over 2 parts
+
+
+def test_ace_size_needs_ace_falling_and_accuracy_rising_with_size():
+    rule = BY_KEY["ace_size"].rule
+    ace = [("Margin", -0.9, -0.5), ("Average/min", -0.8, -0.4)]
+    assert rule(_ev(ace, ace=ace, accuracy=[("accuracy", 0.5, 0.9)])).verdict == "holds"
+    assert rule(_ev(ace, ace=ace, accuracy=[("accuracy", -0.9, -0.2)])).verdict == "does not hold"
+    rising = [("Margin", 0.3, 0.8), ("Average/min", -0.8, -0.4)]
+    assert (
+        rule(_ev(rising, ace=rising, accuracy=[("accuracy", 0.5, 0.9)])).verdict == "does not hold"
+    )
+    assert rule(_ev(ace, ace=ace, accuracy=[("accuracy", -0.2, 0.9)])).verdict == "undecided"
+
+
+def test_ace_accuracy_within_groups_allows_exceptions_among_families():
+    rule = BY_KEY["ace_accuracy_within_groups"].rule
+    objectives = [("clm, Margin", -0.9, -0.5), ("mlm, Margin", -0.9, -0.3)]
+    fams = [("A", -0.9, -0.5), ("B", -0.9, -0.5), ("C", 0.5, 0.9)]
+    assert rule(_ev([], objectives=objectives, families=fams)).verdict == "holds"
+    against = [("A", -0.9, -0.5), ("B", 0.4, 0.9), ("C", 0.5, 0.9)]
+    assert rule(_ev([], objectives=objectives, families=against)).verdict == "does not hold"
+    one_objective = [("clm, Margin", -0.9, -0.5), ("mlm, Margin", 0.2, 0.6)]
+    assert rule(_ev([], objectives=one_objective, families=fams)).verdict == "does not hold"
+    assert rule(_ev([], objectives=objectives, families=[])).verdict == "not testable"
+
+
+def _points(models, ace, accuracy, estimators=("Margin", "Average/min")):
+    return pd.DataFrame(
+        [
+            {"model": m, "estimator": e, "ace": a, "accuracy": c}
+            for m, a, c in zip(models, ace, accuracy)
+            for e in estimators
+        ]
+    )
+
+
+def test_the_correlations_by_size_and_by_group_on_a_hand_made_build():
+    from types import SimpleNamespace
+
+    from calib.experiments.calibration.claims import appendices
+
+    models = pd.DataFrame(
+        {
+            "model": list("abcdef"),
+            "objective": ["clm"] * 3 + ["mlm"] * 3,
+            "family": ["F"] * 3 + ["G"] * 3,
+            "size_m": [100.0, 200.0, 400.0, 100.0, 300.0, 500.0],
+        }
+    )
+    points = _points(
+        models["model"], [0.3, 0.2, 0.1, 0.4, 0.3, 0.2], [0.2, 0.3, 0.5, 0.1, 0.2, 0.4]
+    )
+    result = SimpleNamespace(
+        models=models,
+        ace_accuracy=points,
+        params=SimpleNamespace(aggregation="min", n_bootstrap=200, seed=0),
+    )
+    size = appendices.ace_size_build(result)
+    assert size.sample == "models" and len(size.frames["ace"]) == 2
+    assert (size.frames["ace"]["difference"] < 0).all()
+    assert size.frames["accuracy"]["difference"].iloc[0] > 0
+    groups = appendices.ace_accuracy_within_groups_build(result)
+    assert sorted(groups.frames["objectives"]["group"].unique()) == ["clm", "mlm"]
+    assert (groups.frames["families"]["difference"] < 0).all()
+    few = SimpleNamespace(
+        models=models.iloc[:3],
+        ace_accuracy=points[points["model"].isin(list("abc"))],
+        params=result.params,
+    )
+    assert BY_KEY["ace_size"].judge_build(few).verdict == "not testable"
+
+
+def test_average_close_to_perfect_needs_the_four_named_models_below_005():
+    rule = BY_KEY["average_close_to_perfect"].rule
+    rows = [(m, 0.01, 0.04, {"model": m}) for m in best_estimates.CLOSE_TO_PERFECT]
     assert rule(_ev(rows)).verdict == "holds"
-    assert rule(_ev(rows[:1])).verdict == "not testable"
-    assert rule(_ev([("ace: Gemma - OPT", 0.1, 0.2, {"a": "Gemma"})])).verdict == "does not hold"
+    assert rule(_ev(rows[:3])).verdict == "not testable"
+    worse = [*rows[:3], (rows[3][0], 0.07, 0.09, {"model": rows[3][0]})]
+    assert rule(_ev(worse)).verdict == "does not hold"
+    floor = [(m, 0.0, 0.3, {"model": m, "floor": 0.15}) for m, *_ in rows]
+    assert rule(_ev(floor)).verdict == "cannot be decided at this size"
+
+
+def test_paraphrase_best_is_most_model_metrics_against_both_intrinsic_estimates():
+    rule = BY_KEY["paraphrase_best"].rule
+
+    def unit(model, lo_b, hi_b, lo_m, hi_m):
+        return [
+            (f"{model}: - Base", lo_b, hi_b, {"group": model}),
+            (f"{model}: - Margin", lo_m, hi_m, {"group": model}),
+        ]
+
+    good = [*unit("a", -0.2, -0.1, -0.2, -0.1), *unit("b", -0.3, -0.1, -0.2, -0.05)]
+    beaten_by_margin = unit("c", -0.2, -0.1, 0.05, 0.1)  # below Base, not below Margin
+    assert rule(_ev([*good, *beaten_by_margin])).verdict == "holds"  # 2 of 3
+    assert rule(_ev([*unit("a", 0.1, 0.2, 0.1, 0.2), *beaten_by_margin])).verdict == "does not hold"
+    assert rule(_ev([*good, *unit("d", -0.2, 0.1, -0.2, 0.1), *beaten_by_margin])).verdict == (
+        "undecided"
+    )  # 2 of 4 support it: not more than half
+
+
+def test_paraphrase_best_needs_one_paraphrase_estimate_below_both_intrinsic_ones():
+    rule = BY_KEY["paraphrase_best"].rule
+
+    def unit(model, est, lo, hi):
+        return [
+            (f"{model}: {est} - {i}", lo, hi, {"group": model, "estimator": est})
+            for i in ("Base", "Margin")
+        ]
+
+    # C_Average above the intrinsic estimates, C_Entropy below both: the best one is below
+    entropy_best = [*unit("a", "Average", 0.1, 0.2), *unit("a", "Entropy", -0.2, -0.1)]
+    out = evidence.any_of(evidence.all_of(_ev(entropy_best).frame, ["group", "estimator"]), "group")
+    assert out.iloc[0]["high"] == -0.1 and out.iloc[0]["n_parts"] == 2
+    good = [*entropy_best, *unit("b", "Average", -0.3, -0.1), *unit("c", "Average", -0.2, -0.1)]
+    assert rule(_ev(good)).verdict == "holds"
+    open_entropy = [*unit("a", "Average", 0.1, 0.2), *unit("a", "Entropy", -0.2, 0.3)]
+    worse = [*open_entropy, *unit("b", "Average", 0.1, 0.3), *unit("c", "Entropy", 0.2, 0.3)]
+    judged = rule(_ev(worse))
+    assert judged.verdict == "does not hold"  # b and c against it: at most 1 of 3 could be for
+    assert "undecided for 1" in judged.evidence  # a: C_Entropy's interval leaves it open
+
+
+def test_single_template_unreliable_has_two_parts():
+    rule = BY_KEY["single_template_unreliable"].rule
+    high = [(f"m{i}", 0.15, 0.3) for i in range(3)]
+    split = [("low - high accuracy", 0.05, 0.1)]
+    assert rule(_ev(high, models=high, accuracy=split)).verdict == "holds"
+    assert rule(_ev(high, models=high, accuracy=[("x", -0.1, -0.05)])).verdict == "does not hold"
+    calibrated = [(f"m{i}", 0.01, 0.05) for i in range(3)]
+    assert rule(_ev(calibrated, models=calibrated, accuracy=split)).verdict == "does not hold"
+    few = rule(_ev(high, models=high, accuracy=[]))
+    assert few.verdict == "not testable" and "fewer than 4 models" in few.reason
+    values = pd.DataFrame(
+        {
+            "model": list("abcd"),
+            "difference": [0.3, 0.2, 0.1, 0.05],
+            "low": [0.2, 0.1, 0.0, 0.0],
+            "high": [0.4, 0.3, 0.2, 0.1],
+        }
+    )
+    row = best_estimates._accuracy_split(
+        values, pd.Series([0.1, 0.2, 0.6, 0.7], index=list("abcd"))
+    )
+    assert row.iloc[0]["difference"] == pytest.approx(0.175)  # (0.3 + 0.2) / 2 - (0.1 + 0.05) / 2
+    assert row.iloc[0]["low"] == pytest.approx(0.15 - 0.15)  # mean low of a, b - mean high of c, d
 
 
 def test_the_gemma7b_example_needs_gemma7b():
     rule = BY_KEY["selective_gemma7b"].rule
     rows = [("gemma-7b: bound", -0.1, -0.01, {"model": "gemma-7b"})] * 3
     assert rule(_ev(rows)).verdict == "holds"
+    missed = [*rows[:2], ("gemma-7b: gain", 0.02, 0.1, {"model": "gemma-7b"})]
+    assert rule(_ev(missed)).verdict == "does not hold"
     assert rule(Evidence.empty("this build has no gemma-7b")).verdict == "not testable"
 
 
@@ -215,6 +473,117 @@ def test_a_threshold_on_ace_is_judged_conservatively_on_both_sides():
         pd.concat([table, _table([("c", "Base", 0.08, 0.095, 0.0)])]), ["Margin", "Base"], best=True
     ).set_index("model")
     assert best.at["c", "high"] == 0.095 and best.at["c", "low"] == 0.0  # its best estimate
+
+
+def test_the_shares_of_confidences_come_from_the_histogram_with_wilson_intervals():
+    from types import SimpleNamespace
+
+    from calib.experiments.calibration.claims import overconfidence
+
+    edges = np.round(np.arange(0, 1.0001, 0.05), 2)
+    counts = np.zeros(20, int)
+    counts[[0, 3, 4, 10, 16, 19]] = [2, 3, 5, 40, 30, 20]  # 5 of 100 below 0.2, 50 from 0.8
+    hist = pd.DataFrame(
+        {
+            "model": "m",
+            "estimator": "Margin",
+            "bin": range(20),
+            "lower": edges[:-1],
+            "upper": edges[1:],
+            "count": counts,
+        }
+    )
+    result = SimpleNamespace(reliability_histogram=hist)
+    low = overconfidence._share_rows(result, "Margin", 0.0, 0.2).iloc[0]
+    assert low["difference"] == 0.05 and low["n"] == 100 and low["low"] < 0.05 < low["high"]
+    ends = overconfidence.margin_full_range_build(result).frame
+    assert ends["difference"].tolist() == [0.05, 0.5]
+    judged = overconfidence.margin_full_range_rule(Evidence(ends, "t"))
+    assert judged.verdict == "undecided"  # 5% below 0.2: on the boundary of one bin's share
+
+
+def test_contrasts_of_ace_are_floor_corrected_term_by_term():
+    from types import SimpleNamespace
+
+    from scipy import stats
+
+    models = pd.DataFrame(
+        {
+            "model": ["opt-125m", "opt-350m"],
+            "objective": "clm",
+            "family": "OPT",
+            "size_m": [125.0, 350.0],
+        }
+    )
+    ests = ["Base", "Margin", "Average/min", "Consistency/min", "Entropy/min"]
+    floor = {"opt-125m": 0.15, "opt-350m": 0.10}
+    table = pd.DataFrame(
+        [
+            {"model": m, "estimator": e, "ace_floor": floor[m], "ace_floor_se": 0.003}
+            for m in floor
+            for e in ests
+        ]
+    )
+    contrasts = pd.DataFrame(
+        [
+            {
+                "kind": "size step",
+                "unit": f"OPT: opt-125m -> opt-350m, Base, {k}",
+                "metric": k,
+                "estimator": "Base",
+                "a": "opt-350m",
+                "b": "opt-125m",
+                "difference": -0.02,
+                "low": -0.06,
+                "high": 0.02,
+            }
+            for k in ("ace", "brier")
+        ]
+    )
+    result = SimpleNamespace(
+        contrasts=contrasts, table=table, models=models, params=SimpleNamespace(aggregation="min")
+    )
+    out = evidence.floor_corrected_contrasts(result).set_index("metric")
+    widen = stats.norm.ppf(0.975) * np.sqrt(2) * 0.003
+    # larger - smaller: the floors differ by -0.05, which the raw difference carried
+    assert out.at["ace", "difference"] == pytest.approx(-0.02 + 0.05)
+    assert out.at["ace", "low"] == pytest.approx(-0.06 + 0.05 - widen)
+    assert out.at["brier", "difference"] == -0.02 and not out.at["brier", "floor_corrected"]
+    judged = BY_KEY["larger_better"].rule(
+        Evidence(sizes_and_families._steps(out.reset_index()), "t")
+    )
+    assert "Base ace" in judged.evidence
+
+
+def test_the_build_compares_floor_corrected_aces_of_margin_and_base():
+    from types import SimpleNamespace
+
+    diffs = pd.DataFrame(
+        {
+            "model": ["m", "m"],
+            "a": ["Margin", "Margin"],
+            "b": ["Base", "Base"],
+            "metric": ["ace", "brier"],
+            "difference": [-0.01, -0.02],
+            "low": [-0.03, -0.04],
+            "high": [0.01, 0.0],
+        }
+    )
+    table = pd.DataFrame(
+        {
+            "model": ["m", "m"],
+            "estimator": ["Margin", "Base"],
+            "ace_floor": [0.10, 0.16],  # Margin spreads its confidences: a lower floor
+            "ace_floor_se": [0.0, 0.0],
+        }
+    )
+    rows = margin_and_average.margin_bear_build(
+        SimpleNamespace(differences=diffs, table=table)
+    ).frame.set_index("metric")
+    # raw -0.01 hides that Base's floor is 0.06 higher: corrected, Margin is 0.05 worse
+    assert rows.at["ace", "difference"] == pytest.approx(0.05)
+    assert rows.at["ace", "low"] == pytest.approx(0.03)
+    assert rows.at["brier", "difference"] == -0.02  # the Brier score has no floor
 
 
 def test_differences_and_their_absolute_values():
@@ -293,6 +662,52 @@ def test_ace_falls_with_accuracy_on_the_printed_values():
     assert BY_KEY["ace_accuracy"].judge_paper().verdict == "holds"
 
 
+def test_ace_size_and_within_groups_on_the_printed_values():
+    t1 = T1.assign(size=SIZES, acc=paper_models().set_index("registry_name")["accuracy"])
+    from scipy import stats
+
+    assert stats.spearmanr(t1["size"], t1["ace_margin"])[0] < -0.7  # by hand: -0.80
+    assert stats.spearmanr(t1["size"], t1["acc"])[0] > 0.8  # 0.90
+    assert BY_KEY["ace_size"].judge_paper().verdict == "holds"
+    llama = t1.loc[["llama-3.2-1b-instruct", "llama-3.2-3b-instruct", "llama-3.1-8b-instruct"]]
+    assert np.corrcoef(llama["acc"], llama["ace_average"])[0, 1] > 0.9  # the exception
+    judged = BY_KEY["ace_accuracy_within_groups"].judge_paper()
+    assert judged.verdict == "holds"
+    assert "in line with the claim for 7, against it for 1" in judged.evidence  # 4 families x 2
+
+
+def test_the_new_5_1_and_7_claims_on_the_printed_values():
+    fig2 = T1.loc[list(best_estimates.FIGURE2)]
+    assert (fig2["ace_margin"] < fig2["ace_base"]).all()
+    assert BY_KEY["margin_curves_closer"].judge_paper().verdict == "holds"
+    named = T1.loc[list(best_estimates.CLOSE_TO_PERFECT), "ace_average"]
+    assert (named < 0.05).all() and named["opt-6.7b"] == 0.024 and named["qwen3.5-9b"] == 0.034
+    assert BY_KEY["average_close_to_perfect"].judge_paper().verdict == "holds"
+    best_p = T1[["ace_average", "ace_entropy"]].min(axis=1)
+    best_i = T1[["ace_base", "ace_margin"]].min(axis=1)
+    assert T1.index[best_p >= best_i].tolist() == ["llama-3.1-8b-instruct"]  # by hand, ACE
+    brier_p = T1[["brier_average", "brier_consistency", "brier_entropy"]].min(axis=1)
+    assert (brier_p < T1[["brier_base", "brier_margin"]].min(axis=1)).all()
+    judged = BY_KEY["paraphrase_best"].judge_paper()
+    assert judged.verdict == "holds"
+    assert "in line with the claim for 49, against it for 1 and undecided for 0" in judged.evidence
+    assert (T1["ace_margin"] >= 0.1).sum() == 16  # 15 above, opt-1.3b's 0.100 on the bound
+    assert BY_KEY["single_template_unreliable"].judge_paper().verdict == "holds"
+
+
+def test_largest_most_calibrated_holds_on_the_printed_values_despite_entropy():
+    t1 = T1.assign(family=paper_models().set_index("registry_name")["family"], size=SIZES)
+    cols = [c for c in T1.columns if c.startswith(("ace_", "brier_"))]
+    against = 0
+    for _, fam in t1.groupby("family"):
+        if fam["size"].nunique() > 1:
+            fam = fam.sort_values("size")
+            against += int((fam[cols].iloc[-1] >= fam[cols].iloc[0]).sum())
+    assert against == 21  # by hand: most of them Entropy's
+    judged = BY_KEY["largest_most_calibrated"].judge_paper()
+    assert judged.verdict == "holds" and "for 60, against it for 21" in judged.evidence
+
+
 def test_larger_better_fails_on_entropy_and_holds_for_base():
     t1 = reported("kissling2026_table1")
     t1 = t1.assign(
@@ -314,14 +729,19 @@ def test_larger_better_fails_on_entropy_and_holds_for_base():
     assert sum(falls("ace_entropy").values()) == 1  # Entropy's ACE rises with size
     judged = BY_KEY["larger_better"].judge_paper()
     assert judged.verdict == "does not hold"
-    assert "Base ace: 9 of 9 families in line" in judged.evidence
-    assert "Entropy/min ace: 1 of 9 families in line, 8 against" in judged.evidence
+    assert "Base ace: " in judged.evidence and judged.units == 81  # 9 cells of 9 families
+    entropy = judged.evidence.split("Entropy/min ace: ")[1].split(" | ")[0]
+    assert "in line with the claim for 1, against it for 8 and undecided for 0" in entropy
 
 
-def test_margin_bear_fails_by_one_brier_score_of_gemma7b():
+def test_margin_bear_holds_for_49_of_50_model_metrics_and_on_average():
     assert (T1["ace_margin"] < T1["ace_base"]).all()
     assert T1.index[T1["brier_margin"] >= T1["brier_base"]].tolist() == ["gemma-7b"]
-    assert BY_KEY["margin_bear"].judge_paper().verdict == "does not hold"
+    assert (T1["ace_margin"] - T1["ace_base"]).mean() < 0
+    assert (T1["brier_margin"] - T1["brier_base"]).mean() < 0
+    judged = BY_KEY["margin_bear"].judge_paper()
+    assert judged.verdict == "holds"  # gemma-7b's Brier (0.134 vs 0.133) no longer decides it
+    assert "for 49, against it for 1" in judged.evidence and "on average" in judged.evidence
 
 
 def test_the_family_claims_on_the_printed_values():
@@ -329,7 +749,10 @@ def test_the_family_claims_on_the_printed_values():
     ace = t1[["ace_base", "ace_margin", "ace_average", "ace_entropy"]]
     means = ace.groupby(t1["family"]).apply(lambda f: f.to_numpy().mean())
     assert means["Llama 3"] > means["OPT"] > means["Gemma"]  # OPT below Llama 3 in ACE
-    assert BY_KEY["best_families"].judge_paper().verdict == "does not hold"
+    # over the estimators it does not hold; per estimator (Entropy aside) it does
+    judged = BY_KEY["best_families"].judge_paper()
+    assert judged.verdict == "undecided" and "readings disagree" in judged.reason
+    assert "per estimator: holds" in judged.reason
     acc = paper_models().set_index("registry_name")["accuracy"]
     gemma3 = ["gemma-3-270m-it", "gemma-3-1b-it", "gemma-3-4b-it", "gemma-3-12b-it"]
     assert acc[gemma3].mean() < acc[["gemma-2b", "gemma-7b"]].mean()
@@ -358,9 +781,13 @@ def test_average_near_margin_for_the_models_above_1b():
 
 def test_consistency_and_entropy_on_the_printed_values():
     assert (T1["ace_entropy"] >= 0.1).all()  # the lowest: xlm-roberta-base's 0.104
-    assert (T1["brier_consistency"] > T1["brier_average"]).all()
-    assert (T1["brier_entropy"] > T1["brier_average"]).all()
-    assert BY_KEY["consistency_entropy_miscalibrated"].judge_paper().verdict == "holds"
+    assert (T1["ace_entropy"] >= 0.2).sum() == 8  # the paper_note's stricter reading of "very"
+    # against the random baseline (Brier 0.25), by hand: 8 Consistency and 8 Entropy scores
+    # above it, qwen3.5-2b's Entropy 0.250 on it: 16 of 50, not most
+    assert (T1["brier_consistency"] > 0.25).sum() == 8 and (T1["brier_entropy"] > 0.25).sum() == 8
+    judged = BY_KEY["consistency_entropy_miscalibrated"].judge_paper()
+    assert judged.verdict == "does not hold"
+    assert "in line with the claim for 16, against it for 33 and undecided for 1" in judged.evidence
 
 
 def test_claims_without_printed_numbers_say_why():
@@ -369,6 +796,7 @@ def test_claims_without_printed_numbers_say_why():
         "intrinsic_overconfident",
         "base_overconfident",
         "base_low_range",
+        "margin_full_range",
         "margin_underconfident_low",
         "selective",
         "selective_gemma7b",

@@ -113,13 +113,13 @@ def test_a_claim_defined_twice_or_in_another_chapters_module_is_named(monkeypatc
 # -- each rule on the paper's own tables, checked against the printed numbers by hand --------
 
 
-def test_margin_bear_fails_on_table1_by_gemma7bs_brier_score():
+def test_margin_bear_holds_on_table1_though_gemma7bs_brier_score_is_against_it():
     t1 = reported("kissling2026_table1")
     assert (t1["ace_margin"] < t1["ace_base"]).all()  # by hand: all 25 rows
     worse = t1.loc[t1["brier_margin"] >= t1["brier_base"], "registry_name"].tolist()
     assert worse == ["gemma-7b"]  # 0.134 against 0.133
-    judged = BY_KEY["margin_bear"].judge_paper()
-    assert judged.verdict is FAILS and "for 49, against it for 1" in judged.evidence
+    judged = BY_KEY["margin_bear"].judge_paper()  # most model-metrics, and on average
+    assert judged.verdict is HOLDS and "for 49, against it for 1" in judged.evidence
     assert "gemma-7b, brier: 0.001" in judged.evidence
 
 

@@ -565,4 +565,5 @@ def test_the_interval_chart_draws_the_floor_band_and_the_table_keeps_its_bounds(
     ]
     two = {c: fx.SUMMARY_INTERVALS[c] for c in ("ace", "ace_debiased")}
     html = table_format.html_table(shown, intervals=two, record=False).html
-    assert "ace_low" not in html and "ace_floor" in html
+    plain = html.replace("<wbr>", "")  # column names may break after underscores
+    assert "ace_low" not in plain and "ace_floor" in plain

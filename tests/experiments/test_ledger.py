@@ -142,7 +142,7 @@ def test_the_ledger_page_tables_and_sentences(tmp_path):
     repo = rows[rows["key"] == "sum_reduction"].assign(paper_source="authors' repository")
     shown = ledger_page.claims_frame(repo)["the paper's tables"].item()
     assert shown == "holds (from the authors' repository, not the paper)"
-    printed = ledger_page.claims_frame(rows[rows["key"] == "margin_bear"])
+    printed = ledger_page.claims_frame(rows[rows["key"] == "average_best"])
     assert printed["the paper's tables"].item() == "does not hold"
     assert "per_relation = 3" in ledger_page.settings_table(out.settings).html
     assert out.settings.set_index("chapter").at["reductions", "models"] == ("m1", "m2")

@@ -267,3 +267,21 @@ def test_an_undecided_verdict_says_how_much_more_data_would_decide_it():
     # printed values: more facts change nothing
     printed = q.printed(pd.DataFrame({"m": ["a"], "v": [0.0]}), "v", "m", step=0.1)
     assert q.every(q.Evidence(printed, "t"), "<", what="d").decide_factor is None
+
+
+def test_a_unit_without_a_value_reads_no_value_never_nan():
+    """Issue 28: the quick ledger printed ``tiny-llama: nan (no interval)``."""
+    frame = pd.DataFrame(
+        {
+            "unit": ["tiny-llama", "tiny-gpt2", "printed"],
+            "difference": [np.nan, -0.05, 0.2],
+            "low": [np.nan, -0.08, 0.2],
+            "high": [np.nan, -0.02, 0.2],
+        }
+    )
+    text = q.named(frame)
+    assert "nan" not in text
+    assert text.startswith("tiny-llama: no value (undefined at this sample); ")
+    assert "tiny-gpt2: -0.050 [-0.080, -0.020]" in text and text.endswith("printed: 0.200")
+    one = {"difference": 0.1, "low": np.nan, "high": np.nan}
+    assert q.interval_text(one) == "0.100 (no interval)"

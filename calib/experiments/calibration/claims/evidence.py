@@ -6,13 +6,17 @@ claims name.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
+import numpy as np
 import pandas as pd
 
+from calib.experiments import multiplicity, quantifiers
 from calib.experiments.calibration.estimators import PAPER_BLOCK
+from calib.experiments.floors import floor_corrected_differences
 from calib.experiments.paper_tables import table1_long, text_value
 from calib.experiments.quantifiers import Evidence
-from calib.experiments.verdicts import FAILS, HOLDS, UNDECIDED, UNTESTABLE, Judgement
+from calib.experiments.verdicts import FAILS, HOLDS, TOO_SMALL, UNDECIDED, Judgement, combine
 
 #: "For ACE, we consider values < 0.1 well-calibrated" (Table 1's caption)
 WELL_CALIBRATED = text_value("well_calibrated_ace")
@@ -23,6 +27,18 @@ GOOD_CALIBRATION = text_value("margin_ace_gemma7b")
 SMALL_ACE_DIFFERENCE = GOOD_CALIBRATION
 #: "models larger than 1B parameters" (§5.1), in millions
 LARGE_MODEL_M = 1000.0
+#: "A Brier Score of 0.25 corresponds to a random baseline" (Table 1's caption)
+RANDOM_BRIER = text_value("random_brier")
+#: the printed step of Tables 1 and 3 (three decimals; Table 3's percentages to one decimal)
+PRINTED_STEP = 0.001
+#: the build's intervals of a combination of several numbers (a mean over models, a difference
+#: of two estimates without a paired interval): the same combination of their interval ends,
+#: valid whatever their dependence (they share the facts), and so conservative
+CONSERVATIVE = (
+    "interval of a combination of numbers (of several models or estimates): the same "
+    "combination of their interval ends (valid whatever their dependence, since they share "
+    "the facts; conservative)"
+)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -37,26 +53,6 @@ THRESHOLD_NOTE = (
     "ACE's interval (ACE minus its noise floor, beyond the paper) does: ACE at "
     "this sample size is biased upward, the debiased ACE downward"
 )
-
-
-def _combine(parts: Sequence[tuple[str, Judgement]]) -> Judgement:
-    """One judgement of a claim with several parts: does not hold if a part does not, holds if
-    every part holds, not testable if a part is not testable (and none fails), else
-    undecided; the evidence and reasons name each part."""
-    verdicts = [j.verdict for _, j in parts]
-    if FAILS in verdicts:
-        verdict = FAILS
-    elif all(v == HOLDS for v in verdicts):
-        verdict = HOLDS
-    elif UNTESTABLE in verdicts:
-        verdict = UNTESTABLE
-    else:
-        verdict = UNDECIDED
-    evidence = " | ".join(f"{name}: {j.evidence}" for name, j in parts if j.evidence)
-    reason = "; ".join(
-        f"{name}: {j.reason}" for name, j in parts if j.reason and j.verdict != HOLDS
-    )
-    return Judgement(verdict, evidence, reason)
 
 
 def _part(evidence: Evidence, name: str, missing: str) -> Evidence:
@@ -152,3 +148,253 @@ NEEDS_BOTH = (
 
 ANY_MODEL = "any model on BEAR"
 PAPER_PROFILE = "`calib book --profile paper` (a GPU machine with the Hugging Face hub)"
+
+
+# ---------------------------------------------------------------------------------------------
+# judging a claim from parts: several units that must all hold, two readings of a sentence
+
+
+def all_of(
+    frame: pd.DataFrame,
+    by: str | Sequence[str],
+    relation: str = "<",
+    threshold: float = 0.0,
+    unit: str | None = None,
+) -> pd.DataFrame:
+    """Evidence rows of units made of sub-units that must all hold (a family whose every size
+    step lowers ACE): one row per group of ``by``, which supports ``difference <relation>
+    threshold`` when every sub-unit does and contradicts it when one does. Its
+    ``difference``, ``low`` and ``high`` are those of the sub-unit nearest the false side (the
+    largest for ``<``), so that its interval's status is the group's; its one-sided p-values
+    (:mod:`calib.experiments.multiplicity`) are the largest sub-unit's ``p_support`` (all are
+    needed: an intersection-union test) and the smallest ``p_contradict`` times the number of
+    sub-units (Bonferroni within the group).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        An evidence frame of sub-units with the ``by`` columns.
+    by : str or sequence of str
+        The columns that make a unit.
+    relation : str
+        ``<``, ``<=``, ``>`` or ``>=`` (default ``<``).
+    threshold : float
+        The claim's boundary (default 0).
+    unit : str or None
+        How to label a unit: ``None`` joins the ``by`` values with ", ".
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group: ``unit``, the ``by`` columns, ``difference``, ``low``, ``high``,
+        ``rounding`` (where the sub-units have one), ``p_support``, ``p_contradict``,
+        ``n_parts``.
+    """
+    cols = [by] if isinstance(by, str) else list(by)
+    if frame.empty:
+        return pd.DataFrame(columns=["unit", *cols, "difference", "low", "high"])
+    frame = frame.reset_index(drop=True)
+    status = quantifiers.unit_status(frame, relation, threshold)
+    p_s, p_c = multiplicity.side_p_values(frame, relation, threshold, status)
+    work = frame.assign(_p_s=p_s, _p_c=p_c)
+    below = relation in ("<", "<=")
+    rows = []
+    for keys, part in work.groupby(cols, sort=False):
+        keys = keys if isinstance(keys, tuple) else (keys,)
+        worst = part.loc[part["difference"].idxmax() if below else part["difference"].idxmin()]
+        row = dict(zip(cols, keys))
+        row["unit"] = ", ".join(str(k) for k in keys) if unit is None else unit.format(**row)
+        row["difference"] = float(worst["difference"])
+        row["low"] = float(part["low"].max() if below else part["low"].min())
+        row["high"] = float(part["high"].max() if below else part["high"].min())
+        if "rounding" in part.columns:
+            row["rounding"] = float(part["rounding"].max())
+        row["p_support"] = float(part["_p_s"].max())
+        row["p_contradict"] = float(min(1.0, len(part) * part["_p_c"].min()))
+        row["n_parts"] = len(part)
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    return out[["unit", *[c for c in out.columns if c != "unit"]]]
+
+
+def any_of(
+    frame: pd.DataFrame,
+    by: str | Sequence[str],
+    relation: str = "<",
+    threshold: float = 0.0,
+) -> pd.DataFrame:
+    """Evidence rows of units made of alternatives of which one must hold (the best of
+    several estimates): one row per group of ``by``, which supports ``difference <relation>
+    threshold`` when one alternative does and contradicts it when every one does; the
+    dual of :func:`all_of`. Its ``difference``, ``low`` and ``high`` are those of the
+    alternative nearest the true side (the smallest for ``<``); its p-values the smallest
+    ``p_support`` times the number of alternatives (Bonferroni) and the largest
+    ``p_contradict`` (all are needed).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        An evidence frame of alternatives with the ``by`` columns (and, optionally, their own
+        ``p_support`` / ``p_contradict``, e.g. from :func:`all_of`).
+    by : str or sequence of str
+        The columns that make a unit.
+    relation : str
+        ``<``, ``<=``, ``>`` or ``>=`` (default ``<``).
+    threshold : float
+        The claim's boundary (default 0).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group: ``unit`` (the ``by`` values joined with ", "), the ``by`` columns,
+        ``difference``, ``low``, ``high``, ``rounding`` (where the alternatives have one),
+        ``p_support``, ``p_contradict``, ``n_parts``.
+    """
+    cols = [by] if isinstance(by, str) else list(by)
+    if frame.empty:
+        return pd.DataFrame(columns=["unit", *cols, "difference", "low", "high"])
+    frame = frame.reset_index(drop=True)
+    status = quantifiers.unit_status(frame, relation, threshold)
+    p_s, p_c = multiplicity.side_p_values(frame, relation, threshold, status)
+    work = frame.assign(_p_s=p_s, _p_c=p_c)
+    below = relation in ("<", "<=")
+    rows = []
+    for keys, part in work.groupby(cols, sort=False):
+        keys = keys if isinstance(keys, tuple) else (keys,)
+        best = part.loc[part["difference"].idxmin() if below else part["difference"].idxmax()]
+        row = dict(zip(cols, keys))
+        row["unit"] = ", ".join(str(k) for k in keys)
+        row["difference"] = float(best["difference"])
+        row["low"] = float(part["low"].min() if below else part["low"].max())
+        row["high"] = float(part["high"].min() if below else part["high"].max())
+        if "rounding" in part.columns:
+            row["rounding"] = float(part["rounding"].max())
+        row["p_support"] = float(min(1.0, len(part) * part["_p_s"].min()))
+        row["p_contradict"] = float(part["_p_c"].max())
+        row["n_parts"] = len(part)
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    return out[["unit", *[c for c in out.columns if c != "unit"]]]
+
+
+def readings(parts: Sequence[tuple[str, Judgement]]) -> Judgement:
+    """One judgement of a sentence with several fair readings, each judged on its own: the
+    verdict the readings agree on; where they disagree, undecided ("the sentence holds under
+    one reading and not under another": the numbers cannot settle what the words mean), or
+    cannot be decided at this size where every reading still open is. The evidence shows
+    every reading; the units, corrections and facts to decide are those of
+    :func:`calib.experiments.verdicts.combine`.
+
+    Parameters
+    ----------
+    parts : sequence of (str, calib.experiments.verdicts.Judgement)
+        Each reading's name and judgement.
+
+    Returns
+    -------
+    calib.experiments.verdicts.Judgement
+        The judgement.
+    """
+    joined = combine(parts)
+    verdicts = {j.verdict for _, j in parts}
+    if len(verdicts) == 1:
+        return replace(joined, verdict=next(iter(verdicts)))
+    decided = {v for v in verdicts if v in (HOLDS, FAILS)}
+    named = "; ".join(f"{name}: {j.verdict.value}" for name, j in parts)
+    if decided == {HOLDS, FAILS}:
+        return replace(
+            joined,
+            verdict=UNDECIDED,
+            reason=f"the readings disagree ({named}): the numbers cannot settle which reading "
+            f"the words mean",
+            decide_factor=None,
+            decide_verdict=None,
+        )
+    open_ = verdicts - decided
+    verdict = TOO_SMALL if open_ == {TOO_SMALL} else UNDECIDED if decided else joined.verdict
+    return replace(joined, verdict=verdict, reason=f"{named}; {joined.reason}".strip("; "))
+
+
+def floor_corrected(result) -> pd.DataFrame:
+    """The build's paired differences of estimators (``result.differences``) with the ACE rows
+    floor-corrected (:func:`calib.experiments.floors.floor_corrected_differences`, the floors
+    of ``result.table``)."""
+    return floor_corrected_differences(result.differences, result.table)
+
+
+def floor_corrected_contrasts(result) -> pd.DataFrame:
+    """The build's contrasts between models (``result.contrasts``) with each ACE contrast
+    floor-corrected: a contrast is a linear combination ``sum c * ACE(model, estimator)``
+    (:func:`~calib.experiments.calibration.contrasts.contrast_specs`), so its floor is ``sum c
+    * floor`` with Monte-Carlo error ``sqrt(sum c**2 * se**2)``; the positive and the negative
+    terms are passed as the two sides of
+    :func:`calib.experiments.floors.floor_corrected_differences`."""
+    from calib.experiments.calibration.contrasts import contrast_specs
+
+    contrasts = result.contrasts
+    if contrasts.empty:
+        return contrasts
+    floors = result.table.drop_duplicates(["model", "estimator"]).set_index(["model", "estimator"])
+    sides = []
+    for s in contrast_specs(result.models, result.params.aggregation):
+        if s.metric != "ace":
+            continue
+        for side, sign in (("+", 1.0), ("-", -1.0)):
+            terms = [(k, c) for k, c in s.coefficients.items() if c * sign > 0]
+            f = sum(abs(c) * floors.at[k, "ace_floor"] for k, c in terms)
+            se = np.sqrt(sum(c**2 * floors.at[k, "ace_floor_se"] ** 2 for k, c in terms))
+            sides.append(
+                {"kind": s.kind, "unit": s.unit, "side": side, "ace_floor": f, "ace_floor_se": se}
+            )
+    if not sides:  # no contrast of ACE (e.g. only MLMs against CLMs)
+        return contrasts.assign(floor_corrected=False)
+    table = pd.DataFrame(sides, columns=["kind", "unit", "side", "ace_floor", "ace_floor_se"])
+    table = table.astype({"ace_floor": float, "ace_floor_se": float})
+    out = floor_corrected_differences(
+        contrasts.assign(_a="+", _b="-"),
+        table,
+        keys=("kind", "unit"),
+        a="_a",
+        b="_b",
+        estimator="side",
+    )
+    return out.drop(columns=["_a", "_b"])
+
+
+def conservative_mean(frame: pd.DataFrame, by: str | Sequence[str], unit: str) -> pd.DataFrame:
+    """The mean over models of an evidence frame's rows, per group of ``by``, with the interval
+    :data:`CONSERVATIVE` (the mean of the lows and of the highs; printed rows stay printed:
+    their mean is :func:`calib.experiments.quantifiers.mean_of_printed`'s).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        An evidence frame with the ``by`` columns.
+    by : str or sequence of str
+        The groups (e.g. ``metric``).
+    unit : str
+        The label of a group's row, formatted with the ``by`` values (``"mean, {metric}"``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group: ``unit``, the ``by`` columns, ``difference``, ``low``, ``high``,
+        ``n_units`` (and ``rounding`` where the rows have one).
+    """
+    cols = [by] if isinstance(by, str) else list(by)
+    rows = []
+    for keys, part in frame.groupby(cols, sort=False):
+        keys = keys if isinstance(keys, tuple) else (keys,)
+        row = dict(zip(cols, keys))
+        row.update(
+            unit=unit.format(**row),
+            difference=float(part["difference"].mean()),
+            low=float(part["low"].mean()),
+            high=float(part["high"].mean()),
+            n_units=len(part),
+        )
+        if "rounding" in part.columns:
+            row["rounding"] = float(part["rounding"].max())
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    return out[["unit", *[c for c in out.columns if c != "unit"]]] if rows else out

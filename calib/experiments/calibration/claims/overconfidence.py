@@ -12,11 +12,13 @@ import numpy as np
 import pandas as pd
 
 from calib.confidence.gap import GAP_RANGES
+from calib.confidence.metrics import N_BINS
+from calib.confidence.reliability import wilson_interval
 from calib.experiments import quantifiers
-from calib.experiments.calibration.claims.evidence import ANY_MODEL, NEEDS_BOTH, _combine, _part
+from calib.experiments.calibration.claims.evidence import ANY_MODEL, NEEDS_BOTH, _part
 from calib.experiments.claims import Claim
 from calib.experiments.quantifiers import Evidence
-from calib.experiments.verdicts import Judgement
+from calib.experiments.verdicts import Judgement, combine
 
 if TYPE_CHECKING:
     from calib.experiments.calibration import CalibrationResult
@@ -67,7 +69,7 @@ def _overconfidence(evidence: Evidence, quantifier, what: str) -> Judgement:
         what="mean signed gap of the MLMs - of the CLMs",
         unit="comparison",
     )
-    return _combine([("the models", models), ("MLMs against CLMs", objectives)])
+    return combine([("the models", models), ("MLMs against CLMs", objectives)])
 
 
 def overconfident_rule(evidence: Evidence) -> Judgement:
@@ -113,27 +115,85 @@ def base_overconfident_build(result: CalibrationResult) -> Evidence:
 # -- where the curves start and Margin's low range (§5.1) ---------------------------------------
 
 
+#: the ends of "the entire range" of a calibration curve: its outer fifths, below 0.2 and from
+#: 0.8 (calib's reading of "the full [0,1] interval")
+LOW_END, HIGH_END = 0.2, 0.8
+#: the share of the scores one of the curves' 20 quantile bins holds: a range with fewer scores
+#: has no bin of its own, so the curve does not reach into it
+ONE_BIN = 1 / N_BINS
+
+
 def base_low_range_rule(evidence: Evidence) -> Judgement:
-    """``base_low_range``: the lowest curve bin of C_Base lies at a higher confidence than
-    C_Margin's (Margin extends the curve lower), for every model."""
+    """``base_low_range``: C_Base does not produce enough scores in the low range to derive a
+    curve there: the share of its confidences below 0.2 is below 1/20, the share of one of the
+    curve's 20 quantile bins (so no bin lies below 0.2), for every model."""
     return quantifiers.every(
         evidence,
-        ">",
-        0.0,
-        what="mean confidence of the lowest curve bin, C_Base - C_Margin",
+        "<",
+        ONE_BIN,
+        what=f"share of C_Base's confidences below {LOW_END:g}",
         unit="model",
     )
 
 
-def base_low_range_build(result: CalibrationResult) -> Evidence:
-    low = result.lowest
-    return Evidence(
-        low.assign(unit=low["model"])[
-            ["unit", "difference", "low", "high", "lowest_a", "lowest_b", "n"]
-        ],
-        f"this build, {result.params.curve_bins} quantile bins, 95% paired "
-        f"bootstrap over facts (bias-centred)",
+def _share_rows(result: CalibrationResult, estimator: str, low: float, high: float) -> pd.DataFrame:
+    """Per model the share of ``estimator``'s confidences in ``[low, high)`` (from the
+    histogram of the reliability diagram, 0.05-wide bins) with its 95% Wilson interval over
+    the facts."""
+    h = result.reliability_histogram
+    h = h[h["estimator"] == estimator]
+    rows = []
+    for model, part in h.groupby("model", sort=False):
+        inside = (part["lower"] >= low - 1e-9) & (part["upper"] <= high + 1e-9)  # whole bins
+        k, n = int(part.loc[inside, "count"].sum()), int(part["count"].sum())
+        lo, hi = wilson_interval(k, n)
+        rows.append(
+            {
+                "unit": f"{model}, {estimator} in [{low:g}, "
+                + (f"{high:g})" if high < 1 else "1]"),
+                "model": model,
+                "estimator": estimator,
+                "difference": k / n if n else np.nan,
+                "low": float(lo),
+                "high": float(hi),
+                "n": n,
+            }
+        )
+    return pd.DataFrame(
+        rows, columns=["unit", "model", "estimator", "difference", "low", "high", "n"]
     )
+
+
+#: where the shares of confidences come from
+SHARES = "this build, share of the confidences with its 95% Wilson interval over facts"
+
+
+def base_low_range_build(result: CalibrationResult) -> Evidence:
+    return Evidence(_share_rows(result, "Base", 0.0, LOW_END), SHARES)
+
+
+def margin_full_range_rule(evidence: Evidence) -> Judgement:
+    """``margin_full_range``: C_Margin extends the curve over the entire range: at least 1/20
+    of its confidences (one quantile bin's worth) lie below 0.2 and at least 1/20 at or above
+    0.8 ("enough high-confidences"), for every model (each model-end a unit)."""
+    return quantifiers.every(
+        evidence,
+        ">=",
+        ONE_BIN,
+        what=f"share of C_Margin's confidences below {LOW_END:g} or from {HIGH_END:g}",
+        unit="model-end",
+    )
+
+
+def margin_full_range_build(result: CalibrationResult) -> Evidence:
+    rows = pd.concat(
+        [
+            _share_rows(result, "Margin", 0.0, LOW_END),
+            _share_rows(result, "Margin", HIGH_END, 1.0),
+        ],
+        ignore_index=True,
+    )
+    return Evidence(rows, SHARES)
 
 
 def margin_underconfident_low_rule(evidence: Evidence) -> Judgement:
@@ -242,11 +302,11 @@ CLAIMS: tuple[Claim, ...] = (
         section="§5.1",
         quote="For all models included in Figure 2, $C_{\\text{Base}}$ does not produce "
         "enough scores in the lower confidence ranges to derive a calibration curve "
-        "that covers the full $[0,1]$ interval. $C_{\\text{Margin}}$, however, does "
-        "extend the curve into these lower confidence regions",
-        statement="C_Base's calibration curve starts at a higher confidence than C_Margin's "
-        "(the mean confidence of its lowest of 20 quantile bins is higher), for "
-        "every model",
+        "that covers the full $[0,1]$ interval.",
+        statement=f"For every model, fewer than 1/{N_BINS} of C_Base's confidences (the "
+        f"share of one of the curve's {N_BINS} quantile bins) lie below {LOW_END:g}, "
+        f"so its curve has no point there (calib's reading of the lower range: the "
+        f"curve's lowest fifth)",
         quantifier="every",
         metrics=("confidence",),
         about="every model (Figure 2 shows some)",
@@ -254,6 +314,27 @@ CLAIMS: tuple[Claim, ...] = (
         rule=base_low_range_rule,
         paper_evidence=None,
         build_evidence=base_low_range_build,
+        paper_note="Figure 2 prints no numbers",
+        needs=ANY_MODEL,
+    ),
+    Claim(
+        key="margin_full_range",
+        paper="kissling2026",
+        section="§5.1",
+        quote="$C_{\\text{Margin}}$, however, does extend the curve into these lower "
+        "confidence regions without limiting the model’s ability to output enough "
+        "high-confidences, allowing for evaluation across the entire range.",
+        statement=f"For every model, at least 1/{N_BINS} of C_Margin's confidences (one "
+        f"quantile bin's worth) lie below {LOW_END:g} and at least 1/{N_BINS} at or "
+        f"above {HIGH_END:g}: its curve reaches into both outer fifths of [0, 1] "
+        f'(calib\'s reading of "the entire range")',
+        quantifier="every",
+        metrics=("confidence",),
+        about="every model (Figure 2 shows some)",
+        chapter="calibration",
+        rule=margin_full_range_rule,
+        paper_evidence=None,
+        build_evidence=margin_full_range_build,
         paper_note="Figure 2 prints no numbers",
         needs=ANY_MODEL,
     ),
