@@ -18,7 +18,6 @@ def test_both_papers_have_a_registry_with_entries_of_every_kind():
     for paper, part in frame.groupby("paper"):
         assert (part["claims"].str.len() > 0).any(), paper
         assert (part["reason"] != "").any(), paper
-        assert (part["planned"].str.len() > 0).any(), paper
     assert set(frame.loc[frame["kind"] != "", "kind"]) <= set(reg.KINDS)
 
 
@@ -36,8 +35,9 @@ def test_a_sentence_appears_once_per_paper():
 
 
 def test_planned_claims_carry_a_rule_and_both_kinds_of_evidence():
+    # (issue 25's phase 2 turns the planned sketches into claims: there may be none left)
     planned = reg.planned_claims()
-    assert len(planned) >= 20 and planned["claim"].is_unique
+    assert planned["claim"].is_unique
     for col in ("rule", "paper_evidence", "build_evidence", "chapter", "quantifier"):
         assert (planned[col].str.len() > 0).all(), col
     # a rule says what makes it hold and what does not

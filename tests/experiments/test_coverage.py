@@ -50,7 +50,8 @@ def test_statuses_and_counts_per_paper():
     assert list(counts.index) == ["kissling2026", "jiang2020"]
     for paper, row in counts.iterrows():
         assert row[list(coverage.STATUSES)].sum() == row["sentences"], paper
-        assert row["not a testable claim"] > 0 and row["planned"] > 0 and row["tested"] > 0
+        # (phase 2 of issue 25 turns every planned sketch into a claim: planned may be 0)
+        assert row["not a testable claim"] > 0 and row["tested"] > 0
     reasons = table[table["status"] == "not a testable claim"]
     assert (reasons["reason"] != "").all() and (reasons["claims"] == "").all()
 
