@@ -87,6 +87,20 @@ def test_the_directions_of_the_rules():
     assert BY_KEY["ernie_drop_larger"].rule(Evidence(mean, "x")).verdict is HOLDS
 
 
+@pytest.mark.parametrize("key", ["paraphrase_rank_based", "google_re_ensembles"])
+def test_the_most_rules_hold_on_most_units_and_fail_on_few(key):
+    rule = BY_KEY[key].rule
+    assert rule(_evidence(list("abc"), [0.1, 0.1, -0.3], [0.2, 0.2, -0.1])).verdict is HOLDS
+    assert rule(_evidence(list("abc"), [-0.3, -0.3, 0.1], [-0.1, -0.1, 0.2])).verdict is FAILS
+
+
+def test_ernie_drop_larger_fails_on_a_mean_below_zero():
+    mean = pd.DataFrame(
+        {"unit": ["mean"], "difference": [-0.1], "low": [-0.2], "high": [-0.05], "n_units": [4]}
+    )
+    assert BY_KEY["ernie_drop_larger"].rule(Evidence(mean, "x")).verdict is FAILS
+
+
 @pytest.mark.parametrize(
     "key",
     ["abstract_gain", "lpaqa_beats_manual", "macro_gain", "paraphrase_ensemble_gain"],
