@@ -33,11 +33,12 @@ from calib.experiments.lpaqa.claims.evidence import (
     _opti_minus_man,
     _printed,
     _trex,
+    all_parts,
+    both_readings,
     not_in_this_build,
-    readings,
 )
 from calib.experiments.quantifiers import Evidence
-from calib.experiments.verdicts import Judgement, combine
+from calib.experiments.verdicts import Judgement
 
 if TYPE_CHECKING:
     from calib.experiments.lpaqa import LpaqaResult
@@ -152,14 +153,15 @@ def divergence_correlates(evidence: Evidence) -> Judgement:
     lpaqa.claims.evidence.WEAK_R` (0.3, calib's reading of "a weak correlation"; the paper
     prints 0.25), for every model."""
     what = "Pearson r(normalised edit distance, prediction divergence)"
-    return combine(
+    return all_parts(
+        evidence,
         [
             ("positive", quantifiers.every(evidence, ">", 0.0, unit="model", what=what)),
             (
                 f"weak (below {WEAK_R:g})",
                 quantifiers.every(evidence, "<", WEAK_R, unit="model", what=what),
             ),
-        ]
+        ],
     )
 
 
@@ -253,14 +255,15 @@ def lm_aware_ensembles_drop(evidence: Evidence) -> Judgement:
     most :data:`~calib.experiments.lpaqa.claims.evidence.SMALL` (1) point (calib's reading),
     for every method."""
     what = "accuracy after refinement - before"
-    return combine(
+    return all_parts(
+        evidence,
         [
             ("dropped", quantifiers.every(evidence, "<", 0.0, unit="method", what=what)),
             (
                 f"slightly (by at most {SMALL:g} point)",
                 quantifiers.every(evidence, ">=", -SMALL, unit="method", what=what),
             ),
-        ]
+        ],
     )
 
 
@@ -321,7 +324,8 @@ def cross_model_losses_small(evidence: Evidence) -> Judgement:
             evidence.source,
         )
     )
-    return readings(
+    return both_readings(
+        evidence,
         [
             (
                 f"A: most losses at most {SMALL:g} point",
@@ -343,7 +347,7 @@ def cross_model_losses_small(evidence: Evidence) -> Judgement:
                     what="max over sets(Opti., other model's weights) - accuracy(Man)",
                 ),
             ),
-        ]
+        ],
     )
 
 
@@ -378,7 +382,8 @@ def backward_small(evidence: Evidence) -> Judgement:
         if len(evidence.frame)
         else evidence
     )
-    return combine(
+    return all_parts(
+        evidence,
         [
             (
                 f"at most +{SMALL:g} point",
@@ -392,7 +397,7 @@ def backward_small(evidence: Evidence) -> Judgement:
                 "an improvement on average",
                 quantifiers.on_average(mean, ">", 0.0, unit="column", what=what),
             ),
-        ]
+        ],
     )
 
 

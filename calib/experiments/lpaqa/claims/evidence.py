@@ -175,6 +175,22 @@ def readings(parts: Sequence[tuple[str, Judgement]]) -> Judgement:
     return replace(joined, verdict=verdict, reason=f"{named}; {joined.reason}".strip("; "))
 
 
+def all_parts(evidence: Evidence, parts: Sequence[tuple[str, Judgement]]) -> Judgement:
+    """A claim of several parts on one evidence: :func:`calib.experiments.verdicts.combine` of
+    them, or not testable, once, with the evidence's reason when it has no unit."""
+    if evidence.frame.empty:
+        return Judgement.untestable(evidence.missing or "no unit", evidence.source)
+    return combine(parts)
+
+
+def both_readings(evidence: Evidence, parts: Sequence[tuple[str, Judgement]]) -> Judgement:
+    """A sentence of several fair readings on one evidence: :func:`readings` of them, or not
+    testable, once, with the evidence's reason when it has no unit."""
+    if evidence.frame.empty:
+        return Judgement.untestable(evidence.missing or "no unit", evidence.source)
+    return readings(parts)
+
+
 def _part(evidence: Evidence, mask, missing: str = "") -> Evidence:
     """The rows ``mask`` of ``evidence`` (a part of a claim), with ``missing`` saying why the
     part may have none."""

@@ -20,11 +20,12 @@ from calib.experiments.lpaqa.claims.evidence import (
     _printed,
     _sized,
     _trex,
+    all_parts,
     reaches_size,
 )
 from calib.experiments.lpaqa.selection import NO_SET
 from calib.experiments.quantifiers import Evidence
-from calib.experiments.verdicts import Judgement, combine
+from calib.experiments.verdicts import Judgement
 from calib.prompts.sets import PAPER_SETS
 
 if TYPE_CHECKING:
@@ -100,14 +101,15 @@ def macro_gain(evidence: Evidence) -> Judgement:
     accuracy, for every model, by the printed gain within the printed precision (+2.9 points
     for BERT-base, +4.4 for BERT-large; the smaller for a model the paper does not test)."""
     what = "macro accuracy(Opti. of Mine) - macro accuracy(manual)"
-    return combine(
+    return all_parts(
+        evidence,
         [
             (
                 "above the manual prompt",
                 quantifiers.every(evidence, ">", 0.0, unit="model", what=what),
             ),
             ("by the printed gain", reaches_size(evidence, what, "model")),
-        ]
+        ],
     )
 
 

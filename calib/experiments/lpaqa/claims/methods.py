@@ -26,12 +26,13 @@ from calib.experiments.lpaqa.claims.evidence import (
     _runs,
     _sized,
     _trex,
+    all_parts,
+    both_readings,
     not_in_this_build,
     reaches_size,
-    readings,
 )
 from calib.experiments.quantifiers import Evidence
-from calib.experiments.verdicts import Judgement, combine
+from calib.experiments.verdicts import Judgement
 
 if TYPE_CHECKING:
     from calib.experiments.lpaqa import LpaqaResult
@@ -52,14 +53,15 @@ def top1_beats_manual(evidence: Evidence) -> Judgement:
     smallest, 3.0, for a model the paper does not test) within the printed precision, for every
     model."""
     what = "best Top1 over the prompt sets - manual prompt (micro)"
-    return combine(
+    return all_parts(
+        evidence,
         [
             (
                 "above the manual prompt",
                 quantifiers.every(evidence, ">", 0.0, unit="model", what=what),
             ),
             ("by the printed gain", reaches_size(evidence, what, "model")),
-        ]
+        ],
     )
 
 
@@ -150,7 +152,8 @@ def optimised_beats_rank(evidence: Evidence) -> Judgement:
     evidence.LARGE` (3) points for every K and model (calib's reading of "a large margin")."""
     what = "accuracy(Opti.) - accuracy(TopK)"
     mine = evidence.frame["prompt_set"] == "Mine" if len(evidence.frame) else []
-    return combine(
+    return all_parts(
+        evidence,
         [
             (
                 "above TopK, every set",
@@ -166,7 +169,7 @@ def optimised_beats_rank(evidence: Evidence) -> Judgement:
                     what=what,
                 ),
             ),
-        ]
+        ],
     )
 
 
@@ -217,14 +220,15 @@ def abstract_gain(evidence: Evidence) -> Judgement:
     for every model, by the abstract's 8.5 points (31.1% -> 39.6%, BERT-base's, Table 2) within
     the printed precision (at least 8.4 points)."""
     what = "accuracy(Opti. of Mine+Man) - accuracy(manual prompt)"
-    return combine(
+    return all_parts(
+        evidence,
         [
             (
                 "above the manual prompt",
                 quantifiers.every(evidence, ">", 0.0, unit="model", what=what),
             ),
             ("by the printed 8.5 points", reaches_size(evidence, what, "model")),
-        ]
+        ],
     )
 
 
@@ -338,14 +342,15 @@ def mined_gains_large(evidence: Evidence) -> Judgement:
     printed precision (column ``size``; on the paper's side the printed gain is the number
     itself, so that part is the build's test)."""
     what = "accuracy(mined prompt) - accuracy(manual prompt)"
-    return combine(
+    return all_parts(
+        evidence,
         [
             (
                 f"at least {LARGE:g} points",
                 quantifiers.every(evidence, ">=", LARGE, unit="relation", what=what),
             ),
             ("by the printed gain", reaches_size(evidence, what, "relation")),
-        ]
+        ],
     )
 
 
@@ -391,7 +396,8 @@ def weights_concentrate(evidence: Evidence) -> Judgement:
         if share is not None and len(share)
         else Evidence.empty(evidence.missing or "no weights", evidence.source)
     )
-    return readings(
+    return both_readings(
+        evidence,
         [
             (
                 f"A: largest >= {CONCENTRATION_RATIO:g} x second",
@@ -409,7 +415,7 @@ def weights_concentrate(evidence: Evidence) -> Judgement:
                     share_ev, ">", CONCENTRATION_SHARE, unit="relation", what="largest weight"
                 ),
             ),
-        ]
+        ],
     )
 
 

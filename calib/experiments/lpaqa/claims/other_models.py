@@ -22,12 +22,13 @@ from calib.experiments.lpaqa.claims.evidence import (
     _opti_minus_man,
     _printed,
     _trex,
+    all_parts,
+    both_readings,
     not_in_this_build,
     reaches_size,
-    readings,
 )
 from calib.experiments.quantifiers import Evidence
-from calib.experiments.verdicts import Judgement, combine
+from calib.experiments.verdicts import Judgement
 
 
 def uhn_beats_manual(evidence: Evidence) -> Judgement:
@@ -63,7 +64,8 @@ def uhn_drop(evidence: Evidence) -> Judgement:
         if rel is not None and len(rel)
         else Evidence.empty(evidence.missing or "no unit", evidence.source)
     )
-    return readings(
+    return both_readings(
+        evidence,
         [
             (
                 f"A: at least {DRAMATIC:g} points",
@@ -85,7 +87,7 @@ def uhn_drop(evidence: Evidence) -> Judgement:
                     what="accuracy(T-REx-UHN) / accuracy(T-REx) - 1",
                 ),
             ),
-        ]
+        ],
     )
 
 
@@ -135,11 +137,12 @@ def ernie_beats_bert(evidence: Evidence) -> Judgement:
     set's optimised ensemble; and by the printed sizes within the printed precision (column
     ``size``): 1 point with the manual prompts, 4.2 with Mine+Man."""
     what = "accuracy(ERNIE) - accuracy(BERT)"
-    return combine(
+    return all_parts(
+        evidence,
         [
             ("above BERT", quantifiers.every(evidence, ">", 0.0, unit="column", what=what)),
             ("by the printed 1 and 4.2 points", reaches_size(evidence, what, "column")),
-        ]
+        ],
     )
 
 

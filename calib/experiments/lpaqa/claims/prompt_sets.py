@@ -22,11 +22,12 @@ from calib.experiments.lpaqa.claims.evidence import (
     _runs,
     _sized,
     _trex,
+    all_parts,
     not_in_this_build,
     reaches_size,
 )
 from calib.experiments.quantifiers import Evidence
-from calib.experiments.verdicts import Judgement, combine
+from calib.experiments.verdicts import Judgement
 from calib.prompts.consistency import word_edit_distance
 
 if TYPE_CHECKING:
@@ -242,11 +243,12 @@ def paraphrase_ensemble_gain(evidence: Evidence) -> Judgement:
     (+3.5 points for BERT-base, +2.3 for BERT-large; the smaller for a model the paper does not
     test)."""
     what = "accuracy(Opti. of Mine+Para) - accuracy(Top1 of Mine+Para)"
-    return combine(
+    return all_parts(
+        evidence,
         [
             ("above Top1", quantifiers.every(evidence, ">", 0.0, unit="model", what=what)),
             ("by the printed gain", reaches_size(evidence, what, "model")),
-        ]
+        ],
     )
 
 
@@ -281,14 +283,15 @@ def one_word_edits(evidence: Evidence) -> Judgement:
     (2) points (calib's reading; no test is printed), and by its printed gain within the
     printed precision (column ``size``: the build's test)."""
     what = "accuracy(modified prompt) - accuracy(original)"
-    return combine(
+    return all_parts(
+        evidence,
         [
             (
                 f"at least {SIGNIFICANT:g} points",
                 quantifiers.every(evidence, ">=", SIGNIFICANT, unit="edit", what=what),
             ),
             ("by the printed gain", reaches_size(evidence, what, "edit")),
-        ]
+        ],
     )
 
 
