@@ -650,3 +650,14 @@ def test_the_new_paper_verdicts_by_hand():
     assert lm.verdict is FAILS and "Top3: -2.000" in lm.evidence
     for key in ("best_top_k", "pos_patterns_rank_better"):
         assert BY_KEY[key].judge_paper().verdict is UNTESTABLE, key
+
+
+def test_a_build_model_is_held_to_its_own_printed_size_or_the_smallest():
+    from calib.experiments.lpaqa.claims.evidence import model_size, size_floor
+
+    sizes = {"BERT-base": 3.5, "BERT-large": 2.3}
+    assert model_size("bert-base-cased", sizes) == 3.5
+    assert model_size("google-bert/bert-large-cased", sizes) == 2.3
+    assert model_size("distilbert-base-uncased", sizes) == 2.3  # not BERT-base: the smallest
+    assert model_size("gemma-3-270m", sizes) == 2.3
+    assert size_floor(8.5) == pytest.approx(8.4)

@@ -5,6 +5,7 @@ data root, ``CALIB_DATA_DIR``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -50,11 +51,12 @@ def size_floor(size: float) -> float:
 
 def model_size(model: str, sizes: Mapping[str, float]) -> float:
     """The printed size that a model of this build is held to: its own where the paper prints
-    one (a ``bert-base`` or ``bert-large`` model: BERT-base's, BERT-large's), else the smallest
+    one (a model named ``bert-base...`` or ``bert-large...``, also after an organisation's
+    ``/``: BERT-base's, BERT-large's; not ``distilbert-base``), else the smallest
     printed size (what the paper reports for its weakest model)."""
     name = model.lower()
     for paper_model, size in sizes.items():
-        if paper_model.lower() in name:
+        if re.search(rf"(^|[/_.-]){re.escape(paper_model.lower())}", name):
             return size
     return min(sizes.values())
 
