@@ -232,14 +232,15 @@ def reaching_profile(facts: float | None, sizes: Mapping[str, int | None]) -> st
 def sample_size(result, sample: str = "facts") -> int | None:
     """The size of a chapter's recorded sample the intervals narrow with: ``"facts"``, its
     facts per model (``n_facts``, or ``n_test_facts`` for LPAQA's test facts); ``"models"``,
-    the number of its models; ``None`` when the result does not say.
+    the number of its models; ``"relations"``, the number of its relations (the rows of its
+    ``relations`` table); ``None`` when the result does not say.
 
     Parameters
     ----------
     result : object or None
         A chapter's recorded result.
     sample : str
-        ``"facts"`` (default) or ``"models"``.
+        ``"facts"`` (default), ``"models"`` or ``"relations"``.
 
     Returns
     -------
@@ -251,6 +252,9 @@ def sample_size(result, sample: str = "facts") -> int | None:
     if sample == "models":
         models = getattr(getattr(result, "params", None), "models", None)
         return len(models) if models else None
+    if sample == "relations":
+        relations = getattr(result, "relations", None)
+        return len(relations) if relations is not None and len(relations) else None
     for name in ("n_facts", "n_test_facts"):
         value = getattr(result, name, None)
         if isinstance(value, (int, np.integer)) and value > 0:

@@ -82,7 +82,9 @@ def facts_text(row: Mapping, sizes: Mapping[str, Mapping[str, int | None]] | Non
     if row.get("verdict") not in (UNDECIDED.value, TOO_SMALL.value):
         return ""
     factor, now = row.get("decide_factor"), row.get("sample_now")
-    what = "models" if row.get("decide_sample") == "models" else "facts per model"
+    what = {"models": "models", "relations": "relations"}.get(
+        str(row.get("decide_sample")), "facts per model"
+    )
     if factor is None or (isinstance(factor, float) and math.isnan(factor)):
         return "not computable from this evidence (no interval, or its sample size unknown)"
     if math.isinf(factor):
@@ -97,7 +99,7 @@ def facts_text(row: Mapping, sizes: Mapping[str, Mapping[str, int | None]] | Non
     elif row.get("verdict") == TOO_SMALL.value:
         text += " before the noise floor falls to the threshold"
     chapter_sizes = (sizes or {}).get(row.get("chapter", ""), {})
-    if chapter_sizes and what != "models":
+    if chapter_sizes and what == "facts per model":
         text += f": {reaching_profile(needed, chapter_sizes)}"
     return text
 

@@ -36,7 +36,7 @@ def test_a_sentence_appears_once_per_paper():
 
 def test_planned_claims_carry_a_rule_and_both_kinds_of_evidence():
     planned = reg.planned_claims()
-    assert planned["claim"].is_unique  # phase 2 of issue 25 turns them into claims, one by one
+    assert planned["claim"].is_unique  # phase 2 of issue 25 left none (test_coverage checks)
     for col in ("rule", "paper_evidence", "build_evidence", "chapter", "quantifier"):
         assert (planned[col].str.len() > 0).all(), col
     # a rule says what makes it hold and what does not

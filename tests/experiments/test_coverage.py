@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pandas as pd
+
 from calib.data import sentences
 from calib.experiments import coverage, ledger
 from calib.report import ledger_page
@@ -31,17 +33,20 @@ def test_every_key_in_the_registry_is_a_claim_or_planned():
     assert not planned & keys  # phase 2 drops a sketch once its claim exists
 
 
-def test_problems_name_a_missing_claim_a_stray_key_and_a_claim_without_its_sentence():
+def test_problems_name_a_missing_claim_a_stray_key_and_a_claim_without_its_sentence(monkeypatch):
     fake = replace(CLAIMS[0], key="a_claim_no_sentence_names")
     moved = replace(CLAIMS[1], quote="words the registry does not hold")
     found = coverage.problems([*CLAIMS[2:], fake, moved])
     assert any("'a_claim_no_sentence_names'" in p and "in no sentence" in p for p in found)
     assert any(f"{CLAIMS[1].key!r}: its quote is in no sentence" in p for p in found)
     assert any(f"names {CLAIMS[0].key!r}, which is neither" in p for p in found)
-    # a planned claim that has become a claim must lose its sketch
-    planned = sentences.planned_claims().iloc[0]
-    landed = replace(CLAIMS[0], key=planned["claim"])
-    assert any("is a claim of the" in p for p in coverage.problems([*CLAIMS, landed]))
+    # a planned claim that has become a claim must lose its sketch, and is proposed once
+    # (the registry has no planned sketch left since issue 25's phase 2: a stand-in one)
+    sketch = pd.DataFrame({"claim": [CLAIMS[0].key, "twice", "twice"]})
+    monkeypatch.setattr(coverage.registry, "planned_claims", lambda: sketch)
+    found = coverage.problems(CLAIMS)
+    assert any(f"planned claim {CLAIMS[0].key!r} is a claim of the" in p for p in found)
+    assert any("planned claim 'twice' is proposed 2 times" in p for p in found)
 
 
 def test_statuses_and_counts_per_paper():
@@ -51,8 +56,8 @@ def test_statuses_and_counts_per_paper():
     for paper, row in counts.iterrows():
         assert row[list(coverage.STATUSES)].sum() == row["sentences"], paper
         assert row["not a testable claim"] > 0 and row["tested"] > 0  # planned: 0 once done
-    # the calibration paper's planned claims are all claims now (issue 25, phase 2)
-    assert counts.loc["kissling2026", "planned"] == 0
+    # every planned sketch of both papers is a claim now (issue 25, phase 2)
+    assert (counts["planned"] == 0).all()
     reasons = table[table["status"] == "not a testable claim"]
     assert (reasons["reason"] != "").all() and (reasons["claims"] == "").all()
 

@@ -244,6 +244,21 @@ def test_accuracy_table_is_mean_accuracy_with_intervals(selection, reps):
     assert list(wide["prompt_set"][:4]) == list(lp.PAPER_SETS)
 
 
+def test_best_k_is_each_k_against_the_best_other_k_of_its_set(reps):
+    acc = accuracy.accuracy_table(reps).set_index(["model", "prompt_set", "method"])
+    comp = accuracy.comparison_table(reps, (2,))
+    best = comp[comp["kind"] == "best_k"]
+    assert len(best) and set(best["a"]) == {"top-1", "top-2"}
+    for r in best.itertuples():
+        other = "top-2" if r.a == "top-1" else "top-1"
+        expected = (
+            acc.loc[(r.model, r.prompt_set, r.a), "micro"]
+            - acc.loc[(r.model, r.prompt_set, other), "micro"]
+        )
+        assert r.difference == pytest.approx(expected)
+        assert r.low <= r.difference <= r.high
+
+
 def test_comparisons_are_paired_differences_of_the_accuracy_table(reps):
     acc = accuracy.accuracy_table(reps).set_index(["model", "prompt_set", "method"])
     comp = accuracy.comparison_table(reps, (2,))

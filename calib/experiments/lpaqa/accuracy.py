@@ -174,6 +174,8 @@ COMPARISONS: dict[str, str] = {
     "macro_gain": "Opti. of Mine - manual prompt (macro)",
     "macro_gain_smaller": "(Opti. of Mine - manual) macro - the same micro",
     "oracle_bound": "Oracle - the best other method of the same prompt set",
+    "best_k": "rank-based TopK - the best other K of the same prompt set (micro; K = 1 and "
+    "the ensemble sizes)",
     "cross_model": "Opti. with another model's weights - with its own (micro)",
     "log_linear": "log-linear - linear TopK ensemble of Mine (micro)",
 }
@@ -251,6 +253,27 @@ def comparison_table(reps: Mapping[str, AccuracyReplicates], ks: Sequence[int]) 
                             averaging="micro",
                         )
                     )
+            ranks = [r for r in rank_methods if rep.has((s, r))]
+            for r in ranks if len(ranks) > 1 else []:
+                i_r, rest = col((s, r)), [col((s, q)) for q in ranks if q != r]
+
+                def k_minus_best_other(
+                    v: np.ndarray, i: int = i_r, rest: list[int] = rest
+                ) -> np.ndarray:
+                    return v[:, mi, i] - v[:, mi, rest].max(axis=1)
+
+                rows.append(
+                    _row(
+                        "best_k",
+                        model,
+                        f"{model}, {s}, {r}",
+                        rep.interval(k_minus_best_other),
+                        prompt_set=s,
+                        a=r,
+                        b="best other K",
+                        averaging="micro",
+                    )
+                )
             others = [m for m in [*rank_methods, "optimized"] if rep.has((s, m))]
             if rep.has((s, "oracle")) and others:
                 idx, o = [col((s, m)) for m in others], col((s, "oracle"))

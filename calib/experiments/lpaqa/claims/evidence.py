@@ -5,14 +5,18 @@ data root, ``CALIB_DATA_DIR``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from calib.data.reported import reported
+from calib.experiments import quantifiers
 from calib.experiments.lpaqa.accuracy import COMPARISONS
 from calib.experiments.quantifiers import Evidence, printed
+from calib.experiments.verdicts import FAILS, HOLDS, TOO_SMALL, UNDECIDED, Judgement, combine
 
 if TYPE_CHECKING:
     from calib.experiments.lpaqa import LpaqaResult
@@ -21,6 +25,71 @@ if TYPE_CHECKING:
 BUILD_SOURCE = (
     "this build, 95% BCa intervals from a bootstrap of the test facts within each relation"
 )
+
+#: the printed step of LPAQA's accuracies (percent, one decimal)
+STEP = 0.1
+#: calib's reading of the paper's words of size, in percentage points of accuracy (each rule
+#: that uses one says so in its docstring and its claim's statement): "by a large margin",
+#: "much higher", "much lower" -- at least 3 points (a tenth of BERT's ~31-39% accuracy)
+LARGE = 3.0
+#: "drop dramatically" -- by more than 5 points
+DRAMATIC = 5.0
+#: "increased significantly" (no test is printed) -- by at least 2 points
+SIGNIFICANT = 2.0
+#: "small", "slightly" -- within 1 point either way
+SMALL = 1.0
+#: a "weak" correlation -- a Pearson r below 0.3 (Cohen's "medium" begins at 0.3)
+WEAK_R = 0.3
+
+
+def size_floor(size: float) -> float:
+    """The smallest true difference a printed difference ``size`` of two numbers printed to
+    :data:`STEP` allows, ``size - STEP``: what "improves by ``size`` points" is tested against
+    (a printed size tested within the printed precision)."""
+    return size - STEP
+
+
+def model_size(model: str, sizes: Mapping[str, float]) -> float:
+    """The printed size that a model of this build is held to: its own where the paper prints
+    one (a model named ``bert-base...`` or ``bert-large...``, also after an organisation's
+    ``/``: BERT-base's, BERT-large's; not ``distilbert-base``), else the smallest
+    printed size (what the paper reports for its weakest model)."""
+    name = model.lower()
+    for paper_model, size in sizes.items():
+        if re.search(rf"(^|[/_.-]){re.escape(paper_model.lower())}", name):
+            return size
+    return min(sizes.values())
+
+
+def reaches_size(evidence: Evidence, what: str, unit: str) -> Judgement:
+    """The size part of a claim: each unit's number reaches its printed size (column ``size``)
+    within the printed precision, ``number >= size - STEP`` (:func:`size_floor`), for every unit
+    that has one (Holm's correction over the units); the evidence shows ``number - (size -
+    STEP)``."""
+    frame = evidence.frame
+    if len(frame) and "size" not in frame.columns:
+        return Judgement.untestable("the evidence has no printed size (column `size`)")
+    if len(frame):
+        frame = frame[frame["size"].notna()].reset_index(drop=True)
+    if frame.empty:
+        return quantifiers.every(
+            Evidence.empty(evidence.missing or "no unit with a printed size", evidence.source),
+            ">=",
+            0.0,
+            unit=unit,
+            what=what,
+        )
+    frame = frame.copy()
+    floor = frame["size"].astype(float) - STEP
+    for c in ("difference", "low", "high"):
+        frame[c] = frame[c] - floor
+    return quantifiers.every(
+        Evidence(frame, evidence.source, evidence.missing),
+        ">=",
+        0.0,
+        unit=unit,
+        what=f"{what} - (printed size - {STEP})",
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -67,9 +136,79 @@ def _runs() -> pd.DataFrame:
     return reported("jiang2020_lpaqa_trex_unassigned").set_index("prompts")
 
 
-def _printed(rows: list[tuple], unit_cols: Sequence[str] = ("unit",)) -> pd.DataFrame:
-    frame = pd.DataFrame(rows, columns=[*unit_cols, "value"])
-    return printed(frame, "value", list(unit_cols))
+def _printed(
+    rows: list[tuple],
+    terms: int,
+    step: float = STEP,
+    unit_cols: Sequence[str] = ("unit",),
+    extra: Sequence[str] = (),
+) -> pd.DataFrame:
+    """An evidence frame of printed numbers: ``rows`` of ``(*unit_cols, value, *extra)``, each
+    value built from ``terms`` numbers printed to ``step`` (2 for a difference of two printed
+    accuracies: its rounding is ``terms * step / 2``, :func:`calib.experiments.quantifiers.
+    printed`)."""
+    frame = pd.DataFrame(rows, columns=[*unit_cols, "value", *extra])
+    return printed(frame, "value", list(unit_cols), step=step, terms=terms)
+
+
+def readings(parts: Sequence[tuple[str, Judgement]]) -> Judgement:
+    """One judgement of a sentence with two (or more) fair readings, each judged on its own:
+    the verdict the readings agree on; where one holds and another does not, undecided (the
+    numbers cannot settle what the words mean); the evidence shows every reading (the same
+    rule as the calibration chapter's ``readings``; units and corrections as
+    :func:`calib.experiments.verdicts.combine`)."""
+    joined = combine(parts)
+    verdicts = {j.verdict for _, j in parts}
+    if len(verdicts) == 1:
+        return replace(joined, verdict=next(iter(verdicts)))
+    named = "; ".join(f"{name}: {j.verdict.value}" for name, j in parts)
+    decided = verdicts & {HOLDS, FAILS}
+    if decided == {HOLDS, FAILS}:
+        return replace(
+            joined,
+            verdict=UNDECIDED,
+            reason=f"the readings disagree ({named}): the numbers cannot settle which reading "
+            f"the words mean",
+            decide_factor=None,
+            decide_verdict=None,
+        )
+    open_ = verdicts - decided
+    verdict = TOO_SMALL if open_ == {TOO_SMALL} else UNDECIDED if decided else joined.verdict
+    return replace(joined, verdict=verdict, reason=f"{named}; {joined.reason}".strip("; "))
+
+
+def all_parts(evidence: Evidence, parts: Sequence[tuple[str, Judgement]]) -> Judgement:
+    """A claim of several parts on one evidence: :func:`calib.experiments.verdicts.combine` of
+    them, or not testable, once, with the evidence's reason when it has no unit."""
+    if evidence.frame.empty:
+        return Judgement.untestable(evidence.missing or "no unit", evidence.source)
+    return combine(parts)
+
+
+def both_readings(evidence: Evidence, parts: Sequence[tuple[str, Judgement]]) -> Judgement:
+    """A sentence of several fair readings on one evidence: :func:`readings` of them, or not
+    testable, once, with the evidence's reason when it has no unit."""
+    if evidence.frame.empty:
+        return Judgement.untestable(evidence.missing or "no unit", evidence.source)
+    return readings(parts)
+
+
+def _part(evidence: Evidence, mask, missing: str = "") -> Evidence:
+    """The rows ``mask`` of ``evidence`` (a part of a claim), with ``missing`` saying why the
+    part may have none."""
+    frame = evidence.frame[mask].reset_index(drop=True) if len(evidence.frame) else evidence.frame
+    if frame.empty:
+        return Evidence.empty(missing or evidence.missing or "no unit", evidence.source)
+    return Evidence(frame, evidence.source, evidence.missing)
+
+
+def _sized(evidence: Evidence, sizes: Mapping[str, float]) -> Evidence:
+    """Build evidence with each unit's printed size (``size``: :func:`model_size` of its
+    model)."""
+    if evidence.frame.empty:
+        return evidence
+    frame = evidence.frame.assign(size=[model_size(m, sizes) for m in evidence.frame["model"]])
+    return Evidence(frame, evidence.source, evidence.missing)
 
 
 def _build(result: LpaqaResult, kind: str, **where) -> Evidence:
@@ -83,11 +222,14 @@ def _build(result: LpaqaResult, kind: str, **where) -> Evidence:
             f"this build has no {COMPARISONS[kind]!r} comparison (models "
             f"{', '.join(result.params.models)})"
         )
+    frame = frame.reset_index(drop=True)
+    # in percentage points, as the paper prints its accuracies (the size thresholds are points)
+    frame = frame.assign(**{c: 100.0 * frame[c] for c in ("difference", "low", "high")})
     return Evidence(
-        frame.reset_index(drop=True),
+        frame,
         f"{BUILD_SOURCE} ({result.params.n_bootstrap} resamples), "
         f"{int(frame['n'].iloc[0])} facts of {int(frame['n_relations'].iloc[0])} "
-        f"relations per model",
+        f"relations per model, in percentage points",
     )
 
 
@@ -101,7 +243,7 @@ def _opti_minus_man(table: str) -> pd.DataFrame:
         for r in t.to_dict("records")
         for c, name in SET_COLUMNS.items()
     ]
-    return _printed(rows)
+    return _printed(rows, terms=2)
 
 
 UHN_NEEDS = (
