@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 class Verdict(str, enum.Enum):
@@ -192,6 +192,44 @@ def combine(parts: Sequence[tuple[str, Judgement]]) -> Judgement:
         decide_verdict=heading,
         decide_sample=samples.pop() if len(samples) == 1 else "facts",
     )
+
+
+def readings(parts: Sequence[tuple[str, Judgement]]) -> Judgement:
+    """One judgement of a sentence with several fair readings, each judged on its own: the
+    verdict the readings agree on; where they disagree, undecided ("the sentence holds under
+    one reading and not under another": the numbers cannot settle what the words mean), or
+    cannot be decided at this size where every reading still open is. The evidence shows
+    every reading; the units, corrections and facts to decide are those of
+    :func:`combine`.
+
+    Parameters
+    ----------
+    parts : sequence of (str, calib.experiments.verdicts.Judgement)
+        Each reading's name and judgement.
+
+    Returns
+    -------
+    calib.experiments.verdicts.Judgement
+        The judgement.
+    """
+    joined = combine(parts)
+    verdicts = {j.verdict for _, j in parts}
+    if len(verdicts) == 1:
+        return replace(joined, verdict=next(iter(verdicts)))
+    decided = {v for v in verdicts if v in (HOLDS, FAILS)}
+    named = "; ".join(f"{name}: {j.verdict.value}" for name, j in parts)
+    if decided == {HOLDS, FAILS}:
+        return replace(
+            joined,
+            verdict=UNDECIDED,
+            reason=f"the readings disagree ({named}): the numbers cannot settle which reading "
+            f"the words mean",
+            decide_factor=None,
+            decide_verdict=None,
+        )
+    open_ = verdicts - decided
+    verdict = TOO_SMALL if open_ == {TOO_SMALL} else UNDECIDED if decided else joined.verdict
+    return replace(joined, verdict=verdict, reason=f"{named}; {joined.reason}".strip("; "))
 
 
 def unit_tally(supports: int, contradicts: int, n: int, unit: str = "model") -> str:

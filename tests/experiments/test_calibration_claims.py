@@ -11,6 +11,7 @@ import pytest
 
 from calib.data.reported import reported
 from calib.experiments import calibration as cx
+from calib.experiments import verdicts
 from calib.experiments.calibration.claims import (
     best_estimates,
     evidence,
@@ -245,11 +246,11 @@ def test_readings_agree_or_the_sentence_stays_open():
     from calib.experiments.verdicts import Judgement
 
     h, f, u = (Judgement(v, "e") for v in ("holds", "does not hold", "undecided"))
-    assert evidence.readings([("a", h), ("b", h)]).verdict == "holds"
-    assert evidence.readings([("a", f), ("b", f)]).verdict == "does not hold"
-    split = evidence.readings([("a", h), ("b", f)])
+    assert verdicts.readings([("a", h), ("b", h)]).verdict == "holds"
+    assert verdicts.readings([("a", f), ("b", f)]).verdict == "does not hold"
+    split = verdicts.readings([("a", h), ("b", f)])
     assert split.verdict == "undecided" and "readings disagree" in split.reason
-    assert evidence.readings([("a", f), ("b", u)]).verdict == "undecided"
+    assert verdicts.readings([("a", f), ("b", u)]).verdict == "undecided"
 
 
 def test_all_of_makes_a_unit_of_parts_that_must_all_hold():

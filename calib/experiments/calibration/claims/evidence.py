@@ -6,7 +6,6 @@ claims name.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -16,7 +15,6 @@ from calib.experiments.calibration.estimators import PAPER_BLOCK
 from calib.experiments.floors import floor_corrected_differences
 from calib.experiments.paper_tables import table1_long, text_value
 from calib.experiments.quantifiers import Evidence
-from calib.experiments.verdicts import FAILS, HOLDS, TOO_SMALL, UNDECIDED, Judgement, combine
 
 #: "For ACE, we consider values < 0.1 well-calibrated" (Table 1's caption)
 WELL_CALIBRATED = text_value("well_calibrated_ace")
@@ -275,44 +273,6 @@ def any_of(
         rows.append(row)
     out = pd.DataFrame(rows)
     return out[["unit", *[c for c in out.columns if c != "unit"]]]
-
-
-def readings(parts: Sequence[tuple[str, Judgement]]) -> Judgement:
-    """One judgement of a sentence with several fair readings, each judged on its own: the
-    verdict the readings agree on; where they disagree, undecided ("the sentence holds under
-    one reading and not under another": the numbers cannot settle what the words mean), or
-    cannot be decided at this size where every reading still open is. The evidence shows
-    every reading; the units, corrections and facts to decide are those of
-    :func:`calib.experiments.verdicts.combine`.
-
-    Parameters
-    ----------
-    parts : sequence of (str, calib.experiments.verdicts.Judgement)
-        Each reading's name and judgement.
-
-    Returns
-    -------
-    calib.experiments.verdicts.Judgement
-        The judgement.
-    """
-    joined = combine(parts)
-    verdicts = {j.verdict for _, j in parts}
-    if len(verdicts) == 1:
-        return replace(joined, verdict=next(iter(verdicts)))
-    decided = {v for v in verdicts if v in (HOLDS, FAILS)}
-    named = "; ".join(f"{name}: {j.verdict.value}" for name, j in parts)
-    if decided == {HOLDS, FAILS}:
-        return replace(
-            joined,
-            verdict=UNDECIDED,
-            reason=f"the readings disagree ({named}): the numbers cannot settle which reading "
-            f"the words mean",
-            decide_factor=None,
-            decide_verdict=None,
-        )
-    open_ = verdicts - decided
-    verdict = TOO_SMALL if open_ == {TOO_SMALL} else UNDECIDED if decided else joined.verdict
-    return replace(joined, verdict=verdict, reason=f"{named}; {joined.reason}".strip("; "))
 
 
 def floor_corrected(result) -> pd.DataFrame:

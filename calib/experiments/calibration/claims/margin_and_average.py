@@ -31,7 +31,6 @@ from calib.experiments.calibration.claims.evidence import (
     _wide,
     conservative_mean,
     floor_corrected,
-    readings,
 )
 from calib.experiments.calibration.contrasts import paper_info
 from calib.experiments.calibration.estimators import (
@@ -42,7 +41,7 @@ from calib.experiments.calibration.estimators import (
 from calib.experiments.claims import Claim
 from calib.experiments.paper_tables import calib_estimator
 from calib.experiments.quantifiers import Evidence, printed
-from calib.experiments.verdicts import Judgement, combine
+from calib.experiments.verdicts import Judgement, combine, readings
 
 if TYPE_CHECKING:
     from calib.experiments.calibration import CalibrationResult
@@ -53,7 +52,7 @@ if TYPE_CHECKING:
 def margin_bear_rule(evidence: Evidence) -> Judgement:
     """``margin_bear``: C_Margin is more reliable than C_Base: a lower ACE and a lower Brier
     score. The heading has no quantifier; two fair readings, each judged
-    (:func:`~calib.experiments.calibration.claims.evidence.readings`): for *most*
+    (:func:`~calib.experiments.verdicts.readings`): for *most*
     model-metrics (each model's ACE and Brier a unit, Holm's partial conjunction over them),
     and *on average* (per metric the mean over the models, both metrics)."""
     frame = evidence.frame

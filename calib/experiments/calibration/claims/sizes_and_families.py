@@ -24,14 +24,13 @@ from calib.experiments.calibration.claims.evidence import (
     _threshold_rows,
     all_of,
     floor_corrected_contrasts,
-    readings,
 )
 from calib.experiments.calibration.claims.margin_and_average import _absolute
 from calib.experiments.calibration.contrasts import BEST_FAMILIES, paper_contrasts, paper_info
 from calib.experiments.calibration.estimators import PAPER_BLOCK, paper_estimators
 from calib.experiments.claims import Claim
 from calib.experiments.quantifiers import Evidence, printed
-from calib.experiments.verdicts import Judgement, combine
+from calib.experiments.verdicts import Judgement, combine, readings
 
 if TYPE_CHECKING:
     from calib.experiments.calibration import CalibrationResult
@@ -157,7 +156,7 @@ def _kind_rows(contrasts: pd.DataFrame, kind: str) -> pd.DataFrame:
 def best_families_rule(evidence: Evidence) -> Judgement:
     """``best_families``: Llama 3 and Gemma have the "overall" lowest ACE and Brier scores, in
     two fair readings, each judged
-    (:func:`~calib.experiments.calibration.claims.evidence.readings`): *over the estimators*,
+    (:func:`~calib.experiments.verdicts.readings`): *over the estimators*,
     their mean ACE and mean Brier score (over their models and the paper's estimators) below
     every other family's (frame ``mean``); *per estimator*, for most estimator-metrics their
     family means below every other family's (frame ``per_estimator``; an estimator-metric is

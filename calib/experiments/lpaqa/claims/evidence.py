@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -16,7 +15,11 @@ from calib.data.reported import reported
 from calib.experiments import quantifiers
 from calib.experiments.lpaqa.accuracy import COMPARISONS
 from calib.experiments.quantifiers import Evidence, printed
-from calib.experiments.verdicts import FAILS, HOLDS, TOO_SMALL, UNDECIDED, Judgement, combine
+from calib.experiments.verdicts import (
+    Judgement,
+    combine,
+    readings,
+)
 
 if TYPE_CHECKING:
     from calib.experiments.lpaqa import LpaqaResult
@@ -149,32 +152,6 @@ def _printed(
     printed`)."""
     frame = pd.DataFrame(rows, columns=[*unit_cols, "value", *extra])
     return printed(frame, "value", list(unit_cols), step=step, terms=terms)
-
-
-def readings(parts: Sequence[tuple[str, Judgement]]) -> Judgement:
-    """One judgement of a sentence with two (or more) fair readings, each judged on its own:
-    the verdict the readings agree on; where one holds and another does not, undecided (the
-    numbers cannot settle what the words mean); the evidence shows every reading (the same
-    rule as the calibration chapter's ``readings``; units and corrections as
-    :func:`calib.experiments.verdicts.combine`)."""
-    joined = combine(parts)
-    verdicts = {j.verdict for _, j in parts}
-    if len(verdicts) == 1:
-        return replace(joined, verdict=next(iter(verdicts)))
-    named = "; ".join(f"{name}: {j.verdict.value}" for name, j in parts)
-    decided = verdicts & {HOLDS, FAILS}
-    if decided == {HOLDS, FAILS}:
-        return replace(
-            joined,
-            verdict=UNDECIDED,
-            reason=f"the readings disagree ({named}): the numbers cannot settle which reading "
-            f"the words mean",
-            decide_factor=None,
-            decide_verdict=None,
-        )
-    open_ = verdicts - decided
-    verdict = TOO_SMALL if open_ == {TOO_SMALL} else UNDECIDED if decided else joined.verdict
-    return replace(joined, verdict=verdict, reason=f"{named}; {joined.reason}".strip("; "))
 
 
 def all_parts(evidence: Evidence, parts: Sequence[tuple[str, Judgement]]) -> Judgement:
