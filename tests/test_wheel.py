@@ -120,6 +120,8 @@ def venv(wheel, tmp_path_factory) -> Path:
         capture_output=True,
         text=True,
         timeout=300,
+        # a PYTHONPATH naming a checkout with calib.egg-info makes pip see calib as installed
+        env={k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")},
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return root
