@@ -57,34 +57,22 @@ def _queries(template: str, per_relation: int | None):
 def worker(args) -> int:
     """One timed ``score_queries`` with whichever ``calib`` is on the path; prints JSON."""
     sys.path.insert(0, str(BENCHMARKS))
-    import functools
-
     import torch
-    from standin import stand_in
+    from standin import gpu_settings, stand_in_lm
 
     import calib.scoring.chunks as chunks
-    from calib.models.loading import LoadedModel, load_tokenizer, start_token_id
+    from calib.models.loading import load_tokenizer, start_token_id
     from calib.scoring.run import score_queries
 
     tok = load_tokenizer(args.tokenizer)
     vocab, hidden = SHAPES.get(args.tokenizer, (len(tok), 512))
-    model = stand_in(vocab, hidden)
     queries = _queries(args.template, args.per_relation)
     n = sum(len(q.statements) for q in queries)
-    # the GPU's settings on this CPU: padded passes (the default on a GPU)
-    chunks.clm_score = functools.partial(chunks.clm_score, pad=True)
+    gpu_settings(chunks, new_code=args.code == "new")
+    start = start_token_id(args.tokenizer, tok)
 
-    def lm(key: str) -> LoadedModel:
-        return LoadedModel(
-            name=f"stand-in-{args.tokenizer}",
-            objective="clm",
-            model=model,
-            tokenizer=tok,
-            device=torch.device("cpu"),
-            dtype=torch.bfloat16,
-            key=key,
-            start_token_id=start_token_id(args.tokenizer, tok),
-        )
+    def lm(key: str):
+        return stand_in_lm(tok, start, vocab, hidden, key)
 
     settings = dict(token_budget=GPU_BUDGET, chunk_statements=500_000, progress=False)
     with tempfile.TemporaryDirectory() as scratch:  # imports, per-process hashes: untimed
@@ -123,6 +111,8 @@ def run_worker(root: Path, args, tokenizer: str, mode: str, cache: Path) -> dict
         tokenizer,
         "--mode",
         mode,
+        "--code",
+        "new" if root == REPO else "before",
         "--cache",
         str(cache),
         "--template",
@@ -146,6 +136,7 @@ def main(argv=None) -> int:
     ap.add_argument("--json", default=None)
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--mode", default="cold", help=argparse.SUPPRESS)
+    ap.add_argument("--code", default="new", help=argparse.SUPPRESS)
     ap.add_argument("--tokenizer", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--cache", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)

@@ -72,6 +72,11 @@ class Free(torch.Tensor):
                 return Free(args[0].shape, dtype)
             return Free(args[0].shape, args[0].dtype)
 
+        shape = _fast_shape(func, args, kwargs)
+        if shape is not None:
+            dtype = _result_dtype(func, args, kwargs)
+            return Free(shape, dtype)
+
         def meta(a):
             if isinstance(a, torch.Tensor):
                 return torch.empty(tuple(a.shape), dtype=a.dtype, device="meta")
@@ -84,6 +89,104 @@ class Free(torch.Tensor):
         return tree_map(
             lambda o: Free(tuple(o.shape), o.dtype) if isinstance(o, torch.Tensor) else o, out
         )
+
+
+_SAME_SHAPE = {torch.Tensor.float, torch.Tensor.clone, torch.Tensor.detach}
+_ELEMENTWISE = {
+    torch.Tensor.__sub__,
+    torch.Tensor.__rsub__,
+    torch.Tensor.__add__,
+    torch.Tensor.__radd__,
+    torch.Tensor.__mul__,
+    torch.Tensor.__rmul__,
+    torch.Tensor.__truediv__,
+    torch.Tensor.sub,
+    torch.Tensor.add,
+    torch.sub,
+    torch.add,
+    torch.tanh,
+    torch.Tensor.abs,
+}
+
+
+def _shape(a) -> tuple:
+    return tuple(a.shape) if isinstance(a, torch.Tensor) else ()
+
+
+def _index_shape(base: tuple, index) -> tuple | None:
+    """The shape of ``base[index]`` for slices, ints, Ellipsis-free leading tensor indices."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    if any(i is Ellipsis or i is None for i in index):
+        if index[0] is Ellipsis and len(index) == 2 and isinstance(index[1], int):
+            return base[:-1]
+        return None
+    tensors = [i for i in index if isinstance(i, torch.Tensor)]
+    if tensors:
+        lead = len(tensors)
+        if any(not isinstance(i, torch.Tensor) for i in index[:lead]) or any(
+            t.dtype == torch.bool for t in tensors
+        ):
+            return None
+        rest = index[lead:]
+        if any(not (isinstance(i, slice) and i == slice(None)) for i in rest):
+            return None
+        return np.broadcast_shapes(*(tuple(t.shape) for t in tensors)) + base[lead:]
+    out = []
+    for dim, i in enumerate(index):
+        if isinstance(i, int):
+            continue
+        if not isinstance(i, slice):
+            return None
+        out.append(len(range(*i.indices(base[dim]))))
+    return tuple(out) + base[len(index) :]
+
+
+def _fast_shape(func, args, kwargs) -> tuple | None:
+    """The result shape of the few operations a scorer applies to model outputs, worked out
+    directly (the ``meta`` device takes milliseconds an operation); ``None``: not one of them."""
+    try:
+        if func is torch.Tensor.__getitem__:
+            return _index_shape(tuple(args[0].shape), args[1])
+        if func in _SAME_SHAPE:
+            return tuple(args[0].shape)
+        if func in _ELEMENTWISE:
+            return np.broadcast_shapes(*(_shape(a) for a in args))
+        if func in (torch.logsumexp, torch.Tensor.logsumexp):
+            dim = kwargs.get("dim", args[1] if len(args) > 1 else None)
+            shape = list(args[0].shape)
+            del shape[dim]
+            return tuple(shape)
+        if func in (torch.Tensor.gather, torch.gather):
+            index = kwargs.get("index", args[2] if len(args) > 2 else None)
+            return tuple(index.shape)
+        if func in (torch.Tensor.reshape, torch.Tensor.view):
+            new = list(
+                args[1] if len(args) == 2 and isinstance(args[1], (tuple, list)) else args[1:]
+            )
+            total = int(np.prod(args[0].shape))
+            if -1 in new:
+                known = int(np.prod([d for d in new if d != -1]))
+                new[new.index(-1)] = total // max(known, 1)
+            return tuple(new)
+        if func is torch.cat:
+            parts = args[0]
+            dim = kwargs.get("dim", args[1] if len(args) > 1 else 0)
+            shape = list(parts[0].shape)
+            shape[dim] = sum(p.shape[dim] for p in parts)
+            return tuple(shape)
+    except Exception:  # noqa: BLE001 - any doubt: the meta device decides
+        return None
+    return None
+
+
+def _result_dtype(func, args, kwargs) -> torch.dtype:
+    if func is torch.Tensor.float:
+        return torch.float32
+    if func is torch.cat:
+        return args[0][0].dtype
+    dtypes = [a.dtype for a in args if isinstance(a, torch.Tensor)]
+    return torch.promote_types(*dtypes[:2]) if len(dtypes) > 1 else dtypes[0]
 
 
 def _property(getter) -> str:
@@ -185,3 +288,32 @@ def stand_in(vocab: int, hidden: int, dtype=torch.bfloat16) -> StandInLM:
         intermediate_size=1,
     )
     return StandInLM(config, dtype).eval()
+
+
+def gpu_settings(chunks_module, new_code: bool = True) -> None:
+    """Make ``calib.scoring.chunks`` score as on a GPU while the model lies on the CPU:
+    padded passes and (this checkout's code) a GPU's slices of logits."""
+    import functools
+
+    kwargs: dict = {"pad": True}
+    if new_code:
+        from calib.scoring.heads import GPU_SLICE_LOGITS
+
+        kwargs["slice_logits"] = GPU_SLICE_LOGITS
+    chunks_module.clm_score = functools.partial(chunks_module.clm_score, **kwargs)
+
+
+def stand_in_lm(tokenizer, start_id: int, vocab: int, hidden: int, key: str):
+    """A :class:`calib.models.loading.LoadedModel` of the stand-in (on the CPU, bfloat16)."""
+    from calib.models.loading import LoadedModel
+
+    return LoadedModel(
+        name=f"stand-in-{vocab}x{hidden}",
+        objective="clm",
+        model=stand_in(vocab, hidden),
+        tokenizer=tokenizer,
+        device=torch.device("cpu"),
+        dtype=torch.bfloat16,
+        key=key,
+        start_token_id=start_id,
+    )

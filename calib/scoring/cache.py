@@ -79,13 +79,9 @@ def unit_hash(query: Query) -> str:
     Computed once per query object (the lookup, the claim, the write and the token cache all
     ask for it; a query is immutable)."""
     known = query.__dict__.get("_unit_hash")
-    if known is None:
-        digest = hashlib.sha1()
-        for st in query.statements:
-            digest.update(st.text.encode())
-            digest.update(b"\x1f")
-        digest.update(f"|{query.answer_idx}".encode())
-        known = digest.hexdigest()[:20]
+    if known is None:  # sha1 of every text followed by \x1f, then |answer_idx, in one update
+        texts = "".join(f"{st.text}\x1f" for st in query.statements)
+        known = hashlib.sha1(f"{texts}|{query.answer_idx}".encode()).hexdigest()[:20]
         object.__setattr__(query, "_unit_hash", known)  # a memo beside the frozen fields
     return known
 
@@ -254,11 +250,18 @@ def empty_scores() -> pd.DataFrame:
 class UnitRows:
     """Score rows of whole units, one unit after another, each unit's options in order:
     ``table`` (Arrow, the store's :data:`SCHEMA`), ``units`` the ``(relation, template,
-    instance)`` of each unit in row order, ``counts`` the rows of each."""
+    instance)`` of each unit in row order, ``counts`` the rows of each; ``frame``, where
+    already made, the same rows in pandas."""
 
     table: pa.Table
     units: list[tuple[str, str, str]]
     counts: np.ndarray
+    #: the rows as a pandas score table, where already converted
+    frame: pd.DataFrame | None = None
+
+    def pandas(self) -> pd.DataFrame:
+        """The rows as a pandas score table (:data:`SCHEMA`'s types)."""
+        return self.frame if self.frame is not None else self.table.to_pandas()
 
 
 def _units_of(table: pa.Table, units: list, keys: set) -> UnitRows:

@@ -12,6 +12,7 @@ with whole chunks only.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 
 import numpy as np
@@ -174,13 +175,12 @@ def score_missing(
                     lm, claim.queries, token_budget, bar.update, start_token, store.root
                 )
                 try:
-                    store.write(frame, claim.queries, claim)
+                    parts.append(write_and_convert(store, frame, claim))
                 except CacheWriteError as exc:  # the space for all that is left
                     per = (exc.needed or 0) / max(count_statements(claim.queries), 1)
                     raise exc.needing(
                         int(max(per, STORED_BYTES) * count_statements(todo))
                     ) from exc.__cause__
-                parts.append(scored_rows(frame, claim.queries))
         lost: list[Query] = []
         if claim.stored:  # scored by another process meanwhile
             rows, lost = store.lookup_rows(claim.stored)
@@ -199,10 +199,31 @@ def score_missing(
     return parts
 
 
-def scored_rows(frame: pd.DataFrame | pa.Table, queries: Sequence[Query]) -> UnitRows:
-    """The rows :func:`score_chunk` gave for ``queries`` (a unit per query, in order)."""
+def write_and_convert(store: ScoreStore, frame: pd.DataFrame | pa.Table, claim) -> UnitRows:
+    """Write the rows :func:`score_chunk` gave for the claim's queries to ``store`` and return
+    them as :class:`~calib.scoring.cache.UnitRows` with their pandas frame: the write (Arrow,
+    without Python's lock) runs in a thread beside the conversion to pandas (which needs it),
+    and is done, or has raised, when this returns."""
+    table = as_table(frame)
+    failed: list[BaseException] = []
+
+    def write() -> None:
+        try:
+            store.write(table, claim.queries, claim)
+        except BaseException as exc:  # noqa: BLE001 - raised again below, in this thread
+            failed.append(exc)
+
+    writer = threading.Thread(target=write, name="calib-store-write")
+    writer.start()
+    try:
+        converted = table.to_pandas()
+    finally:
+        writer.join()
+    if failed:
+        raise failed[0]
     return UnitRows(
-        as_table(frame),
-        [(q.relation, q.template, q.instance) for q in queries],
-        np.asarray([len(q.statements) for q in queries], dtype=np.int64),
+        table,
+        [(q.relation, q.template, q.instance) for q in claim.queries],
+        np.asarray([len(q.statements) for q in claim.queries], dtype=np.int64),
+        converted,
     )

@@ -15,6 +15,8 @@ is discarded and the next call resumes with the chunks stored.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
 import signal
 import sys
@@ -22,7 +24,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 from tqdm import tqdm  # plain text bars: also readable in a notebook's stderr
 
 from calib.interrupt import check_interrupted, stop_on_signals
@@ -43,6 +44,21 @@ SCORER_VERSION = "2"
 PLL_VARIANT = "within-word-l2r"
 #: statements per stored chunk (one scorer call) on a CPU and on a GPU
 CPU_CHUNK_STATEMENTS, GPU_CHUNK_STATEMENTS = 2000, 500_000
+
+
+@contextlib.contextmanager
+def gc_paused():
+    """Python's cyclic garbage collector paused for the block (reference counting still frees
+    everything that is not a cycle). Scoring allocates arrays, not cycles, but a collection
+    that runs meanwhile walks every live object -- hundreds of thousands of statements at the
+    paper's size -- and took up to a second of a chunk's host time; collections resume after."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 class ScoringInterrupted(KeyboardInterrupt):
@@ -354,7 +370,7 @@ def score_queries(
             )
         return loaded[0]
 
-    with stop_on_signals():  # Ctrl-C / SIGTERM stop at the next forward pass
+    with stop_on_signals(), gc_paused():  # Ctrl-C / SIGTERM stop at the next forward pass
         for dataset, qs in by_dataset.items():
             rows = _score_dataset(
                 model,
@@ -373,7 +389,7 @@ def score_queries(
                 start_token=start_token,
             )
             parts += [(dataset, r) for r in rows]
-    out = in_query_order(parts, queries)
+        out = in_query_order(parts, queries)
     out["model"] = name
     record_scores(out)  # for the chapter's downloads, when a chapter run asked for them
     return out
@@ -382,8 +398,7 @@ def score_queries(
 def in_query_order(parts: Sequence[tuple[str, UnitRows]], queries: Sequence[Query]) -> pd.DataFrame:
     """The rows of ``parts`` (each a dataset's :class:`~calib.scoring.cache.UnitRows`) as one
     score table in the order of ``queries`` and their options: the units are placed by their
-    keys (a look-up per unit, not per row), the rows taken in one Arrow ``take``, then converted
-    to pandas once."""
+    keys (a look-up per unit, not per row) and the rows taken in one ``take``."""
     if not parts:
         return empty_scores()
     order = {q.key: i for i, q in enumerate(queries)}
@@ -394,12 +409,13 @@ def in_query_order(parts: Sequence[tuple[str, UnitRows]], queries: Sequence[Quer
         ]
     )
     counts = np.concatenate([rows.counts for _ds, rows in parts])
-    table = pa.concat_tables([rows.table for _ds, rows in parts])
+    frames = [rows.pandas() for _ds, rows in parts]
+    out = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
     if np.any(np.diff(unit_q) < 0):  # whole units, each in option order: sort the units
         by = np.argsort(unit_q, kind="stable")
         starts = offsets_of(counts)[:-1]
-        table = table.take(pa.array(segment_index(starts[by], counts[by])))
-    return table.to_pandas()
+        out = out.iloc[segment_index(starts[by], counts[by])].reset_index(drop=True)
+    return out
 
 
 def score_bear(

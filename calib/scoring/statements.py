@@ -199,20 +199,20 @@ def role_codes(
     in the statement's span order, a later span winning a tie only if it is the object; no
     overlap: ``template``."""
     n_spans = np.diff(span_starts)[statement]
+    first = span_starts[:-1][statement]
     best = np.full(len(token_start), ROLE_CODE["template"], dtype=np.int8)
     best_overlap = np.zeros(len(token_start), dtype=np.int64)
+    last = max(len(span_role) - 1, 0)
     for j in range(int(n_spans.max()) if len(n_spans) else 0):
-        has = n_spans > j
-        k = span_starts[statement[has]] + j
-        overlap = np.minimum(token_end[has], span_end[k]) - np.maximum(
-            token_start[has], span_begin[k]
-        )
+        k = np.minimum(first + j, last)
+        overlap = np.minimum(token_end, span_end[k]) - np.maximum(token_start, span_begin[k])
         role = span_role[k]
-        cur = best_overlap[has]
-        win = (overlap > cur) | ((overlap == cur) & (cur > 0) & (role == ROLE_CODE["object"]))
-        idx = np.nonzero(has)[0][win]
-        best[idx] = role[win]
-        best_overlap[idx] = overlap[win]
+        win = (overlap > best_overlap) | (
+            (overlap == best_overlap) & (best_overlap > 0) & (role == ROLE_CODE["object"])
+        )
+        win &= n_spans > j
+        best = np.where(win, role, best)
+        best_overlap = np.where(win, overlap, best_overlap)
     return best
 
 

@@ -8,9 +8,9 @@ names of one tokenizer share it and a changed tokenizer never reads another's id
 
 Layout: ``<cache>/tokens/<tokenizer digest>/part-<id>.npz``. A part holds whole units (one
 query: its statements' text tokens, as :func:`calib.scoring.tokens.clm_text_tokens` gives
-them, without a start token) keyed by the unit's content hash
-(:func:`calib.scoring.cache.unit_hash`), with their character offsets; the start token is
-prepended and the roles are taken from the statements' spans when a batch is assembled
+them, without a start token, and each token's role, :func:`calib.scoring.tokens.text_roles`)
+keyed by :func:`token_digest`, a hash of the statements' texts and spans (what the ids and
+roles depend on); the start token is prepended when a batch is assembled
 (:func:`calib.scoring.tokens.clm_batch`). Parts are written to a temporary file and renamed
 into place, so readers see whole parts only; a part that does not read back whole is removed.
 The cache is an optimisation: a cache folder that cannot be written only means tokenising again.
@@ -30,14 +30,20 @@ from pathlib import Path
 
 import numpy as np
 
-from calib.scoring.cache import unit_hash
 from calib.scoring.statements import Query
-from calib.scoring.tokens import TokenBatch, clm_batch, clm_text_tokens, offsets_of, segment_index
+from calib.scoring.tokens import (
+    TokenBatch,
+    clm_batch,
+    clm_text_tokens,
+    offsets_of,
+    segment_index,
+    text_roles,
+)
 
 log = logging.getLogger(__name__)
 
 #: bump when what a part holds changes meaning
-TOKENS_VERSION = "1"
+TOKENS_VERSION = "2"
 _DIGESTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -54,6 +60,18 @@ def tokenizer_digest(tokenizer) -> str:
     return known
 
 
+def token_digest(query: Query) -> str:
+    """A hash of what a query's token ids and roles depend on: its statements' texts and spans
+    (computed once per query object)."""
+    known = query.__dict__.get("_token_digest")
+    if known is None:
+        texts = "\x1f".join([st.text for st in query.statements])
+        spans = repr([st.spans for st in query.statements])
+        known = hashlib.sha1(f"{texts}\x1e{spans}".encode()).hexdigest()[:20]
+        object.__setattr__(query, "_token_digest", known)  # a memo beside the frozen fields
+    return known
+
+
 class _Part:
     """One part file, read whole."""
 
@@ -63,11 +81,11 @@ class _Part:
             self.unit_statements = data["unit_statements"].astype(np.int64)
             self.statement_tokens = data["statement_tokens"].astype(np.int64)
             self.ids = data["ids"]
-            self.offsets = data["offsets"]
+            self.roles = data["roles"]
         if (
             self.unit_statements.sum() != len(self.statement_tokens)
             or self.statement_tokens.sum() != len(self.ids)
-            or self.offsets.shape != (len(self.ids), 2)
+            or self.roles.shape != self.ids.shape
             or len(self.units) != len(self.unit_statements)
         ):
             raise ValueError("its arrays do not agree in length")
@@ -101,7 +119,7 @@ class TokenCache:
             for u, digest in enumerate(part.units.tolist()):
                 self._where.setdefault(digest.decode(), (path, u))
 
-    def _write(self, digests: list[str], counts, statement_tokens, ids, offsets) -> None:
+    def _write(self, digests: list[str], counts, statement_tokens, ids, roles) -> None:
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".tmp-", suffix=".npz")
@@ -112,7 +130,7 @@ class TokenCache:
                     unit_statements=np.asarray(counts, dtype=np.int32),
                     statement_tokens=np.asarray(statement_tokens, dtype=np.int32),
                     ids=ids.astype(np.int32),
-                    offsets=offsets.astype(np.int32),
+                    roles=roles.astype(np.int8),
                 )
             os.replace(tmp, self.folder / f"part-{uuid.uuid4().hex[:16]}.npz")
         except OSError as exc:  # a read-only or full cache: tokenise again next time
@@ -131,11 +149,9 @@ class TokenCache:
             For a statement that tokenises to nothing.
         """
         if not queries:
-            return clm_batch(
-                np.zeros(0, np.int32), np.zeros(1, np.int64), np.zeros((0, 2), np.int32), 0, []
-            )
+            return clm_batch(np.zeros(0, np.int32), np.zeros(1, np.int64), np.zeros(0), 0, [])
         self._refresh()
-        digests = [unit_hash(q) for q in queries]
+        digests = [token_digest(q) for q in queries]
         where = [self._where.get(d) for d in digests]
         new = [i for i, w in enumerate(where) if w is None]
         # the pool: every part some unit is read from, then the newly tokenised units
@@ -144,11 +160,12 @@ class TokenCache:
         if new:
             statements = [st for i in new for st in queries[i].statements]
             ids, starts, offsets = clm_text_tokens(self.tokenizer, statements, shortcut)
+            roles = text_roles(starts, offsets, statements)
             counts = [len(queries[i].statements) for i in new]
             n_tokens = np.diff(starts)
             if len(n_tokens) and n_tokens.min() > 0:  # else clm_batch says which one
-                self._write([digests[i] for i in new], counts, n_tokens, ids, offsets)
-            fresh = _Fresh(counts, n_tokens, ids, offsets)
+                self._write([digests[i] for i in new], counts, n_tokens, ids, roles)
+            fresh = _Fresh(counts, n_tokens, ids, roles)
             sources.append(fresh)  # type: ignore[arg-type]
         unit_base = offsets_of(np.asarray([len(s.units) for s in sources], dtype=np.int64))
         source_of = {p: k for k, p in enumerate(paths)}
@@ -166,11 +183,11 @@ class TokenCache:
         toks = segment_index(token_start[stmts], statement_tokens[stmts])
         one = len(sources) == 1
         ids = (sources[0].ids if one else np.concatenate([s.ids for s in sources]))[toks]
-        offs = (sources[0].offsets if one else np.concatenate([s.offsets for s in sources]))[toks]
+        roles = (sources[0].roles if one else np.concatenate([s.roles for s in sources]))[toks]
         batch = clm_batch(
             ids,
             offsets_of(statement_tokens[stmts]),
-            offs,
+            roles,
             start_id,
             [st for q in queries for st in q.statements],
         )
@@ -180,9 +197,9 @@ class TokenCache:
 class _Fresh:
     """Newly tokenised units, in the form of a part."""
 
-    def __init__(self, counts, statement_tokens, ids, offsets):
+    def __init__(self, counts, statement_tokens, ids, roles):
         self.units = np.zeros(len(counts), dtype="S20")
         self.unit_statements = np.asarray(counts, dtype=np.int64)
         self.statement_tokens = np.asarray(statement_tokens, dtype=np.int64)
         self.ids = ids
-        self.offsets = offsets
+        self.roles = roles

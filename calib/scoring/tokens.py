@@ -281,28 +281,25 @@ def _cut(statements: Sequence[Statement], rule: SpaceCuts | None):
     texts, the piece of each part (parts of all statements in order), its first character in
     its statement, and the parts per statement. A statement is cut at the space before its
     object (the answer) and at the space after it, where ``rule`` allows (without a rule it is
-    one part)."""
+    one part). The options of a query share the text before the answer: it is looked up once
+    per run of statements that start with it."""
     index: dict[str, int] = {}
     pieces: list[str] = []
     piece_of: list[int] = []
     shift: list[int] = []
     count: list[int] = []
     allowed: dict[str, bool] = {}
-    add_piece, add_shift, add_count = piece_of.append, shift.append, count.append
+    get, add_piece, add_shift, add_count = index.get, piece_of.append, shift.append, count.append
+    left, left_k, left_at = "", -1, -1  # the last text before an answer, its piece, its end
 
-    def part(piece: str, at: int) -> None:
-        k = index.get(piece)
+    def piece(text: str) -> int:
+        k = get(text)
         if k is None:
-            k = index[piece] = len(pieces)
-            pieces.append(piece)
-        add_piece(k)
-        add_shift(at)
+            k = index[text] = len(pieces)
+            pieces.append(text)
+        return k
 
-    def ok(text: str, i: int) -> bool:
-        # a space at i, a character on each side that is not a space, the one before allowed
-        if not 0 < i < len(text) - 1 or text[i] != " " or text[i + 1].isspace():
-            return False
-        before = text[i - 1]
+    def ok(before: str) -> bool:
         known = allowed.get(before)
         if known is None:
             known = allowed[before] = rule.allows(before)  # type: ignore[union-attr]
@@ -311,19 +308,37 @@ def _cut(statements: Sequence[Statement], rule: SpaceCuts | None):
     for st in statements:
         text = st.text
         spans = st.spans
+        n = len(text)
         if rule is None or not spans or spans[-1][0] != "object":  # the object's span is last
-            part(text, 0)
+            add_piece(piece(text))
+            add_shift(0)
             add_count(1)
             continue
         _, a, b = spans[-1]
-        c1 = a - 1 if ok(text, a - 1) else 0
-        c2 = b if b > c1 and ok(text, b) else len(text)
+        # a cut at i: a space there, a character on each side that is not one, the one before
+        # allowed by the rule
+        c1 = a - 1
+        if c1 == left_at and text.startswith(left) and 0 < a < n and not text[a].isspace():
+            k1 = left_k
+        elif 0 < c1 < n - 1 and text[c1] == " " and not text[a].isspace() and ok(text[c1 - 1]):
+            left, left_at = text[:c1], c1
+            k1 = left_k = piece(left)
+        else:
+            c1, k1 = 0, -1
+        c2 = (
+            b
+            if c1 < b < n - 1 and text[b] == " " and not text[b + 1].isspace() and ok(text[b - 1])
+            else n
+        )
         if c1:
-            part(text[:c1], 0)
-        part(text[c1:c2], c1)
-        if c2 < len(text):
-            part(text[c2:], c2)
-        add_count(1 + (c1 > 0) + (c2 < len(text)))
+            add_piece(k1)
+            add_shift(0)
+        add_piece(piece(text[c1:c2]))
+        add_shift(c1)
+        if c2 < n:
+            add_piece(piece(text[c2:]))
+            add_shift(c2)
+        add_count(1 + (c1 > 0) + (c2 < n))
     return (
         pieces,
         np.asarray(piece_of, dtype=np.int64),
@@ -349,16 +364,29 @@ def clm_text_tokens(tokenizer, statements: Sequence[Statement], shortcut: bool =
     return p_ids[src], offsets_of(n_text), offs
 
 
+def text_roles(
+    starts: np.ndarray, offsets: np.ndarray, statements: Sequence[Statement]
+) -> np.ndarray:
+    """The role of every text token (indices into :data:`~calib.scoring.schema.ROLES`) of
+    statements whose tokens are ``starts[s]:starts[s + 1]`` with character ``offsets``
+    (:func:`clm_text_tokens`), from the statements' spans
+    (:func:`calib.scoring.statements.role_codes`)."""
+    n_text = np.diff(starts)
+    owner = np.repeat(np.arange(len(n_text)), n_text)
+    offs = np.asarray(offsets, dtype=np.int64)
+    return role_codes(offs[:, 0], offs[:, 1], owner, *flat_spans(st.spans for st in statements))
+
+
 def clm_batch(
     ids: np.ndarray,
     starts: np.ndarray,
-    offsets: np.ndarray,
+    roles: np.ndarray,
     start_id: int,
     statements: Sequence[Statement],
 ) -> TokenBatch:
-    """The :class:`TokenBatch` of statements whose text tokens are ``ids[starts[s]:starts[s +
-    1]]`` with character ``offsets`` (:func:`clm_text_tokens`): ``start_id`` prepended, every
-    later token a target, its role from the statement's spans (one query per statement).
+    """The :class:`TokenBatch` of ``statements`` whose text tokens are ``ids[starts[s]:starts[s
+    + 1]]`` with ``roles`` (:func:`clm_text_tokens`, :func:`text_roles`): ``start_id``
+    prepended, every later token a target (one query per statement).
 
     Raises
     ------
@@ -376,9 +404,6 @@ def clm_batch(
     text_pos[first] = False
     out[first] = start_id
     out[text_pos] = ids
-    owner = np.repeat(np.arange(len(n_text)), n_text)
-    offs = offsets.astype(np.int64)
-    codes = role_codes(offs[:, 0], offs[:, 1], owner, *flat_spans(st.spans for st in statements))
     targets = np.nonzero(text_pos)[0] - np.repeat(first, n_text)
     return TokenBatch(
         ids=out,
@@ -386,7 +411,7 @@ def clm_batch(
         groups=np.arange(len(n_text) + 1, dtype=np.int64),
         targets=targets.astype(np.int32),
         target_starts=offsets_of(n_text),
-        roles=codes,
+        roles=np.asarray(roles, dtype=np.int8),
     )
 
 
@@ -404,4 +429,4 @@ def clm_tokens(
         For a statement that tokenises to nothing.
     """
     ids, starts, offsets = clm_text_tokens(tokenizer, statements, shortcut)
-    return clm_batch(ids, starts, offsets, start_id, statements)
+    return clm_batch(ids, starts, text_roles(starts, offsets, statements), start_id, statements)
