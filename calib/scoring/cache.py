@@ -127,7 +127,7 @@ class ScoreStore:
     @property
     def root(self) -> Path:
         """The cache root the store lies under (``<root>/scores/<model>/<options>/<dataset>``)."""
-        return self.folder.parents[2]
+        return self.folder.parents[3]
 
     def lookup(self, queries: list[Query]) -> tuple[pd.DataFrame, list[Query]]:
         """Rows stored for ``queries`` (in no particular order) and the queries still missing."""
