@@ -11,11 +11,16 @@ leave no partial chunk or claim. Prints each try, then the median and the maximu
 ``--competing-load`` runs a 2-thread torch matmul loop beside it the whole time (the loaded
 machine of the issue). ``--chapter NAME`` times ``calib run NAME --no-build`` the same way (a
 staged copy of the book; the signal after the chapter's kernel has started executing cells).
+``--conversion`` times ``calib score`` during the model's first conversion from GGUF (issue 28:
+every try starts with no converted model in its cache; the signal a seeded 0..MAX_DELAY s
+after the "converting ... from GGUF" line, in a conversion of 20 to 90 s); every try must also
+leave no model folder and no partial one.
 
     python benchmarks/sigint_latency.py                         # 10 tries, calib score
     python benchmarks/sigint_latency.py --competing-load        # beside a 2-thread torch job
     python benchmarks/sigint_latency.py --chapter calibration --profile quick --tries 5
     python benchmarks/sigint_latency.py --model tiny-gpt2 --tries 2     # a quick smoke run
+    python benchmarks/sigint_latency.py --conversion --tries 5 --max-delay 15   # first conversion
 
 Timings belong on a quiet machine (state the load beside them).
 """
@@ -120,6 +125,34 @@ def try_score(args, env: dict, cache: Path, delay: float) -> dict:
     )
 
 
+def try_conversion(args, env: dict, cache: Path, delay: float) -> dict:
+    """One try of ``calib score`` into a cache without the converted model: the signal lands
+    during the conversion (the log line comes right before it starts)."""
+    shutil.rmtree(cache, ignore_errors=True)
+    cache.mkdir()
+    command = [
+        "score",
+        "--model",
+        args.model,
+        "--per-relation",
+        "1",
+        "--relations",
+        "P30",
+        "--device",
+        "cpu",
+        "--cache-dir",
+        str(cache),
+    ]
+    marker = re.compile(rf"converting {re.escape(args.model)} from GGUF")
+    result = _one_try([sys.executable, "-c", _CALIB, *command], env, marker, delay)
+    models = cache / "models"
+    left = sorted(p.name for p in models.iterdir() if p.is_dir()) if models.is_dir() else []
+    if left:
+        print(f"  FAILED: model folders left behind: {left}", file=sys.stderr)
+    result["ok"] = result["ok"] and not left
+    return result
+
+
 def try_chapter(args, env: dict, root: Path, cache: Path, delay: float) -> dict:
     shutil.rmtree(root / "_build", ignore_errors=True)
     shutil.rmtree(cache / "scores", ignore_errors=True)
@@ -211,6 +244,11 @@ def main() -> int:
         help="time `calib run CHAPTER --no-build` instead of `calib score`",
     )
     ap.add_argument("--profile", default="quick", help="the chapter's profile (default quick)")
+    ap.add_argument(
+        "--conversion",
+        action="store_true",
+        help="time calib score during the model's first conversion from GGUF",
+    )
     ap.add_argument("--json", default=None, help="write the tries and the summary here")
     args = ap.parse_args()
 
@@ -230,6 +268,8 @@ def main() -> int:
     what = (
         f"calib run {args.chapter} --profile {args.profile}"
         if args.chapter
+        else f"calib score --model {args.model}, during its first conversion from GGUF"
+        if args.conversion
         else f"calib score --model {args.model} --per-relation {args.per_relation}"
     )
     print(
@@ -247,7 +287,7 @@ def main() -> int:
             cache = tmp / "cache"
             cache.mkdir()
             tiny = args.profile == "quick" if args.chapter else args.model.startswith("tiny-")
-            if not tiny:
+            if not tiny and not args.conversion:  # a conversion starts from an empty cache
                 shared = Path(os.environ.get("CALIB_CACHE_DIR") or REPO / ".cache")
                 (shared / "models").mkdir(parents=True, exist_ok=True)
                 (cache / "models").symlink_to(shared / "models", target_is_directory=True)
@@ -257,6 +297,8 @@ def main() -> int:
                 r = (
                     try_chapter(args, env, root, cache, delay)
                     if args.chapter
+                    else try_conversion(args, env, cache, delay)
+                    if args.conversion
                     else try_score(args, env, cache, delay)
                 )
                 tries.append(r)

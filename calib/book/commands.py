@@ -5,10 +5,19 @@ from __future__ import annotations
 import sys
 import time
 
-from calib.book.build import build_book, build_html
+from calib.book.build import READERS, build_book, build_html, execution_order
 from calib.book.chapters import run_chapter
-from calib.book.layout import BookError, ChapterNotFound, ParameterError, book_root
+from calib.book.layout import (
+    BookError,
+    ChapterDataMissing,
+    ChapterNotFound,
+    NotABookRoot,
+    ParameterError,
+    book_root,
+    chapters_in_toc,
+)
 from calib.book.parameters import chapter_parameters, parse_cli_parameters
+from calib.book.profiles import UnknownProfile
 from calib.interrupt import exit_code, stop_on_signals
 
 
@@ -46,7 +55,10 @@ def _on_cluster(command: str, args, body) -> int:
 
 
 def cli_run(args) -> int:
-    """``calib run CHAPTER [-p NAME VALUE]... [--profile P] [--no-build] [--ray [ADDRESS]]``."""
+    """``calib run CHAPTER [-p NAME VALUE]... [--profile P] [--no-build] [--ray [ADDRESS]]``:
+    the chapter, then (unless ``--no-build``) the chapters that judge the recorded results (the
+    ledger) again, then the book from what has been executed: a chapter not run yet gets a page
+    that says so and gives its command (:func:`~calib.book.build.build_html`)."""
     return _stoppable("run", lambda: _on_cluster("run", args, lambda: _cli_run(args)))
 
 
@@ -59,9 +71,16 @@ def _cli_run(args) -> int:
         path = run_chapter(args.chapter, args.profile, params, root=root)
     except BookError as exc:
         print(f"calib run: {exc}", file=sys.stderr)
-        return 2 if isinstance(exc, (ParameterError, ChapterNotFound)) else 1
+        return usage_status(exc)
     try:
         if not args.no_build:
+            readers = [n for n in execution_order(chapters_in_toc(root)) if n in READERS]
+            for reader in [n for n in readers if n != args.chapter]:
+                print(
+                    f"[calib] chapter {reader!r} judges the chapters' recorded results: "
+                    f"running it again"
+                )
+                run_chapter(reader, args.profile, root=root)
             build_html(root, profile=args.profile, strict=getattr(args, "strict", False))
         print(f"[calib] total {time.time() - started:.1f} s")
     except BookError as exc:
@@ -72,6 +91,15 @@ def _cli_run(args) -> int:
         )
         return 1
     return 0
+
+
+def usage_status(exc: BookError) -> int:
+    """The exit status of a ``calib run`` / ``calib book`` that failed with ``exc``: 2 for what
+    the command line asked wrongly (a book root, chapter, profile or parameter that does not
+    exist, a value out of range, data the chapter needs missing under the data root), 1 for a
+    chapter or build that failed."""
+    usage = (ParameterError, ChapterNotFound, UnknownProfile, ChapterDataMissing, NotABookRoot)
+    return 2 if isinstance(exc, usage) else 1
 
 
 def cli_book(args) -> int:
@@ -89,5 +117,5 @@ def _cli_book(args) -> int:
         )
     except BookError as exc:
         print(f"calib book: {exc}", file=sys.stderr)
-        return 2 if isinstance(exc, (ParameterError, ChapterNotFound)) else 1
+        return usage_status(exc)
     return 0

@@ -171,7 +171,7 @@ CONSTRAINTS: dict[str, Check] = {
     "factor_items": _POSITIVE,
     "factor_max_tokens": _POSITIVE,
     "factor_completion_words": _POSITIVE,
-    "pair_within": _choices("calib.experiments.clm_vs_mlm", "SCOPES"),
+    "pair_within": _choices("calib.experiments.clm_vs_mlm.pairing", "SCOPES"),
     "min_instances": _POSITIVE,
     "max_gap": at_least(0),
     "lama_relations": all_of(non_empty, distinct, each(lama_relation)),
@@ -196,3 +196,29 @@ def value_problem(name: str, value) -> str | None:
     constraint is declared for that name)."""
     check = CONSTRAINTS.get(name)
     return None if check is None else check(value)
+
+
+#: the data a chapter reads, told by the parameters it declares: parameter name -> (the data
+#: set, a file of it that every run of such a chapter reads, below the data root)
+DATA_BY_PARAMETER: dict[str, tuple[str, str]] = {
+    "per_relation": ("BEAR", "bear/metadata_relations.json"),
+    "relations": ("BEAR", "bear/metadata_relations.json"),
+    "factor_items": ("FACTOR", "factor/news_factor.csv"),
+    "lama_relations": ("LAMA T-REx", "lama/relations.jsonl"),
+}
+
+
+def data_problem(declared: Iterable[str]) -> str | None:
+    """Why the data a chapter with the parameters ``declared`` reads is not to be had here (one
+    line: the data set, the file, the data root and ``CALIB_DATA_DIR``), found before its
+    kernel starts; ``None`` when every such file is under the data root or was downloaded now
+    from its pinned source (:func:`calib.data.root.data_file`)."""
+    from calib.data.root import DataNotFoundError, data_file
+
+    needed = dict.fromkeys(DATA_BY_PARAMETER[n] for n in declared if n in DATA_BY_PARAMETER)
+    for what, relpath in needed:
+        try:
+            data_file(relpath)
+        except (DataNotFoundError, OSError, ValueError) as exc:
+            return f"the chapter reads {what}, and {exc}"
+    return None

@@ -34,6 +34,10 @@ class BookError(Exception):
     """A problem with the book: a missing chapter, a bad parameter, a failed run or build."""
 
 
+class NotABookRoot(BookError):
+    """The folder given (or found) as the book root has no ``_toc.yml``."""
+
+
 class ChapterNotFound(BookError):
     """No ``notebooks/<name>.md`` for a chapter."""
 
@@ -44,6 +48,11 @@ class ParameterError(BookError, ValueError):
 
 class ChapterNotExecuted(BookError):
     """The toc lists a chapter that has no executed notebook yet."""
+
+
+class ChapterDataMissing(BookError):
+    """The data a chapter reads is not under the data root and cannot be downloaded (found
+    before its kernel starts, :func:`calib.book.constraints.data_problem`)."""
 
 
 class ChapterFailed(BookError):
@@ -62,9 +71,9 @@ def book_root(root: str | os.PathLike | None = None) -> Path:
         checkout = Path(calib.__file__).resolve().parents[1]
         path = cwd if (cwd / "_toc.yml").is_file() else checkout
     if not (path / "_toc.yml").is_file():
-        raise BookError(
+        raise NotABookRoot(
             f"{path} is not a book root: it has no _toc.yml (run from the "
-            f"repository root or pass root=)"
+            f"repository root or pass --root FOLDER; in Python, root=FOLDER)"
         )
     return path
 
@@ -139,6 +148,42 @@ def executed_path(name: str, root: str | os.PathLike | None = None) -> Path:
     return book_root(root) / CHAPTERS_DIR / f"{name}.ipynb"
 
 
+#: a page written for a chapter not run is small; an executed chapter is larger than this or
+#: is read to tell (:func:`is_executed`)
+_NOT_RUN_MAX_BYTES = 64_000
+
+
+def is_executed(name: str, root: str | os.PathLike | None = None) -> bool:
+    """Whether chapter ``name`` has an executed notebook in the build (not only the page that
+    says it was not run, :func:`calib.book.render.not_run_notebook`)."""
+    import json
+
+    path = executed_path(name, root)
+    if not path.is_file():
+        return False
+    if path.stat().st_size > _NOT_RUN_MAX_BYTES:
+        return True
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8")).get("metadata", {})
+    except (OSError, ValueError):
+        return True  # not a page calib wrote: jupyter-book will say what is wrong with it
+    return not (meta.get("calib") or {}).get("not_run", False)
+
+
+def chapter_title(name: str, root: str | os.PathLike | None = None) -> str:
+    """The first level-1 heading (``# Title``) of a chapter's source, else its name."""
+    path = chapter_source(name, root)
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("# "):
+            return line[2:].strip()
+    return name
+
+
+def not_executed(root: str | os.PathLike | None = None) -> list[str]:
+    """The toc's chapters that have no executed notebook in the build (:func:`is_executed`)."""
+    return [n for n in chapters_in_toc(root) if not is_executed(n, root)]
+
+
 def check_chapters_executed(
     root: str | os.PathLike | None = None, profile: str | None = None
 ) -> list[str]:
@@ -146,7 +191,7 @@ def check_chapters_executed(
     notebook and the command that makes it (with ``--profile profile`` if given)."""
     root = book_root(root)
     names = chapters_in_toc(root)
-    missing = [n for n in names if not executed_path(n, root).is_file()]
+    missing = [n for n in names if not is_executed(n, root)]
     if missing:
         opt = f" --profile {profile}" if profile else ""
         lines = "\n".join(

@@ -1,6 +1,6 @@
 """A chapter's parameters: declared, merged with a profile, checked.
 
-A chapter unit (``calib/experiments/<chapter>.py`` with a ``Params`` dataclass and ``run``,
+A chapter unit (``calib/experiments/<chapter>/`` with a ``Params`` dataclass and ``run``,
 :func:`chapter_unit`) declares its parameters in ``Params``, the only home of their defaults;
 its notebook's ``parameters`` cell repeats them for papermill and readers and must equal the
 dataclass (:func:`cell_differences`; the runner refuses a chapter whose cell differs). Any
@@ -43,7 +43,9 @@ class Parameter:
     line: int = 0
 
     def describe(self) -> str:
-        text = f"{self.name}: {self.annotation} = {self.default!r}"
+        from calib.book.render import literal
+
+        text = f"{self.name}: {self.annotation} = {literal(self.default)}"
         return text + (f"  # {self.help}" if self.help else "")
 
     def check(self, value) -> Any:
@@ -242,9 +244,36 @@ def profile_parameters(
     return values
 
 
-def describe_parameters(params: Mapping[str, Parameter]) -> str:
-    """One line per parameter: ``name: type = default  # help``."""
-    return "\n".join(f"  {p.describe()}" for p in params.values()) or "  (none)"
+def describe_parameters(
+    params: Mapping[str, Parameter],
+    values: Mapping[str, Any] | None = None,
+    profile: str | None = None,
+) -> str:
+    """One line per parameter: ``name: type = value  # help``, the value being the one a run
+    gets (``values``: e.g. the profile's, :meth:`~calib.book.profiles.Profile.defaults_for`;
+    where it differs from the notebook's default, the comment names both)."""
+    from calib.book.render import literal
+
+    lines = []
+    for p in params.values():
+        if values is None or p.name not in values or values[p.name] == p.default:
+            lines.append(f"  {p.describe()}")
+            continue
+        text = f"{p.name}: {p.annotation} = {literal(values[p.name])}"
+        where = f"profile {profile!r}" if profile else "given"
+        note = f"{where}; notebook default: {literal(p.default)}"
+        lines.append(f"  {text}  # " + (f"{p.help} ({note})" if p.help else note))
+    return "\n".join(lines) or "  (none)"
+
+
+def list_hint(key: str, annotation: str, value) -> str:
+    """For a single text given where a list is expected: how to write the list (YAML, as
+    ``-p`` reads it); else ``""``."""
+    if isinstance(value, str) and annotation.replace(" ", "").startswith(("list[", "tuple[")):
+        return (
+            f'; a list is written in brackets: -p {key} \'["{value}"]\' (several: \'["a", "b"]\')'
+        )
+    return ""
 
 
 def resolve_parameters(
@@ -282,16 +311,17 @@ def resolve_parameters(
         try:
             checked[key] = declared[key].check(value)
         except TypeError as exc:
-            problems.append(f"{exc} ({source})")
+            problems.append(f"{exc} ({source}){list_hint(key, declared[key].annotation, value)}")
             continue
         problem = value_problem(key, checked[key])
         if problem:
             problems.append(f"parameter {key!r} = {value!r}: {problem} ({source})")
     if problems:
+        defaults = prof.defaults_for(chapter, declared)
         raise ParameterError(
             f"chapter {chapter!r}: " + "; ".join(problems) + "\n"
-            f"Parameters of {where or chapter} (name: type = default):\n"
-            f"{describe_parameters(declared)}"
+            f"Parameters of {where or chapter} with profile {prof.name!r} (name: type = "
+            f"value):\n{describe_parameters(declared, defaults, prof.name)}"
         )
     return checked
 

@@ -18,6 +18,11 @@ class Profile:
     declared there. A value may be a zero-argument callable, resolved when a chapter runs (so
     that the paper's model list is read from the registry only when needed). ``synthetic``
     profiles produce placeholder numbers; the book labels their chapters on every page.
+
+    ``description`` says what the profile's *defaults* are and why (the documentation's words);
+    ``label`` names its kind of models in a few words without a size. A page never prints the
+    description: what a run's size was comes from its own parameters
+    (:func:`calib.book.render.run_size`), which ``-p`` may have changed.
     """
 
     name: str
@@ -69,11 +74,11 @@ PROFILES: dict[str, Profile] = {
     "quick": Profile(
         name="quick",
         description=(
-            "tiny randomly initialised models on a handful of BEAR instances "
-            "(3 per relation, 5 relations): placeholder numbers that only show the "
-            "pipeline runs; used by the tests"
+            "tiny randomly initialised models on a handful of BEAR instances of five "
+            "relations: placeholder numbers that only show the pipeline runs; used by the "
+            "tests"
         ),
-        label="tiny randomly initialised models on a handful of instances",
+        label="tiny randomly initialised models",
         shared={
             "models": ["tiny-gpt2", "tiny-llama", "tiny-bert", "tiny-roberta"],
             "relations": QUICK_RELATIONS,
@@ -110,7 +115,7 @@ PROFILES: dict[str, Profile] = {
             "`make book` fits 40 minutes on 2 CPU cores: 29 minutes from a fresh clone "
             "on 2026-12-01, where 2 per relation takes more than 42)"
         ),
-        label="two small offline models on a seeded BEAR sample",
+        label="the embedded offline models",
         shared={
             "models": ["smollm2-135m-instruct", "gemma-3-270m"],
             "relations": None,
@@ -125,7 +130,7 @@ PROFILES: dict[str, Profile] = {
             "the models of the paper's Table 3 (calib/models/paper_models.csv) on "
             "all of BEAR (a GPU machine with the Hugging Face hub)"
         ),
-        label="the paper's models on all of BEAR",
+        label="the paper's models",
         shared={
             "models": _paper_models,
             "relations": None,
@@ -151,11 +156,23 @@ PROFILES: dict[str, Profile] = {
 DEFAULT_PROFILE = "cpu"
 
 
+class UnknownProfile(BookError, ValueError):
+    """A profile name that is not one of ``PROFILES`` (a usage error: exit 2)."""
+
+
 def get_profile(profile: str | Profile) -> Profile:
-    """A profile by name (``quick``, ``cpu``, ``paper``) or the profile itself."""
+    """A profile by name (``quick``, ``cpu``, ``paper``) or the profile itself;
+    :class:`UnknownProfile` (with the closest name) for any other name."""
     if isinstance(profile, Profile):
         return profile
     try:
         return PROFILES[profile]
     except KeyError:
-        raise BookError(f"unknown profile {profile!r}; known: {sorted(PROFILES)}") from None
+        import difflib
+
+        close = difflib.get_close_matches(str(profile), list(PROFILES), n=1)
+        raise UnknownProfile(
+            f"unknown profile {profile!r}"
+            + (f" (did you mean {close[0]!r}?)" if close else "")
+            + f"; the profiles are {', '.join(PROFILES)}"
+        ) from None

@@ -10,6 +10,8 @@
   injected cell removed (the values stay in ``metadata["papermill"]["parameters"]``).
 * :func:`downloads_cell`: the chapter's downloads section at the end of the page
   (:mod:`calib.book.downloads`).
+* :func:`not_run_notebook`: the page of a chapter not run in this build (the book is built from
+  what was executed; this page says so and gives the command that runs the chapter).
 """
 
 from __future__ import annotations
@@ -94,6 +96,46 @@ def show_one_parameters_cell(nb, values: Mapping[str, Any]) -> None:
     nb.cells = [c for c in nb.cells if INJECTED_TAG not in c.get("metadata", {}).get("tags", [])]
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def run_size(values: Mapping[str, Any]) -> str:
+    """What a run covered, in words, from the values it ran with alone (never from its profile's
+    description, which ``-p`` may contradict): its models, and for a BEAR sample the instances
+    per relation, the relations and the seed; ``""`` for a chapter without such parameters
+    (the ledger). E.g. ``"4 models (tiny-gpt2, ...); 2 instances per relation of 5 relations
+    (P36, ...), seed 0"``."""
+    parts = []
+    models = values.get("models")
+    if models:
+        parts.append(f"{_plural(len(models), 'model')} ({', '.join(map(str, models))})")
+    if "per_relation" in values or "relations" in values:
+        n = values.get("per_relation")
+        rels = values.get("relations")
+        what = "every instance" if n is None else f"{_plural(n, 'instance')} per relation"
+        where = (
+            "of every BEAR relation"
+            if rels is None
+            else f"of {_plural(len(rels), 'relation')} ({', '.join(map(str, rels))})"
+        )
+        seed = f", seed {values['seed']}" if "seed" in values else ""
+        parts.append(f"{what} {where}{seed}")
+    return "; ".join(parts)
+
+
+def overrides(given: Mapping[str, Any], defaults: Mapping[str, Any]) -> str:
+    """The values given on the command line (``-p``), each with the profile's default it
+    replaced: ``"per_relation = 2 (the profile's default: 3)"``; ``""`` when none was given."""
+    out = []
+    for key, value in given.items():
+        text = f"{key} = {literal(value)}"
+        if key in defaults and defaults[key] != value:
+            text += f" (the profile's default: {literal(defaults[key])})"
+        out.append(text)
+    return "; ".join(out)
+
+
 def run_note_cell(
     prof: Profile,
     command: str,
@@ -102,25 +144,33 @@ def run_note_cell(
     record: dict,
     chapter: str,
     downloads: bool,
+    given: Mapping[str, Any] | None = None,
+    defaults: Mapping[str, Any] | None = None,
 ):
-    """The note under a chapter's title (see the module docstring)."""
+    """The note under a chapter's title (see the module docstring). Its sentences about the
+    run's size come from ``values`` (:func:`run_size`); ``given`` (the ``-p`` values) are named
+    with the ``defaults`` of the profile they replaced (:func:`overrides`)."""
     import nbformat
 
+    size = run_size(values)
+    changed = overrides(given or {}, defaults or {})
     lines = []
     if prof.synthetic:
         lines += [
             "```{warning}",
-            f"**Placeholder numbers: `{prof.name}` profile.** This chapter ran on "
-            f"{prof.description}. Nothing on this page is a result about language "
-            "models or the papers.",
+            f"**Placeholder numbers: `{prof.name}` profile ({prof.label}).** This chapter ran "
+            + (f"on {size}. " if size else "on placeholder inputs. ")
+            + "Nothing on this page is a result about language models or the papers.",
             "```",
             "",
         ]
     lines += [
         "```{admonition} How this chapter was run",
         ":class: note",
-        f"Profile `{prof.name}` ({prof.description}); executed {when}. The values it ran "
-        f"with are shown in its parameters cell below.",
+        f"Profile `{prof.name}` ({prof.label})"
+        + (f", with {changed}" if changed else "")
+        + (f"; this run: {size}" if size else "")
+        + f"; executed {when}. Every value it ran with is shown in its parameters cell below.",
         "",
         f"Re-run: `{command}` (see {{doc}}`/book/reproduction`).",
         "",
@@ -136,6 +186,46 @@ def run_note_cell(
     cell = nbformat.v4.new_markdown_cell("\n".join(lines))
     cell.metadata["tags"] = [BANNER_TAG]
     return cell
+
+
+#: the tag of the note on the page of a chapter not run in this build
+NOT_RUN_TAG = "calib-not-run"
+
+
+def not_run_notebook(title: str, chapter: str, command: str):
+    """The page of a toc chapter that has no executed notebook in this build: its title, a note
+    that it was not run and the ``command`` that runs it, and ``metadata["calib"]["not_run"]``
+    (so that nothing mistakes it for an executed chapter,
+    :func:`calib.book.layout.is_executed`)."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell(f"# {title}"),
+        nbformat.v4.new_markdown_cell(
+            "\n".join(
+                [
+                    "```{important}",
+                    "**Not run in this build.** This chapter has not been executed in this "
+                    "build, so this page holds none of its results, and the ledger judges "
+                    'its claims as "not run in this build". To run it and rebuild the book:',
+                    "",
+                    f"`{command}`",
+                    "",
+                    "(see {doc}`/book/reproduction`)",
+                    "```",
+                ]
+            )
+        ),
+    ]
+    nb.cells[1].metadata["tags"] = [NOT_RUN_TAG]
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    nb.metadata["calib"] = {"chapter": chapter, "not_run": True, "command": command}
+    return nb
 
 
 def insert_after_title(nb, cell) -> None:

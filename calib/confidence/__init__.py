@@ -16,6 +16,7 @@ module                 holds
                        beyond the paper: MCE, RMS, signed gap, AUROC, AURC
 ``subsample``          answer-set subsampling (§5.2)
 ``bootstrap``          seeded bootstrap intervals, paired differences, correlation intervals
+``jackknife``          BCa's jackknife in linear time: closed-form leave-one-out, grouped
 ``summary``            one table of ACE / Brier / accuracy per estimator; reduction choice
 ``noise_floor``        the ACE of a perfectly calibrated estimator with the same confidences
 ``gap``                signed calibration gap (over/underconfident), per confidence range

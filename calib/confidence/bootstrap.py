@@ -17,9 +17,9 @@ estimators (or two models) really differ.
 correlations, differences of means) get the *bias-corrected and accelerated* (BCa) interval
 (Efron 1987; Efron & Tibshirani 1993, ch. 14): the percentile levels are moved by the
 bias-correction ``z0`` (the normal quantile of the share of resamples below the estimate, ties
-counted half) and the acceleration ``a`` (from the delete-one jackknife). The *binned* metrics
-(ACE, ECE, MCE, RMS) get the *bias-centred percentile* interval: the percentile interval of the
-resamples shifted by the bootstrap bias ``mean(resamples) - estimate``. ACE averages
+counted half) and the acceleration ``a`` (from the jackknife, :func:`jackknife`). The *binned*
+metrics (ACE, ECE, MCE, RMS) get the *bias-centred percentile* interval: the percentile interval
+of the resamples shifted by the bootstrap bias ``mean(resamples) - estimate``. ACE averages
 ``|accuracy - confidence|`` over bins of a few instances each; a resample, with its repeated
 instances, adds a second layer of that binning noise and so has a larger ACE than the sample
 (on a BEAR sample of a few hundred facts typically more than 97.5% of the resamples lie above the
@@ -35,8 +35,13 @@ near bound moved to the estimate, and an interval whose resamples are all equal 
 
 Resampling is expressed as multiplicity weights (how often each instance is drawn) and every
 metric is evaluated by the same weighted function that computes its point value
-(:data:`calib.confidence.metrics.WEIGHTED`); the jackknife is the same function with one
-instance's weight set to 0. For a given ``seed``, ``n_boot`` and number of instances the
+(:data:`calib.confidence.metrics.WEIGHTED`), wrapped in a :class:`MetricStatistic` (sorted by
+confidence once; each block of resampling weights is gathered into that order once and shared
+by every metric of the same confidences, and the metrics that are means need no order at all).
+BCa's acceleration comes from jackknife values linear in the number of instances
+(:mod:`calib.confidence.jackknife`): the exact delete-one values in closed form for the means,
+AUROC and AURC and their linear combinations (:class:`Statistic`), a grouped jackknife for any
+other weighted statistic. For a given ``seed``, ``n_boot`` and number of instances the
 resamples are always the same, so intervals of different estimators on the same instances are
 paired too; the frame-level helpers sort instances by their keys first, so the row order of a
 table never matters.
@@ -50,7 +55,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from calib.confidence.metrics import N_BINS, WEIGHTED, check_inputs
+from calib.confidence.jackknife import LEAVE_ONE_OUT, MEANS, jackknife_weights
+from calib.confidence.metrics import N_BINS, WEIGHTED, check_inputs, weighted_confidence
 from calib.confidence.schema import INSTANCE, require_columns
 
 #: the metrics with intervals by default
@@ -92,6 +98,16 @@ def check_bootstrap_args(n_boot: int, level: float, metrics: Sequence[str]) -> N
         raise ValueError(f"unknown metric(s) {unknown}; expected some of {list(WEIGHTED)}")
 
 
+def _counts(idx: np.ndarray, n: int) -> np.ndarray:
+    """``(rows, n)`` multiplicities of the drawn instances ``idx`` ``(rows, n)``, one
+    ``numpy.bincount`` per row (its counts stay in cache; the same numbers as one bincount of
+    the flattened draws)."""
+    out = np.empty((idx.shape[0], n), np.int64)
+    for r in range(idx.shape[0]):
+        out[r] = np.bincount(idx[r], minlength=n)
+    return out
+
+
 def resample_weights(n: int, n_boot: int, seed: int) -> Iterator[np.ndarray]:
     """Blocks of bootstrap multiplicities, ``(rows, n)`` integer arrays, ``n_boot`` rows in all:
     row ``r`` counts how often each of the ``n`` instances is drawn in resample ``r``. The
@@ -101,9 +117,7 @@ def resample_weights(n: int, n_boot: int, seed: int) -> Iterator[np.ndarray]:
     done = 0
     while done < n_boot:
         b = min(block, n_boot - done)
-        idx = rng.integers(0, n, size=(b, n))
-        flat = (idx + (np.arange(b) * n)[:, None]).ravel()
-        yield np.bincount(flat, minlength=b * n).reshape(b, n)
+        yield _counts(rng.integers(0, n, size=(b, n)), n)
         done += b
 
 
@@ -125,20 +139,137 @@ def stratified_resample_weights(strata, n_boot: int, seed: int) -> Iterator[np.n
         idx = np.empty((b, n), np.int64)
         for pos in positions:
             idx[:, pos] = pos[rng.integers(0, len(pos), size=(b, len(pos)))]
-        flat = (idx + (np.arange(b) * n)[:, None]).ravel()
-        yield np.bincount(flat, minlength=b * n).reshape(b, n)
+        yield _counts(idx, n)
         done += b
 
 
-def jackknife_weights(n: int) -> Iterator[np.ndarray]:
-    """Blocks of delete-one jackknife weights: row ``i`` is all ones except a 0 at ``i``
-    (``n`` rows in all, in blocks of at most ``_BLOCK_CELLS`` cells)."""
-    block = max(1, min(n, _BLOCK_CELLS // max(n, 1)))
-    for start in range(0, n, block):
-        rows = np.arange(start, min(start + block, n))
-        w = np.ones((len(rows), n), np.int64)
-        w[np.arange(len(rows)), rows] = 0
-        yield w
+class Statistic:
+    """A weighted statistic of ``n`` instances that may know its own jackknife.
+
+    ``statistic(w)`` maps ``(rows, n)`` multiplicity weights (the instances in their original
+    order) to ``rows`` values, as any :data:`WeightedStatistic`; :meth:`leave_one_out` gives
+    its exact delete-one jackknife values where it has a closed form (else ``None``, and
+    :func:`jackknife` falls back to the grouped jackknife). Statistics combine linearly
+    (``a - b``, ``a + b``, ``2.0 * a``, ``-a``: :class:`Linear`) and keep exact jackknife
+    values when every part has them, so a paired difference or a contrast of metrics is
+    jackknifed in ``O(n log n)``.
+    """
+
+    def __call__(self, w: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def leave_one_out(self, n: int) -> np.ndarray | None:
+        """The statistic with each of the ``n`` instances of the weights left out in turn
+        (entry ``i``: instance ``i`` left out), or ``None`` without a closed form."""
+        return None
+
+    def __add__(self, other: object) -> Statistic:
+        if not isinstance(other, Statistic):
+            return NotImplemented
+        return Linear(((1.0, self), (1.0, other)))
+
+    def __sub__(self, other: object) -> Statistic:
+        if not isinstance(other, Statistic):
+            return NotImplemented
+        return Linear(((1.0, self), (-1.0, other)))
+
+    def __mul__(self, k: float) -> Statistic:
+        return Linear(((float(k), self),))
+
+    __rmul__ = __mul__
+
+    def __neg__(self) -> Statistic:
+        return Linear(((-1.0, self),))
+
+
+class Linear(Statistic):
+    """``sum(coef * statistic)`` over ``terms`` of ``(coef, statistic)`` pairs, all on the same
+    instances; its jackknife values are the same combination of theirs (exact when all are)."""
+
+    def __init__(self, terms: Sequence[tuple[float, Statistic]]):
+        self.terms = tuple((float(k), s) for k, s in terms)
+
+    def __call__(self, w: np.ndarray) -> np.ndarray:
+        (k, first), *rest = self.terms
+        out = k * first(w)
+        for k, s in rest:
+            out = out + k * s(w)
+        return out
+
+    def leave_one_out(self, n: int) -> np.ndarray | None:
+        out = np.zeros(n)
+        for k, s in self.terms:
+            v = s.leave_one_out(n)
+            if v is None:
+                return None
+            out = out + k * v
+        return out
+
+
+#: the weighted functions a :class:`MetricStatistic` can name: the metrics and the mean
+#: confidence (a term of :mod:`calib.confidence.combined`)
+STATISTIC_FUNCTIONS = {**WEIGHTED, "confidence": weighted_confidence}
+
+
+class MetricStatistic(Statistic):
+    """``metric`` (:data:`STATISTIC_FUNCTIONS`) of validated float arrays ``conf``, ``corr`` as a
+    :class:`Statistic` over the weights of the instances in their original order.
+
+    The instances are sorted by confidence once; a block of weights is gathered into that order
+    on each call (or once by the caller, :meth:`evaluate`, and shared by the metrics of the same
+    confidences); the metrics that are means (:data:`calib.confidence.jackknife.MEANS`) are
+    computed in the original order, without a gather. ``index``: the positions of these
+    instances among those of the weights when the statistic covers only part of a sample (e.g.
+    the 1:1 relations of a BEAR sample); a resample that draws none of them gives NaN. The exact
+    jackknife of :data:`calib.confidence.jackknife.LEAVE_ONE_OUT` where the metric has one.
+    """
+
+    def __init__(self, metric: str, conf, corr, n_bins: int = N_BINS, index=None):
+        if metric not in STATISTIC_FUNCTIONS:
+            raise ValueError(
+                f"unknown metric {metric!r}; expected one of {list(STATISTIC_FUNCTIONS)}"
+            )
+        self.metric, self.n_bins = metric, n_bins
+        self.conf = np.asarray(conf, dtype=float)
+        self.corr = np.asarray(corr, dtype=float)
+        self.index = None if index is None else np.asarray(index, dtype=np.int64)
+        self.order = np.argsort(self.conf, kind="stable")
+        self.c, self.y = self.conf[self.order], self.corr[self.order]
+        self.sorted = metric not in MEANS
+        self._fn = STATISTIC_FUNCTIONS[metric]
+        cols = self.order if self.sorted else None
+        if self.index is not None:
+            cols = self.index[self.order] if self.sorted else self.index
+        self._cols = cols
+
+    def __call__(self, w: np.ndarray) -> np.ndarray:
+        return self.evaluate(w)
+
+    def evaluate(self, w: np.ndarray, w_sorted: np.ndarray | None = None) -> np.ndarray:
+        """The statistic on weights ``w``; ``w_sorted``: ``w[:, self.order]`` where the caller
+        has gathered it already (a whole-sample statistic only)."""
+        cols = self._cols
+        with np.errstate(invalid="ignore", divide="ignore"):
+            if not self.sorted:
+                wc = w if cols is None else w[:, cols]
+                return self._fn(self.conf, self.corr, wc, self.n_bins)
+            ws = w[:, cols] if w_sorted is None or self.index is not None else w_sorted
+            return self._fn(self.c, self.y, ws, self.n_bins)
+
+    def leave_one_out(self, n: int) -> np.ndarray | None:
+        left_out = LEAVE_ONE_OUT.get(self.metric)
+        if left_out is None:
+            return None
+        own = np.empty(len(self.c))
+        own[self.order] = left_out(self.c, self.y)
+        if self.index is None:
+            if n != len(own):
+                raise ValueError(f"a statistic of {len(own)} instances asked for {n}")
+            return own
+        ones = np.ones((1, len(own)), np.int64)
+        out = np.full(n, float(self._fn(self.c, self.y, ones, self.n_bins)[0]))
+        out[self.index] = own  # instances outside the part leave it unchanged
+        return out
 
 
 def replicates(statistic: WeightedStatistic, n: int, n_boot: int, seed: int) -> np.ndarray:
@@ -147,10 +278,22 @@ def replicates(statistic: WeightedStatistic, n: int, n_boot: int, seed: int) -> 
 
 
 def jackknife(statistic: WeightedStatistic, n: int) -> np.ndarray:
-    """``statistic`` with each of the ``n`` instances left out in turn (NaN for fewer than 3
-    instances, too few for an acceleration)."""
+    """The jackknife values of ``statistic`` on ``n`` instances, for BCa's acceleration
+    (:func:`acceleration`): the exact delete-one values where ``statistic`` is a
+    :class:`Statistic` with a closed form (``n`` values, instance ``i`` left out in entry
+    ``i``), else ``statistic`` with each group of
+    :func:`calib.confidence.jackknife.jackknife_groups` left out
+    (:func:`calib.confidence.jackknife.jackknife_weights`: the delete-one jackknife up to
+    :data:`calib.confidence.jackknife.JACKKNIFE_GROUPS` instances, that many groups beyond).
+    NaN for fewer than 3 instances, too few for an acceleration. Either way linear in ``n``;
+    jackknife values of statistics of the same kind on the same ``n`` instances combine entry
+    by entry (a contrast's from its cells')."""
     if n < 3:
         return np.full(n, np.nan)
+    if isinstance(statistic, Statistic):
+        exact = statistic.leave_one_out(n)
+        if exact is not None:
+            return exact
     return np.concatenate([statistic(w) for w in jackknife_weights(n)])
 
 
@@ -173,7 +316,8 @@ def _share_below(values: np.ndarray, point: float) -> float:
 
 def acceleration(jack: np.ndarray | None) -> float:
     """BCa's acceleration ``a = sum(d^3) / (6 sum(d^2)^1.5)``, ``d = mean(jack) - jack``, from
-    delete-one jackknife values (Efron & Tibshirani 1993, Eq. 14.15); 0 when undefined."""
+    jackknife values (Efron & Tibshirani 1993, Eq. 14.15: delete-one; or grouped,
+    :func:`jackknife`); 0 when undefined."""
     if jack is None:
         return 0.0
     jack = np.asarray(jack, dtype=float)
@@ -206,11 +350,11 @@ def interval(
 ) -> tuple[float, float]:
     """A ``level`` interval for the estimate ``point`` from its bootstrap replicates ``reps``.
 
-    ``method``: ``"bca"`` (bias-corrected and accelerated; ``jack`` are delete-one jackknife
-    values, without them the acceleration is 0), ``"centred"`` (the percentile interval of
-    ``reps - (mean(reps) - point)``, clipped to ``bounds``) or ``"percentile"``. Non-finite
-    replicates are left out; none left gives NaN. The result always contains ``point``: a bound
-    that would exclude it is moved to it (see the module docstring).
+    ``method``: ``"bca"`` (bias-corrected and accelerated; ``jack`` are jackknife values,
+    :func:`jackknife`, without them the acceleration is 0), ``"centred"`` (the percentile
+    interval of ``reps - (mean(reps) - point)``, clipped to ``bounds``) or ``"percentile"``.
+    Non-finite replicates are left out; none left gives NaN. The result always contains
+    ``point``: a bound that would exclude it is moved to it (see the module docstring).
     """
     if method not in METHODS:
         raise ValueError(f"unknown interval method {method!r}; expected one of {list(METHODS)}")
@@ -270,14 +414,13 @@ def interval_p_value(
 
 def metric_statistic(
     metric: str, conf, corr, n_bins: int = N_BINS
-) -> tuple[WeightedStatistic, np.ndarray]:
+) -> tuple[MetricStatistic, np.ndarray]:
     """``metric`` of validated arrays as a weighted statistic over the *original* order of the
-    instances (so statistics of several estimators on the same instances share resamples:
-    combine them into one statistic and pass it to :func:`difference_interval`), and the order
-    that sorts them by confidence."""
-    order = np.argsort(conf, kind="stable")
-    c, y, fn = conf[order], corr[order], WEIGHTED[metric]
-    return (lambda w: fn(c, y, w[:, order], n_bins)), order
+    instances (a :class:`MetricStatistic`, so statistics of several estimators on the same
+    instances share resamples: combine them, ``stat_a - stat_b``, and pass the result to
+    :func:`difference_interval`), and the order that sorts them by confidence."""
+    stat = MetricStatistic(metric, conf, corr, n_bins)
+    return stat, stat.order
 
 
 def metric_intervals(
@@ -295,23 +438,20 @@ def metric_intervals(
     once and used by all of them."""
     n = len(conf)
     ones = np.ones((1, n), np.int64)
-    stats_ = {m: metric_statistic(m, conf, corr, n_bins)[0] for m in dict.fromkeys(metrics)}
+    stats_ = {m: MetricStatistic(m, conf, corr, n_bins) for m in dict.fromkeys(metrics)}
     values = {m: float(stat(ones)[0]) for m, stat in stats_.items()}
     if not n_boot:
         return {m: (v, float("nan"), float("nan")) for m, v in values.items()}
+    order = np.argsort(conf, kind="stable")  # that of every statistic: the same confidences
+    gather = any(stat.sorted for stat in stats_.values())
     reps: dict[str, list[np.ndarray]] = {m: [] for m in stats_}
     for w in resample_weights(n, n_boot, seed):
+        w_sorted = w[:, order] if gather else None  # one gather per block, for every metric
         for m, stat in stats_.items():
-            reps[m].append(stat(w))
-    bca = [m for m in stats_ if INTERVAL_METHODS[m] == "bca"]
-    jack: dict[str, list[np.ndarray]] = {m: [] for m in bca}
-    if n >= 3:
-        for w in jackknife_weights(n) if bca else ():
-            for m in bca:
-                jack[m].append(stats_[m](w))
+            reps[m].append(stat.evaluate(w, w_sorted))
     out = {}
-    for m in stats_:
-        j = (np.concatenate(jack[m]) if n >= 3 else np.full(n, np.nan)) if m in jack else None
+    for m, stat in stats_.items():
+        j = jackknife(stat, n) if INTERVAL_METHODS[m] == "bca" else None
         out[m] = (
             values[m],
             *interval(
@@ -492,12 +632,7 @@ def paired_difference(
     cb, yb = check_inputs(conf_b, correct_b)
     if len(ca) != len(cb):
         raise ValueError(f"paired inputs must cover the same instances: {len(ca)} vs {len(cb)}")
-    stat_a, _ = metric_statistic(metric, ca, ya, n_bins)
-    stat_b, _ = metric_statistic(metric, cb, yb, n_bins)
-
-    def diff(w: np.ndarray) -> np.ndarray:
-        return stat_a(w) - stat_b(w)
-
+    diff = MetricStatistic(metric, ca, ya, n_bins) - MetricStatistic(metric, cb, yb, n_bins)
     return difference_interval(
         diff, len(ca), INTERVAL_METHODS[metric], n_boot, seed, level, metric=metric
     )

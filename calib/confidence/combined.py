@@ -34,6 +34,7 @@ from scipy import stats
 
 from calib.confidence.bootstrap import (
     INTERVAL_METHODS,
+    MetricStatistic,
     check_bootstrap_args,
     interval,
     interval_p_value,
@@ -46,12 +47,6 @@ from calib.confidence.noise_floor import N_DRAWS, floor_draws
 #: the metrics a term can name: those of :data:`calib.confidence.metrics.WEIGHTED` and
 #: ``confidence``, the mean confidence (Figure 3's "average C_Base confidence")
 TERM_METRICS: tuple[str, ...] = (*WEIGHTED, "confidence")
-
-
-def weighted_confidence(conf_sorted, corr_sorted, weights, n_bins: int = N_BINS) -> np.ndarray:
-    """The mean confidence for every row of multiplicity ``weights``."""
-    w = np.asarray(weights, dtype=float)
-    return w @ conf_sorted / w.sum(axis=1)
 
 
 @dataclass(frozen=True)
@@ -89,20 +84,13 @@ class Term:
     def binned(self) -> bool:
         return self.metric in BINNED
 
-    def statistic(self, n_bins: int = N_BINS) -> Callable[[np.ndarray], np.ndarray]:
-        """The term as a weighted statistic of its sample's weights ``(rows, n_sample)``."""
-        order = np.argsort(self.confidence, kind="stable")
-        c, y = self.confidence[order], self.correct[order]
-        fn = weighted_confidence if self.metric == "confidence" else WEIGHTED[self.metric]
-        cols = order if self.index is None else self.index[order]
-
-        def statistic(w: np.ndarray) -> np.ndarray:
-            # a resample may draw none of a partial term's instances: NaN, left out by
-            # calib.confidence.bootstrap.interval
-            with np.errstate(invalid="ignore", divide="ignore"):
-                return fn(c, y, w[:, cols], n_bins)
-
-        return statistic
+    def statistic(self, n_bins: int = N_BINS) -> MetricStatistic:
+        """The term as a weighted statistic of its sample's weights ``(rows, n_sample)``, with
+        its exact jackknife where the metric has one
+        (:class:`calib.confidence.bootstrap.MetricStatistic`; a resample that draws none of a
+        partial term's instances gives NaN, left out by
+        :func:`calib.confidence.bootstrap.interval`)."""
+        return MetricStatistic(self.metric, self.confidence, self.correct, n_bins, self.index)
 
 
 def sample_sizes(terms: Sequence[Term], sizes: dict[str, int] | None = None) -> dict[str, int]:
@@ -268,7 +256,11 @@ def combined_interval(
     if method == "bca" and len(n) == 1:
         (size,) = n.values()
         stat = [t.statistic(n_bins) for t in terms]
-        if size >= 3:
+        exact = [s.leave_one_out(size) for s in stat] if size >= 3 else []
+        columns = [v for v in exact if v is not None]
+        if exact and len(columns) == len(exact):  # every term left out one at a time
+            jack = np.asarray(combine(np.column_stack(columns)), dtype=np.float64)
+        elif size >= 3:  # the grouped jackknife (calib.confidence.jackknife)
             jack = np.concatenate(
                 [
                     np.asarray(combine(np.column_stack([s(w) for s in stat])))

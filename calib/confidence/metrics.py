@@ -32,12 +32,15 @@ equal-width bin also takes the confidences below 0); a confidence above 1 is an 
 * :func:`accuracy_rejection_curve` -- reject instances below a confidence threshold.
 * :func:`accuracy`, :func:`accuracy_per_relation` -- micro accuracy over instances.
 
-Every metric is computed once, in a ``weighted_*`` function (the binned ones through
+Every metric is computed once, in a ``weighted_*`` function (the binned ones on the bins of
 :func:`weighted_bins`), on *multiplicity weights* per instance: all ones for the plain metric,
 resampling counts for the bootstrap (:mod:`calib.confidence.bootstrap`), so the two can never
 disagree. The binned metrics (:data:`BINNED`) also take one correctness vector per row of a
 ``(rows, n)`` array with weights of one row: the simulated outcomes of the noise floor
-(:mod:`calib.confidence.noise_floor`), binned once.
+(:mod:`calib.confidence.noise_floor`), binned once. Each pass over a ``(rows, n)`` block is
+linear: a binned error needs per bin only the count and ``sum(correct - confidence)``, summed by
+one ``numpy.add.reduceat`` per block; AURC's harmonic numbers of integer counts come from one
+table of ``digamma`` values.
 """
 
 from __future__ import annotations
@@ -129,6 +132,59 @@ def _quantile_edges(conf_sorted: np.ndarray, cumw: np.ndarray, n_bins: int) -> n
     return _lerp(value_at(prev), value_at(nxt), gamma)
 
 
+def _bounds(conf_sorted: np.ndarray, weights: np.ndarray, n_bins: int, strategy: str):
+    """``(bounds, edges, cumw)``: bin ``k`` of a row holds the sorted instances
+    ``bounds[k] .. bounds[k+1] - 1``. ``bounds`` and ``edges`` have one row per row of
+    ``weights``, or a single row when every row shares them (equal-width bins, one row of
+    weights); ``cumw`` is the row-wise cumulative weight (quantile bins) or ``None``."""
+    n = weights.shape[1]
+    cumw = None
+    if strategy == "quantile":
+        cumw = np.cumsum(weights, axis=1)
+        edges = _quantile_edges(conf_sorted, cumw, n_bins)
+    else:
+        edges = np.linspace(0.0, 1.0, n_bins + 1)[None, :]
+    # cut[r, k] = number of (sorted) instances with confidence <= inner edge k
+    inner = edges[:, 1:-1]
+    cut = np.searchsorted(conf_sorted, inner.ravel(), side="right").reshape(len(edges), -1)
+    rows = len(edges)
+    bounds = np.concatenate(
+        [np.zeros((rows, 1), np.int64), cut, np.full((rows, 1), n, np.int64)], axis=1
+    )
+    return bounds, edges, cumw
+
+
+def _bin_sums(values: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """Sums of ``values`` ``(rows, n)`` over each bin of ``bounds`` (one row per row of
+    ``values``, or one row for all): one pass over the values, every row's non-empty bins
+    summed by a single ``numpy.add.reduceat`` over the flattened rows (empty bins: 0)."""
+    values = np.ascontiguousarray(values)
+    rows, n = values.shape
+    b = np.broadcast_to(bounds, (rows, bounds.shape[1]))
+    full = b[:, 1:] > b[:, :-1]
+    out = np.zeros(full.shape, values.dtype)
+    # each row's first non-empty bin starts at its instance 0, so the last one ends at its end
+    starts = (b[:, :-1] + (np.arange(rows, dtype=np.int64) * n)[:, None])[full]
+    if len(starts):
+        out[full] = np.add.reduceat(values.ravel(), starts)
+    return out
+
+
+def _counts(weights: np.ndarray, bounds: np.ndarray, cumw: np.ndarray | None) -> np.ndarray:
+    """The weight in each bin, read off the cumulative weights where they are at hand."""
+    if cumw is None or bounds.shape[0] != cumw.shape[0]:
+        return _bin_sums(weights, bounds)
+    at = np.take_along_axis(cumw, np.maximum(bounds - 1, 0), axis=1)
+    return np.diff(np.where(bounds > 0, at, 0), axis=1)
+
+
+def _check_rows(y: np.ndarray, w: np.ndarray) -> None:
+    if y.shape[0] > 1 and w.shape[0] not in (1, y.shape[0]):
+        raise ValueError(
+            f"{y.shape[0]} correctness rows need weights of one row or as many, got {w.shape[0]}"
+        )
+
+
 def weighted_bins(
     conf_sorted: np.ndarray,
     corr_sorted: np.ndarray,
@@ -152,66 +208,56 @@ def weighted_bins(
     w = np.asarray(weights)
     y = np.asarray(corr_sorted)
     y = y[None, :] if y.ndim == 1 else y
-    if y.shape[0] > 1 and w.shape[0] not in (1, y.shape[0]):
-        raise ValueError(
-            f"{y.shape[0]} correctness rows need weights of one row or as many, got {w.shape[0]}"
-        )
-    n_rows, n = w.shape
-    cumw = np.cumsum(w, axis=1)
-    if strategy == "quantile":
-        edges = _quantile_edges(conf_sorted, cumw, n_bins)
-    else:
-        edges = np.broadcast_to(np.linspace(0.0, 1.0, n_bins + 1), (n_rows, n_bins + 1))
-    # cut[r, k] = number of (sorted) instances with confidence <= inner edge k
-    inner = edges[:, 1:-1]
-    cut = np.searchsorted(conf_sorted, inner.ravel(), side="right").reshape(n_rows, n_bins - 1)
-    bounds = np.concatenate(
-        [np.zeros((n_rows, 1), np.int64), cut, np.full((n_rows, 1), n, np.int64)], axis=1
-    )
+    _check_rows(y, w)
+    bounds, edges, cumw = _bounds(conf_sorted, w, n_bins, strategy)
+    count = _counts(w, bounds, cumw)
+    sum_conf = _bin_sums(w * conf_sorted[None, :], bounds)
+    sum_corr = _bin_sums(w * y, bounds)
+    return count, sum_conf, sum_corr, np.broadcast_to(edges, (w.shape[0], n_bins + 1))
 
-    def per_bin(values):  # sums of `values` (rows, n) over each bin
-        rows = values.shape[0]
-        c = np.concatenate([np.zeros((rows, 1), values.dtype), np.cumsum(values, axis=1)], axis=1)
-        at = np.take_along_axis(c, np.broadcast_to(bounds, (rows, bounds.shape[1])), axis=1)
-        return np.diff(at, axis=1)
 
-    count = per_bin(w)
-    sum_conf = per_bin(w * conf_sorted[None, :])
-    sum_corr = per_bin(w * y)
-    return count, sum_conf, sum_corr, np.asarray(edges)
+def _bin_gaps(conf_sorted, corr_sorted, weights, n_bins: int, strategy: str):
+    """``(count, gap)`` per row and bin of :func:`weighted_bins`, ``gap = sum_correct -
+    sum_conf`` summed at once (what the four calibration errors need: one cumulative sum per
+    row of weights instead of three, or one matrix product where the bins are shared)."""
+    _check_bins(n_bins, strategy)
+    w = np.asarray(weights)
+    y = np.asarray(corr_sorted)
+    y = y[None, :] if y.ndim == 1 else y
+    _check_rows(y, w)
+    bounds, _, cumw = _bounds(conf_sorted, w, n_bins, strategy)
+    return _counts(w, bounds, cumw), _bin_sums(w * (y - conf_sorted[None, :]), bounds)
 
 
 def weighted_ace(conf_sorted, corr_sorted, weights, n_bins: int = N_BINS) -> np.ndarray:
-    """ACE for every row of multiplicity ``weights`` (see :func:`ace`)."""
-    count, sc, sy, _ = weighted_bins(conf_sorted, corr_sorted, weights, n_bins, "quantile")
+    """ACE for every row of multiplicity ``weights`` (see :func:`ace`): the unweighted mean
+    over the non-empty bins of ``|sum_correct - sum_conf| / count``."""
+    count, gap = _bin_gaps(conf_sorted, corr_sorted, weights, n_bins, "quantile")
     full = count > 0
-    safe = np.where(full, count, 1)
-    gap = np.where(full, np.abs(sy / safe - sc / safe), 0.0)
-    return gap.sum(axis=1) / full.sum(axis=1)
+    per_bin = np.where(full, np.abs(gap) / np.where(full, count, 1), 0.0)
+    return per_bin.sum(axis=1) / full.sum(axis=1)
 
 
 def weighted_ece(conf_sorted, corr_sorted, weights, n_bins: int = N_BINS) -> np.ndarray:
     """ECE for every row of multiplicity ``weights`` (see :func:`ece`)."""
-    count, sc, sy, _ = weighted_bins(conf_sorted, corr_sorted, weights, n_bins, "uniform")
-    return np.abs(sy - sc).sum(axis=1) / count.sum(axis=1)
+    count, gap = _bin_gaps(conf_sorted, corr_sorted, weights, n_bins, "uniform")
+    return np.abs(gap).sum(axis=1) / count.sum(axis=1)
 
 
 def weighted_mce(conf_sorted, corr_sorted, weights, n_bins: int = N_BINS) -> np.ndarray:
     """Maximum calibration error for every row of ``weights`` (see :func:`mce`)."""
-    count, sc, sy, _ = weighted_bins(conf_sorted, corr_sorted, weights, n_bins, "uniform")
+    count, gap = _bin_gaps(conf_sorted, corr_sorted, weights, n_bins, "uniform")
     full = count > 0
-    safe = np.where(full, count, 1)
-    return np.where(full, np.abs(sy / safe - sc / safe), 0.0).max(axis=1)
+    return np.where(full, np.abs(gap) / np.where(full, count, 1), 0.0).max(axis=1)
 
 
 def weighted_rms(conf_sorted, corr_sorted, weights, n_bins: int = N_BINS) -> np.ndarray:
     """Root-mean-square calibration error for every row of ``weights`` (see
     :func:`rms_calibration_error`)."""
-    count, sc, sy, _ = weighted_bins(conf_sorted, corr_sorted, weights, n_bins, "uniform")
+    count, gap = _bin_gaps(conf_sorted, corr_sorted, weights, n_bins, "uniform")
     full = count > 0
-    safe = np.where(full, count, 1)
     # sum_b (n_b / N) (acc_b - conf_b)^2 = sum_b (sy_b - sc_b)^2 / n_b / N
-    sq = np.where(full, (sy - sc) ** 2 / safe, 0.0).sum(axis=1) / count.sum(axis=1)
+    sq = np.where(full, gap**2 / np.where(full, count, 1), 0.0).sum(axis=1) / count.sum(axis=1)
     return np.sqrt(sq)
 
 
@@ -231,6 +277,13 @@ def weighted_gap(conf_sorted, corr_sorted, weights, n_bins: int = N_BINS) -> np.
     """Signed calibration gap for every row of ``weights`` (see :func:`signed_gap`)."""
     w = np.asarray(weights, dtype=float)
     return w @ (conf_sorted - corr_sorted) / w.sum(axis=1)
+
+
+def weighted_confidence(conf_sorted, corr_sorted, weights, n_bins: int = N_BINS) -> np.ndarray:
+    """The mean confidence for every row of multiplicity ``weights`` (a term of
+    :mod:`calib.confidence.combined`: Figure 3's "average C_Base confidence")."""
+    w = np.asarray(weights, dtype=float)
+    return w @ conf_sorted / w.sum(axis=1)
 
 
 def _tie_starts(conf_sorted: np.ndarray) -> np.ndarray:
@@ -262,16 +315,30 @@ def weighted_aurc(conf_sorted, corr_sorted, weights, n_bins: int = N_BINS) -> np
     with ``C`` errors, its ``k`` contribute ``sum_{j=1..M} (C + j E/M) / (K + j)
     = E + (C - K E/M) (H(K+M) - H(K))``, ``H`` the harmonic numbers (``digamma(x+1) + gamma``).
     """
+    integral = np.asarray(weights).dtype.kind in "iub"
     w = np.asarray(weights, dtype=float)
     starts = _tie_starts(conf_sorted)
-    m = np.add.reduceat(w, starts, axis=1)[:, ::-1]  # tie groups, highest confidence first
-    e = np.add.reduceat(w * (1.0 - corr_sorted)[None, :], starts, axis=1)[:, ::-1]
-    k = np.cumsum(m, axis=1) - m  # instances before the group
-    c = np.cumsum(e, axis=1) - e  # errors before the group
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rate = np.where(m > 0, e / np.where(m > 0, m, 1.0), 0.0)
-    harmonic = special.digamma(k + m + 1.0) - special.digamma(k + 1.0)
-    return (e + (c - k * rate) * harmonic).sum(axis=1) / m.sum(axis=1)
+    err = w * (1.0 - corr_sorted)[None, :]
+    if len(starts) < w.shape[1]:  # tie groups (ascending confidence)
+        m, e = np.add.reduceat(w, starts, axis=1), np.add.reduceat(err, starts, axis=1)
+    else:  # no ties: every instance its own group
+        m, e = w, err
+    total_m, total_e = m.sum(axis=1), e.sum(axis=1)
+    # before a group (higher confidences) = the total minus the cumulative sum up to it
+    k = total_m[:, None] - np.cumsum(m, axis=1)  # instances before the group
+    c = total_e[:, None] - np.cumsum(e, axis=1)  # errors before the group
+    rate = np.divide(e, m, out=np.zeros_like(e), where=m > 0)
+    if integral and m.size:  # integer counts: H(j) from a table of digamma(j + 1), the same
+        table = special.digamma(np.arange(int(total_m.max()) + 1) + 1.0)  # values, looked up
+        harmonic = table[(k + m).astype(np.int64)]
+        harmonic -= table[k.astype(np.int64)]
+    else:
+        harmonic = special.digamma(k + m + 1.0) - special.digamma(k + 1.0)
+    rate *= k
+    np.subtract(c, rate, out=rate)
+    rate *= harmonic
+    rate += e
+    return rate.sum(axis=1) / total_m
 
 
 #: the metrics that :mod:`calib.confidence.bootstrap` can resample, by name

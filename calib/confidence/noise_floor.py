@@ -180,11 +180,14 @@ def _summarise(draws: np.ndarray, metric: str, level: float) -> dict:
 
 def floor_p_value(value: float, draws: np.ndarray) -> float:
     """Monte-Carlo p-value of "perfectly calibrated": ``(1 + #{draws >= value}) /
-    (1 + n_draws)`` (NaN for a NaN value)."""
+    (1 + n_draws)`` (NaN for a NaN value). A draw equal to ``value`` to rounding (``1e-12``
+    relative) counts as ``>=``: on a small sample a draw often has the very bins and correct
+    counts of the sample itself, and which of two equal numbers rounds lower must not decide."""
     draws = np.asarray(draws, dtype=float)
     if not np.isfinite(value):
         return float("nan")
-    return float((1 + np.sum(draws >= value)) / (1 + len(draws)))
+    tol = 1e-12 * max(1.0, abs(value))
+    return float((1 + np.sum(draws >= value - tol)) / (1 + len(draws)))
 
 
 def within_floor(value: float, floor_high: float) -> bool:

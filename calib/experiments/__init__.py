@@ -1,12 +1,15 @@
-"""Experiments: one module per chapter, from scores to the chapter's result, and the claims.
+"""Experiments: one package per chapter, from scores to the chapter's result, and the claims.
 
 This stage sits between :mod:`calib.confidence` (estimators, metrics) and :mod:`calib.report`
-(charts, tables, sentences). A chapter *unit* is one module named as its notebook
-(``notebooks/reductions.md`` <-> :mod:`calib.experiments.reductions`) holding ``Params`` (a
-frozen dataclass, :class:`~calib.experiments.params.ChapterParams`: the only home of the
-chapter's defaults), ``run(params) -> <Chapter>Result`` (every frame and number the page
-shows) and ``CLAIMS`` (:class:`~calib.experiments.claims.Claim`: the paper's claims the chapter
-tests, each with its rule and the paper's evidence). The shared machinery:
+(charts, tables, sentences). A chapter *unit* is one package named as its notebook
+(``notebooks/reductions.md`` <-> :mod:`calib.experiments.reductions`) whose ``__init__.py``
+holds ``Params`` (a frozen dataclass, :class:`~calib.experiments.params.ChapterParams`: the
+only home of the chapter's defaults), ``analyse(scores, params) -> <Chapter>Result`` (every
+frame and number the page shows, from given scores: no model, no score store),
+``run(params)`` (score, then ``analyse``) and ``CLAIMS``; its steps are modules of the package,
+and its ``claims`` module holds the claims (:class:`~calib.experiments.claims.Claim`: the
+paper's claims the chapter tests, each with its rule and the paper's evidence). The shared
+machinery:
 
 ======================================  ======================================================
 :mod:`~calib.experiments.verdicts`      the one verdict type
@@ -28,7 +31,6 @@ tests, each with its rule and the paper's evidence). The shared machinery:
 :mod:`~calib.experiments.scores`        the objectives and sample sizes of score tables
 ======================================  ======================================================
 
-Converted to units so far: ``reductions`` (the worked example, ``CONTRIBUTING.md``) and
-``ledger``; the other chapters' modules hold their steps and their claims (without
-``build_evidence`` until they are converted: the ledger says "not run in this build").
+Every chapter is such a package (``reductions`` is the worked example, ``CONTRIBUTING.md``);
+each package's docstring maps its modules. The ledger is a chapter unit too, kept one module.
 """

@@ -1,8 +1,8 @@
 """A claim a paper makes about its results: its one definition, and how it is judged twice.
 
-Each chapter module holds its claims in a tuple ``CLAIMS`` of :class:`Claim` (e.g.
-:data:`calib.experiments.start_tokens.CLAIMS`); nothing else defines a claim, so ``grep`` finds a
-claim's key in exactly one place. A claim carries the paper's words (``quote``, verbatim:
+Each chapter package holds its claims in a tuple ``CLAIMS`` of :class:`Claim` (e.g.
+:data:`calib.experiments.start_tokens.claims.CLAIMS`); nothing else defines a claim, so ``grep``
+finds a claim's key in exactly one place. A claim carries the paper's words (``quote``, verbatim:
 ``tests/experiments/test_claims.py`` checks every quote against the paper's text), the claim as
 the paper states it with its quantifier, metrics and the models it is about, and three
 functions:
@@ -18,15 +18,24 @@ functions:
 The rule is applied to both (:meth:`Claim.judge_paper`, :meth:`Claim.judge_build`): does the
 paper's own evidence support its text, and does this build's? The ledger
 (:mod:`calib.experiments.ledger`) shows both for every claim of every chapter.
+
+Two more fields say what a verdict rests on: ``paper_source``, where the paper side's numbers
+come from (:data:`PAPER_SOURCES`: the paper's printed tables by default; its printed text; a
+statistic computed here from printed tables, such as a correlation; or the authors'
+repository), and ``beyond_paper``, a claim this build tests beyond what the paper states (its
+statement begins "Beyond the paper"), which the ledger counts apart from the papers' claims.
+Each claim also tests a result sentence of its paper: the coverage registry
+(:mod:`calib.experiments.coverage`) lists every such sentence with the claims that test it.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from calib.experiments.precision import mark_printed
 from calib.experiments.quantifiers import Evidence
 from calib.experiments.verdicts import UNTESTABLE, Judgement
 
@@ -37,9 +46,16 @@ PAPERS: dict[str, str] = {
 }
 #: how a claim quantifies over its units (models, pairs, families, ...)
 QUANTIFIERS: tuple[str, ...] = ("every", "most", "on average", "comparison", "one model")
+#: where the numbers of a claim's paper side come from
+PAPER_SOURCES: tuple[str, ...] = (
+    "printed tables",
+    "printed text",
+    "computed here from printed tables",
+    "authors' repository",
+)
 #: a section reference: ``§5.1``, ``Appendix C``, ``§5.1, Appendix F``, ``LPAQA §5.2``,
-#: ``Abstract``, ``Introduction``
-_PART = r"(?:§\d+(?:\.\d+)*|Appendix [A-H]|Abstract|Introduction)"
+#: ``Abstract``, ``Introduction``, ``Limitations``
+_PART = r"(?:§\d+(?:\.\d+)*|Appendix [A-H]|Abstract|Introduction|Limitations)"
 SECTION = re.compile(rf"(?:LPAQA )?{_PART}(?:, {_PART})*")
 
 
@@ -62,6 +78,8 @@ def section_key(section: str) -> tuple:
         return (0,)
     if first == "Introduction":
         return (1,)
+    if first == "Limitations":  # after the last numbered section, before the appendices
+        return (2, 99)
     if first.startswith("§"):
         return (2, *[int(x) for x in first[1:].split(".")])
     if first.startswith("Appendix "):
@@ -90,9 +108,18 @@ class Claim:
     #: what would test the claim where a build cannot (e.g. "two or more OPT sizes,
     #: `calib book --profile paper`")
     needs: str = ""
+    #: where the paper side's numbers come from (:data:`PAPER_SOURCES`)
+    paper_source: str = "printed tables"
+    #: a claim beyond what the paper states (counted apart); True by itself for a statement
+    #: that begins "Beyond the paper"
+    beyond_paper: bool = False
 
     def __post_init__(self):
         where = f"claim {self.key!r}"
+        if self.statement.lower().startswith("beyond the paper"):
+            object.__setattr__(self, "beyond_paper", True)
+        if self.paper_source not in PAPER_SOURCES:
+            raise ValueError(f"{where}: paper_source must be one of {PAPER_SOURCES}")
         if not re.fullmatch(r"[a-z][a-z0-9_]*", self.key):
             raise ValueError(f"{where}: a key is lower-case words joined by _")
         if self.paper not in PAPERS:
@@ -122,13 +149,15 @@ class Claim:
         -------
         calib.experiments.verdicts.Judgement
             The rule's judgement (with ``paper_note`` appended to its evidence), or not testable
-            with ``paper_note`` as the reason when the claim has no paper evidence.
+            with ``paper_note`` as the reason when the claim has no paper evidence. The printed
+            values are judged at their printed precision (:mod:`calib.experiments.precision`).
         """
         if self.paper_evidence is None:
             return Judgement.untestable(self.paper_note)
-        judged = self.rule(self.paper_evidence())
+        evidence = _printed(self.paper_evidence())
+        judged = _counted(self.rule(evidence), evidence)
         if self.paper_note and judged.verdict != UNTESTABLE:
-            return Judgement(judged.verdict, f"{judged.evidence}. {self.paper_note}", judged.reason)
+            return replace(judged, evidence=f"{judged.evidence}. {self.paper_note}")
         return judged
 
     def judge_build(self, result) -> Judgement:
@@ -157,10 +186,28 @@ class Claim:
                 f"no recorded result of the {self.chapter} chapter in "
                 f"this build (run `calib run {self.chapter}`)"
             )
-        judged = self.rule(self.build_evidence(result))
+        evidence = self.build_evidence(result)
+        judged = _counted(self.rule(evidence), evidence)
         if judged.verdict == UNTESTABLE:
             reason = f"{judged.reason}; " if judged.reason else ""
-            return Judgement(
-                judged.verdict, judged.evidence, f"{reason}would be tested by {self.needs}"
-            )
+            return replace(judged, reason=f"{reason}would be tested by {self.needs}")
         return judged
+
+
+def _printed(evidence: Evidence) -> Evidence:
+    """The paper's evidence with each printed value's rounding (:func:`calib.experiments.
+    precision.mark_printed`): a tie at the printed precision is no evidence either way."""
+    return replace(
+        evidence,
+        frame=mark_printed(evidence.frame),
+        frames={k: mark_printed(f) for k, f in evidence.frames.items()},
+    )
+
+
+def _counted(judged: Judgement, evidence: Evidence) -> Judgement:
+    """``judged`` with its ``units``: as the rule counted them, else the rows of the evidence's
+    frames (a rule that combines parts without counting them)."""
+    if judged.units is not None:
+        return judged
+    n = len(evidence.frame) + sum(len(f) for f in evidence.frames.values())
+    return replace(judged, units=n)

@@ -11,8 +11,13 @@ chapter ran with. A chapter with no record in this build gives "not run in this 
 
 Each claim's rule is applied twice (:meth:`~calib.experiments.claims.Claim.judge_paper`,
 :meth:`~calib.experiments.claims.Claim.judge_build`); the verdicts are
-:class:`~calib.experiments.verdicts.Verdict` (holds, does not hold, undecided, not testable, not run
-in this build), decided by the 95% intervals (:mod:`calib.experiments.quantifiers`).
+:class:`~calib.experiments.verdicts.Verdict` (holds, does not hold, undecided, cannot be decided at
+this size, not testable, not run in this build), decided by the 95% intervals corrected for the
+number of units (:mod:`calib.experiments.quantifiers`, :mod:`calib.experiments.multiplicity`);
+an undecided build verdict comes with the facts that would decide it
+(:mod:`calib.experiments.decide`). Beside the claims the ledger lists every result sentence of
+both papers with the claims that test it or why it is not a testable claim
+(:mod:`calib.experiments.coverage`).
 
 The ledger is a chapter unit too: :class:`Params` (the build folder), :func:`run` ->
 :class:`LedgerResult`.
@@ -28,6 +33,8 @@ from typing import ClassVar, Protocol
 
 import pandas as pd
 
+from calib.data import sentences
+from calib.experiments import coverage, decide
 from calib.experiments.claims import PAPERS, Claim, section_key
 from calib.experiments.paper_tables import consistency_checks
 from calib.experiments.params import ChapterParams, parameter
@@ -130,16 +137,21 @@ def build_ledger(
 ) -> pd.DataFrame:
     """One row per claim (:func:`all_claims` by default), by paper and in the paper's section
     order: ``key``, ``paper``, ``section``, ``statement``, ``quote``, ``quantifier``,
-    ``metrics``, ``about``, ``chapter``; the rule on the paper's tables (``paper_verdict``,
-    ``paper_evidence``, ``paper_reason``) and on this build's recorded result of the chapter
-    (``verdict``, ``evidence``, ``reason``).
+    ``metrics``, ``about``, ``chapter``, ``paper_source``, ``beyond_paper``; the rule on the
+    paper's tables (``paper_verdict``, ``paper_evidence``, ``paper_reason``, ``paper_units``,
+    ``paper_correction``) and on this build's recorded result of the chapter (``verdict``,
+    ``evidence``, ``reason``, ``units``, ``correction``), and for an undecided build verdict
+    the facts that would decide it (:func:`calib.experiments.decide.facts_needed`:
+    ``decide_factor``, ``decide_verdict``, ``decide_sample``, ``sample_now``,
+    ``facts_to_decide``; NaN where not computable).
 
     ``results``: chapter -> its result object (e.g. :func:`read_records`'s ``result``); a
     chapter missing or ``None`` gives "not run in this build"."""
     rows = []
     for c in _order(all_claims() if claims is None else claims):
         paper = c.judge_paper()
-        build = c.judge_build(results.get(c.chapter))
+        result = results.get(c.chapter)
+        build = c.judge_build(result)
         rows.append(
             {
                 "key": c.key,
@@ -151,12 +163,19 @@ def build_ledger(
                 "metrics": ", ".join(c.metrics),
                 "about": c.about,
                 "chapter": c.chapter,
+                "paper_source": c.paper_source,
+                "beyond_paper": c.beyond_paper,
                 "paper_verdict": paper.verdict.value,
                 "paper_evidence": paper.evidence,
                 "paper_reason": paper.reason,
+                "paper_units": paper.units,
+                "paper_correction": paper.correction,
                 "verdict": build.verdict.value,
                 "evidence": build.evidence,
                 "reason": build.reason,
+                "units": build.units,
+                "correction": build.correction,
+                **decide.decide_columns(build, result),
             }
         )
     return pd.DataFrame(rows)
@@ -164,13 +183,15 @@ def build_ledger(
 
 def settings(records: Mapping[str, Recorded]) -> pd.DataFrame:
     """One row per chapter: whether this build recorded its result, the profile and command it
-    ran with, when, and its parameters (from the record)."""
+    ran with, when, its parameters and its models (a tuple; from the record)."""
     rows = []
     for chapter, rec in records.items():
         run_info = rec.manifest.get("run", {})
+        models: tuple = ()
         if rec.result is not None:
             status = "recorded"
             params = rec.result.params.to_dict()
+            models = tuple(getattr(rec.result.params, "models", None) or ())
         else:
             status = (
                 "not run in this build"
@@ -186,10 +207,12 @@ def settings(records: Mapping[str, Recorded]) -> pd.DataFrame:
                 "command": run_info.get("command", ""),
                 "written": rec.manifest.get("written", ""),
                 "parameters": "; ".join(f"{k} = {v!r}" for k, v in params.items()),
+                "models": models,
             }
         )
     return pd.DataFrame(
-        rows, columns=["chapter", "status", "profile", "command", "written", "parameters"]
+        rows,
+        columns=["chapter", "status", "profile", "command", "written", "parameters", "models"],
     )
 
 
@@ -204,6 +227,12 @@ class LedgerResult:
     settings: pd.DataFrame
     #: :func:`calib.experiments.paper_tables.consistency_checks`
     consistency: pd.DataFrame
+    #: :func:`calib.experiments.coverage.coverage_table`: every result sentence of both papers
+    #: with the claims that test it or why it is not a testable claim
+    coverage: pd.DataFrame
+    #: :func:`calib.data.sentences.planned_claims`: the claims proposed for sentences that no
+    #: claim tests yet
+    planned: pd.DataFrame
 
 
 def run(params: Params) -> LedgerResult:
@@ -223,7 +252,12 @@ def run(params: Params) -> LedgerResult:
     records = read_records(params.build_dir)
     table = build_ledger({c: r.result for c, r in records.items()})
     return LedgerResult(
-        params=params, table=table, settings=settings(records), consistency=consistency_checks()
+        params=params,
+        table=table,
+        settings=settings(records),
+        consistency=consistency_checks(),
+        coverage=coverage.coverage_table(),
+        planned=sentences.planned_claims(),
     )
 
 

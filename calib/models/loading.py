@@ -30,11 +30,12 @@ from typing import TYPE_CHECKING
 
 import torch
 
-from calib.models.folders import save_model_folder
+from calib.models.conversion import convert
 from calib.models.locate import (
     ModelLoadError,
     ModelRef,
     embedded_missing,
+    folder_problem,
     gguf_path,
     model_ref,
     resolved_revision,
@@ -280,7 +281,8 @@ def converted_folder(spec: ModelSpec, cache_dir: str | os.PathLike | None = None
 
     The GGUF is loaded with ``transformers`` (dequantised to float32), the quantisation
     attributes are cleared so ``save_pretrained`` writes plain weights, and the folder is
-    written atomically.
+    written atomically, in a child process that Ctrl-C stops at once, leaving no folder
+    (:func:`calib.models.conversion.convert`).
     """
     src = gguf_path(spec)
     if src is None:
@@ -293,32 +295,11 @@ def converted_folder(spec: ModelSpec, cache_dir: str | os.PathLike | None = None
     with cache_lock(folder.with_name(folder.name + ".lock"), f"the converted model {spec.name}"):
         if stamp.exists() and json.loads(stamp.read_text()) == want:
             return folder  # another process converted it meanwhile
-        _convert(spec, src, folder, want)
+        t0 = time.time()
+        log.warning("converting %s from GGUF once (20-60 s) into %s", spec.name, folder)
+        convert(spec.name, folder)
+        log.warning("converted %s in %.0f s", spec.name, time.time() - t0)
     return folder
-
-
-def _convert(spec: ModelSpec, src: Path, folder: Path, want: dict) -> None:
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    t0 = time.time()
-    log.warning("converting %s from GGUF once (20-60 s) into %s", spec.name, folder)
-    tokenizer = AutoTokenizer.from_pretrained(src.parent, gguf_file=src.name)
-    model = AutoModelForCausalLM.from_pretrained(
-        src.parent, gguf_file=src.name, dtype=torch.float32
-    )
-    if hasattr(model.config, "quantization_config"):
-        del model.config.quantization_config
-    model.hf_quantizer = None  # type: ignore[assignment]  # torch: Module attrs typed Tensor|Module
-    model.is_quantized = False  # type: ignore[assignment]  # torch: Module attrs typed Tensor|Module
-    save_model_folder(
-        model,
-        tokenizer,
-        folder,
-        f"the converted model {spec.name}",
-        extra={"calib-source.json": json.dumps(want)},
-        slack=50_000_000,
-    )
-    log.warning("converted %s in %.0f s", spec.name, time.time() - t0)
 
 
 def infer_objective(config) -> str | None:
@@ -357,12 +338,26 @@ def _source(ref: ModelRef, cache_dir) -> str:
     return ref.required_source
 
 
+def one_line(exc: BaseException, limit: int = 400) -> str:
+    """An exception's message on one line (its lines joined, runs of blanks squeezed), cut to
+    ``limit`` characters with an ellipsis: transformers' messages run over several lines, and
+    their first alone can end mid-sentence ("... from one of: ")."""
+    text = " ".join(str(exc).split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
 def _not_loadable(name: str, ref: ModelRef, exc: Exception) -> ModelLoadError:
+    if ref.kind == "folder":
+        problem = folder_problem(ref.required_source)
+        return ModelLoadError(
+            f"cannot load model {name!r}: "
+            + (problem or f"its folder did not load ({type(exc).__name__}: {one_line(exc)})")
+        )
     at = f" at revision {ref.revision!r}" if ref.revision else ""
     return ModelLoadError(
         f"cannot load model {name!r}: it is not a registry name (see `calib models`), not a "
         f"local folder, and the Hugging Face hub did not provide it{at} "
-        f"({type(exc).__name__}: {str(exc).splitlines()[0][:200]}). Offline, only the "
+        f"({type(exc).__name__}: {one_line(exc, 200)}). Offline, only the "
         f"embedded models, tiny models, local folders and hub snapshots in the local Hugging "
         f"Face cache can be loaded."
     )
@@ -399,9 +394,13 @@ def load_tokenizer(name: str, cache_dir: str | os.PathLike | None = None):
     from transformers import AutoTokenizer
 
     ref = model_ref(name)
-    return _usable(
-        AutoTokenizer.from_pretrained(_source(ref, cache_dir), revision=ref.revision), name
-    )
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(_source(ref, cache_dir), revision=ref.revision)
+    except (OSError, ValueError) as exc:
+        raise ModelLoadError(
+            f"the tokenizer of {name!r} cannot be loaded: {one_line(exc)}"
+        ) from None
+    return _usable(tokenizer, name)
 
 
 #: model types whose position ids start after the padding index (RoBERTa's scheme)
@@ -511,14 +510,15 @@ def load_model(
     auto = AutoModelForCausalLM if wanted == "clm" else AutoModelForMaskedLM
     dev = resolve_device(device)
     torch_dtype = resolve_dtype(dtype, spec, dev)
+    if ref.kind == "folder" and (problem := folder_problem(source)):
+        raise ModelLoadError(f"model {name!r} cannot be loaded: {problem}")
     try:
         tokenizer = AutoTokenizer.from_pretrained(source, revision=ref.revision)
         model = auto.from_pretrained(source, revision=ref.revision, dtype=torch_dtype)
-    except ValueError as exc:
+    except Exception as exc:  # noqa: BLE001 - OSError, ValueError, safetensors' own error ...
         raise ModelLoadError(
             f"model {name!r} cannot be loaded as a "
-            f"{'causal' if wanted == 'clm' else 'masked'} LM: "
-            f"{str(exc).splitlines()[0][:300]}"
+            f"{'causal' if wanted == 'clm' else 'masked'} LM: {one_line(exc)}"
         ) from None
     _usable(tokenizer, name)
     model.eval().to(dev)

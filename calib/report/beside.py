@@ -63,13 +63,14 @@ def calibration_beside(
     estimators: Sequence[str] = ("Base", "Margin", "Average/min"),
     accuracy: Mapping[str, float] | None = None,
 ) -> pd.DataFrame:
-    """This build's calibration table (:func:`calib.experiments.calibration.calibration_table`)
-    and the paper's Table 1 (with Table 3's accuracy) for ``estimators``: ``source``,
-    ``model`` (registry name), ``objective``, ``estimator``, ``accuracy``, ``ace``, ``brier``,
-    ``in_paper``. The paper's accuracy is Table 3's BEAR accuracy over all templates, the same
-    for every estimator. This build's is ``accuracy`` (model -> accuracy) where given -- the
-    same definition as the paper's: the accuracy averaged over the five paraphrase templates
-    (:func:`calib.experiments.calibration.template_accuracy`) -- else the accuracy of each
+    """This build's calibration table
+    (:func:`calib.experiments.calibration.tables.calibration_table`) and the paper's Table 1 (with
+    Table 3's accuracy) for ``estimators``: ``source``, ``model`` (registry name), ``objective``,
+    ``estimator``, ``accuracy``, ``ace``, ``brier``, ``in_paper``. The paper's accuracy is Table 3's
+    BEAR accuracy over all templates, the same for every estimator. This build's is ``accuracy``
+    (model -> accuracy) where given -- the same definition as the paper's: the accuracy averaged
+    over the five paraphrase templates
+    (:func:`calib.experiments.calibration.tables.template_accuracy`) -- else the accuracy of each
     estimator's answer."""
     ours = table[table["estimator"].isin(list(estimators))]
     names = set(paper_models()["registry_name"])
@@ -109,7 +110,7 @@ def selective_beside(curves: pd.DataFrame, table: pd.DataFrame, estimator: str) 
     gemma-7b a threshold of 0.1 on C_Average raises accuracy by about 15 percentage points while
     rejecting less than 30% of the instances; this build's rows give, per model, the share
     rejected and the gain in accuracy of the kept instances at that threshold
-    (``curves``: :func:`calib.experiments.calibration.rejection_curves`; ``table``: the
+    (``curves``: :func:`calib.experiments.calibration.curves.rejection_curves`; ``table``: the
     calibration table, for the accuracy without rejection). Columns ``source``, ``model``,
     ``estimator``, ``threshold``, ``rejected``, ``accuracy gain`` (text)."""
     nums = reported("kissling2026_text_numbers").set_index("key")
@@ -157,7 +158,7 @@ def side_by_side(
 
 
 def table2_beside(rows: pd.DataFrame, accuracy: str = "accuracy") -> pd.DataFrame:
-    """This build's per-model rows (:func:`calib.experiments.clm_vs_mlm.model_table` or
+    """This build's per-model rows (:func:`calib.experiments.clm_vs_mlm.tables.model_table` or
     ``pair_table``) and the paper's Table 2: ``source``, ``pair`` (Table 2's; this build's
     pair if given), ``model``, ``objective``, ``accuracy`` (a fraction; Table 2's percent /
     100), ``brier_margin``, ``brier_average``. ``accuracy``: the column of ``rows`` set beside
@@ -198,7 +199,7 @@ def brier_bars_beside(combined: pd.DataFrame) -> pd.DataFrame:
 
 
 def table4_beside(table: pd.DataFrame) -> pd.DataFrame:
-    """This build's FACTOR table (:func:`calib.experiments.factor.table4`) and the
+    """This build's FACTOR table (:func:`calib.experiments.factor.tables.table4`) and the
     paper's Table 4 (Wiki-FACTOR): ``source``, ``model``, ``subset``, ``accuracy`` (a fraction; the
     paper's percent / 100), ``ace_base``, ``ace_margin``, ``brier_base``, ``brier_margin``."""
     cols = ["model", "subset", "accuracy", "ace_base", "ace_margin", "brier_base", "brier_margin"]
@@ -226,10 +227,11 @@ def factor_points(combined: pd.DataFrame) -> pd.DataFrame:
 
 def figure4_beside(points: pd.DataFrame, k: int = 5) -> pd.DataFrame:
     """Figure 4's points from both sources: this build's
-    (:func:`calib.experiments.answer_set.figure4_points`) and the paper's, BEAR's 1:1 relations with
-    ``k`` options from the authors' repository (the earlier version's causal models) and Wiki-FACTOR
-    from Table 4 (C_Base). Columns ``source``, ``model``, ``benchmark``, ``accuracy``, ``ace``."""
-    from calib.experiments.answer_set import reported_bear_points
+    (:func:`calib.experiments.answer_set.figure4.figure4_points`) and the paper's, BEAR's 1:1
+    relations with ``k`` options from the authors' repository (the earlier version's causal models)
+    and Wiki-FACTOR from Table 4 (C_Base). Columns ``source``, ``model``, ``benchmark``,
+    ``accuracy``, ``ace``."""
+    from calib.experiments.answer_set.figure4 import reported_bear_points
 
     cols = ["source", "model", "benchmark", "accuracy", "ace"]
     bear = reported_bear_points(reported("kissling2026_repo_answer_space_subsampling"), k)
@@ -266,7 +268,7 @@ LPAQA_METHODS = {
 
 
 def lpaqa_beside(set_table: pd.DataFrame, averaging: str = "micro") -> pd.DataFrame:
-    """This build's accuracy by prompt set (:func:`calib.experiments.lpaqa.set_table`) and
+    """This build's accuracy by prompt set (:func:`calib.experiments.lpaqa.accuracy.set_table`) and
     LPAQA's Table 2 (micro) or 3 (macro) in one frame: ``source``, ``model``, ``prompt_set``
     and the methods' accuracy as fractions (the paper's percent / 100; blank where the text
     does not pin a column). The prompt sets are the paper's (Man, Mine, Mine+Man, Mine+Para,
@@ -290,7 +292,7 @@ def lpaqa_beside(set_table: pd.DataFrame, averaging: str = "micro") -> pd.DataFr
 
 def lpaqa_baselines_beside(accuracy: pd.DataFrame) -> pd.DataFrame:
     """The manual-prompt and majority baselines: this build's (``manual`` and ``majority``
-    rows of :func:`calib.experiments.lpaqa.accuracy_table`) and LPAQA's, as fractions:
+    rows of :func:`calib.experiments.lpaqa.accuracy.accuracy_table`) and LPAQA's, as fractions:
     ``source``, ``model``, ``baseline``, ``micro``, ``macro``."""
     names = {"manual": "Man", "majority": "Majority"}
     ours = accuracy[accuracy["method"].isin(list(names))]
@@ -322,11 +324,11 @@ def reductions_beside(
     floors: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Figure 7's means from both sources: this build's
-    (:func:`calib.experiments.reductions.objective_means`) and those computed from the
+    (:func:`calib.experiments.reductions.tables.objective_means`) and those computed from the
     authors' stored per-model values; ``labels`` maps this build's reduction keys to the
     paper's names. One row per source, objective and reduction with ``accuracy``, ``ace``,
     ``H``, ``n_models``. With ``floors``
-    (:func:`calib.experiments.reductions.objective_floors`), this build's rows also get the
+    (:func:`calib.experiments.reductions.tables.objective_floors`), this build's rows also get the
     noise floor of their mean ACE (``ace_floor``, ``ace_debiased`` with its bounds,
     ``ace_within_floor``; beyond the paper), the authors' rows none (NaN: their confidences
     are not stored)."""
@@ -372,7 +374,7 @@ def reductions_beside(
 def linguistic_beside(effects: pd.DataFrame) -> pd.DataFrame:
     """The paper's numbers on the injected templates (Appendix G's accuracy changes, §6's ACE
     change under "certainly") beside this build's changes for the same template and quantity
-    (:func:`calib.experiments.linguistic.injection_effects`): ``source``, ``model``,
+    (:func:`calib.experiments.linguistic.injections.injection_effects`): ``source``, ``model``,
     ``template``, ``quantity``, ``change`` (text: the paper's as written, this build's with its
     95% interval; accuracy in percentage points)."""
     nums = reported("kissling2026_text_numbers").set_index("key")

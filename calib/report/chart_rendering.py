@@ -78,10 +78,20 @@ def _renderer(spec: dict, **metadata) -> dict:
     return offline_mimebundle(spec, with_svg=metadata.get("with_svg", True))
 
 
+#: the start of Altair's warning when panels side by side (``alt.hconcat``) carry the same
+#: legend selection: they then share one, which is what calib's panels mean (a click on the
+#: shared legend highlights the series in every panel), so the warning says nothing here
+SHARED_SELECTION_WARNING = "Automatically deduplicated selection parameter"
+
+
 def enable(with_svg: bool = True) -> None:
     """Register the Altair renderer :data:`RENDERER` and make Altair display charts through
-    :func:`offline_mimebundle`. Each chapter's setup cell calls it (importing this module
-    changes nothing)."""
+    :func:`offline_mimebundle`; silence Altair's :data:`SHARED_SELECTION_WARNING` (it landed on
+    the page of every chapter with panels side by side). Each chapter's setup cell calls it
+    (importing this module changes nothing)."""
+    import warnings
+
+    warnings.filterwarnings("ignore", message=SHARED_SELECTION_WARNING, category=UserWarning)
     if RENDERER not in alt.renderers.names():
         alt.renderers.register(RENDERER, _renderer)
     alt.renderers.enable(RENDERER, with_svg=with_svg)

@@ -30,11 +30,11 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from calib.confidence.schema import require_columns
-from calib.experiments.answer_set import curve_spread
-from calib.experiments.clm_vs_mlm import PAIRING_RULE, SCOPES
+from calib.experiments.answer_set.curves import curve_spread
+from calib.experiments.clm_vs_mlm.pairing import PAIRING_RULE, SCOPES
 from calib.experiments.quantifiers import every_verdict, number_text
 from calib.experiments.reductions import REDUCTION_LABELS
-from calib.experiments.start_tokens import RULES
+from calib.experiments.start_tokens.rules import RULES
 from calib.experiments.verdicts import unit_tally
 from calib.report.prose import agreement_sentence, change_sentence, compare_sentence, fmt
 
@@ -46,7 +46,7 @@ METRIC_TITLES = {
     "ace_margin": "ACE (Margin)",
 }
 #: the display names of Figure 7's metrics
-#: (:data:`calib.experiments.reductions.FIGURE7_METRICS`)
+#: (:data:`calib.experiments.reductions.tables.FIGURE7_METRICS`)
 METRIC_LABELS: dict[str, str] = {"accuracy": "Accuracy", "ace": "ACE", "H": "H"}
 
 
@@ -274,7 +274,7 @@ def trend_sentences(curve: pd.DataFrame) -> list[str]:
 
 def figure4_sentences(points: pd.DataFrame) -> list[str]:
     """Per model, the ACE and accuracy of each benchmark in
-    :func:`calib.experiments.answer_set.figure4_points`, in words (a description of the
+    :func:`calib.experiments.answer_set.figure4.figure4_points`, in words (a description of the
     plotted numbers, no claim beyond them)."""
     out = []
     for model, part in points.groupby("model", sort=True):
@@ -373,7 +373,7 @@ def pairing_note(within: str, min_instances: int, max_gap: float | None) -> str:
 
 
 def pair_sentences(differences: pd.DataFrame) -> list[str]:
-    """One sentence per row of :func:`calib.experiments.clm_vs_mlm.pair_differences`
+    """One sentence per row of :func:`calib.experiments.clm_vs_mlm.differences.pair_differences`
     (:func:`~calib.report.prose.compare_sentence`)."""
     return [
         compare_sentence(
@@ -409,7 +409,7 @@ def objective_sentence(differences: pd.DataFrame) -> str:
 
 
 def margin_sentences(differences: pd.DataFrame) -> list[str]:
-    """One sentence per row of :func:`calib.experiments.factor.margin_vs_base`."""
+    """One sentence per row of :func:`calib.experiments.factor.tables.margin_vs_base`."""
     return [
         compare_sentence("Margin", "Base", d, subject=f"{d['model']} on {d['dataset']}")
         for d in differences.to_dict("records")
@@ -417,12 +417,12 @@ def margin_sentences(differences: pd.DataFrame) -> list[str]:
 
 
 def margin_claim(differences: pd.DataFrame, reported_base: float, reported_margin: float) -> str:
-    """A sentence setting the mean ACE of Base and Margin that the paper's Appendix F states
-    for Wiki-FACTOR beside this run's paired comparisons
-    (:func:`calib.experiments.factor.margin_vs_base`): it agrees only if Margin's ACE is lower
-    with an interval below 0 in every model and subset, and disagrees as soon as it is higher
-    with an interval above 0 in one (:func:`calib.experiments.quantifiers.every_verdict`);
-    otherwise it cannot decide."""
+    """A sentence setting the mean ACE of Base and Margin that the paper's Appendix F states for
+    Wiki-FACTOR beside this run's paired comparisons
+    (:func:`calib.experiments.factor.tables.margin_vs_base`): it agrees only if Margin's ACE is
+    lower with an interval below 0 in every model and subset, and disagrees as soon as it is higher
+    with an interval above 0 in one (:func:`calib.experiments.quantifiers.every_verdict`); otherwise
+    it cannot decide."""
     n = len(differences)
     lower = int((differences["high"] < 0).sum())
     higher = int((differences["low"] > 0).sum())
@@ -447,7 +447,7 @@ def margin_claim(differences: pd.DataFrame, reported_base: float, reported_margi
 
 
 def rule_sentences(differences: pd.DataFrame) -> list[str]:
-    """One sentence per row of :func:`calib.experiments.start_tokens.rule_differences`."""
+    """One sentence per row of :func:`calib.experiments.start_tokens.rules.rule_differences`."""
     return [
         compare_sentence(RULES["lm-pub-quiz-0.3.3"], RULES["single"], d, subject=d["model"])
         for d in differences.to_dict("records")
@@ -459,7 +459,7 @@ def rule_sentences(differences: pd.DataFrame) -> list[str]:
 
 
 def reduction_sentences(differences: pd.DataFrame) -> list[str]:
-    """One sentence per row of :func:`calib.experiments.reductions.objective_differences`
+    """One sentence per row of :func:`calib.experiments.reductions.tables.objective_differences`
     (the mean over an objective's models of a metric of reduction ``a`` minus ``b``, with its
     paired interval), worded by :func:`~calib.report.prose.compare_sentence`: "higher" or
     "lower" only where the interval excludes 0."""
@@ -484,11 +484,11 @@ def _signed(x: float) -> str:
 
 
 def ace_change_sentences(changes: pd.DataFrame) -> list[str]:
-    """One sentence per row of :func:`calib.experiments.linguistic.ace_changes`: the change in
-    ACE under the injected template (:func:`~calib.report.prose.compare_sentence`, "lower" or
-    "higher" only where its interval excludes 0), then what the noise floors allow: both ACEs
-    within their floors, or the change of the floors and the debiased change, saying when the
-    change is no larger than the floors' change allows (the debiased interval includes 0)."""
+    """One sentence per row of :func:`calib.experiments.linguistic.injections.ace_changes`: the
+    change in ACE under the injected template (:func:`~calib.report.prose.compare_sentence`, "lower"
+    or "higher" only where its interval excludes 0), then what the noise floors allow: both ACEs
+    within their floors, or the change of the floors and the debiased change, saying when the change
+    is no larger than the floors' change allows (the debiased interval includes 0)."""
     out = []
     for r in changes.to_dict("records"):
         diff = {"metric": "ace", "difference": r["delta"], "low": r["low"], "high": r["high"]}
@@ -523,10 +523,10 @@ def ace_change_sentences(changes: pd.DataFrame) -> list[str]:
 def confidence_move_sentences(
     effects: pd.DataFrame, numeric: pd.DataFrame, markers: Sequence[str] = ("possibly", "certainly")
 ) -> list[str]:
-    """One neutral sentence (:func:`~calib.report.prose.change_sentence`) per model on how
-    each of ``markers`` moves mean Base-Confidence against the plain template (the
-    ``confidence`` rows of :func:`calib.experiments.linguistic.injection_effects`), and on
-    numeric-100 against numeric-0 (:func:`calib.experiments.linguistic.numeric_differences`)."""
+    """One neutral sentence (:func:`~calib.report.prose.change_sentence`) per model on how each of
+    ``markers`` moves mean Base-Confidence against the plain template (the ``confidence`` rows of
+    :func:`calib.experiments.linguistic.injections.injection_effects`), and on numeric-100 against
+    numeric-0 (:func:`calib.experiments.linguistic.injections.numeric_differences`)."""
     conf = effects[(effects["quantity"] == "confidence") & effects["template"].isin(markers)]
     out = [
         change_sentence(
@@ -562,10 +562,11 @@ def option_change_sentences(
     changes: pd.DataFrame,
     names: Sequence[str] = ("ace_change", "confidence_change", "accuracy_change"),
 ) -> list[str]:
-    """One sentence per model and change of :func:`calib.experiments.answer_set.option_changes`
-    (by default how ACE, mean confidence and accuracy of C_Base change from the fewest to the
-    most options), worded from its paired interval (:func:`~calib.report.prose.change_sentence`);
-    an ACE change adds the change of the debiased ACE."""
+    """One sentence per model and change of
+    :func:`calib.experiments.answer_set.changes.option_changes` (by default how ACE, mean confidence
+    and accuracy of C_Base change from the fewest to the most options), worded from its paired
+    interval (:func:`~calib.report.prose.change_sentence`); an ACE change adds the change of the
+    debiased ACE."""
     from calib.report.prose import change_sentence, fmt
 
     quantity = {
@@ -591,8 +592,8 @@ def option_change_sentences(
 
 def figure4_floor_sentences(points: pd.DataFrame) -> list[str]:
     """Per model, the ACE and accuracy of each benchmark of
-    :func:`calib.experiments.answer_set.figure4_points`, with their intervals, saying which ACE
-    lies within its noise floor (a description of the plotted numbers)."""
+    :func:`calib.experiments.answer_set.figure4.figure4_points`, with their intervals, saying which
+    ACE lies within its noise floor (a description of the plotted numbers)."""
     out = []
     for model, part in points.groupby("model", sort=False):
         bits = []
@@ -610,8 +611,8 @@ def figure4_floor_sentences(points: pd.DataFrame) -> list[str]:
 
 def authors_change_sentence(authors: pd.DataFrame) -> str:
     """How ACE changes from the fewest to the most options in the authors' repository's data
-    (:func:`calib.experiments.answer_set.authors_changes`), per group of models: how many fall
-    and how many rise (values without intervals)."""
+    (:func:`calib.experiments.answer_set.changes.authors_changes`), per group of models: how many
+    fall and how many rise (values without intervals)."""
     require_columns(authors, ("group", "ace_5_to_60", "ace_20_to_60"), "the authors' changes")
     bits = []
     for group, part in authors.groupby("group", sort=False):

@@ -3,7 +3,9 @@
 * :func:`format_number` / :func:`format_interval`: ``0.123`` and ``0.123 [0.101, 0.140]``.
 * :func:`with_intervals`: replace an estimate column and its bound columns by one text column.
 * :func:`html_table`: a frame as an :class:`HtmlTable` (``<table class="calib-table">``) that a
-  notebook displays and the book keeps as a real HTML table.
+  notebook displays and the book keeps as a real HTML table; an estimate and its interval share
+  a cell (the interval on a line below), and a wide frame shows the columns chosen for the page
+  (``shown``, at most :data:`MAX_SHOWN_COLUMNS`) while its download keeps them all.
 * :func:`reported_table`: the same for the papers' printed values, labelled
   :data:`REPORTED_LABEL` with their source and never mixed into computed tables.
 * :func:`record_table`: in a chapter run by ``calib run`` every computed table that
@@ -168,6 +170,22 @@ def record_table(
     return f"{stem}.csv"
 
 
+#: the CSS class of an interval under its estimate in a table cell
+INTERVAL_CLASS = "calib-ci"
+#: at most this many columns a page's table shows (more need horizontal scrolling on a laptop's
+#: screen, issue 28); a wider frame shows a chosen few (``shown``) and keeps all in its download
+MAX_SHOWN_COLUMNS = 9
+
+
+def _interval_cell(text: str) -> str:
+    """A :func:`format_interval` text as cell HTML: the estimate, and its interval on a line of
+    its own below it (a narrow column, not a wide one)."""
+    est, sep, bounds = text.partition(" [")
+    if not sep:
+        return html.escape(text)
+    return f'{html.escape(est)}<br><span class="{INTERVAL_CLASS}">[{html.escape(bounds)}</span>'
+
+
 def html_table(
     frame: pd.DataFrame,
     *,
@@ -180,15 +198,18 @@ def html_table(
     css_class: str = "",
     name: str | None = None,
     record: bool = True,
+    shown: Sequence[str] | None = None,
 ) -> HtmlTable:
     """``frame`` as a real HTML table, numbers rounded to ``digits`` decimals (an int, or a
     mapping column -> digits; ``None`` keeps values as given).
 
-    ``intervals`` merges estimate and bound columns first (:func:`with_intervals`);
-    ``caption`` goes into ``<caption>``, ``label`` into a line above the table and ``note``
-    below it. All text is HTML-escaped. In a chapter run, the frame is also recorded for the
-    page's downloads under ``name`` (:func:`record_table`); ``record=False``, or the class
-    :data:`REPORTED_CLASS` of the papers' values, skips it.
+    ``intervals`` merges estimate and bound columns first (:func:`with_intervals`): a cell
+    shows the estimate with its interval on a line below it. ``shown`` (column names, after
+    that merge) limits the page's table to those columns, in that order; the download keeps
+    every column of ``frame``. ``caption`` goes into ``<caption>``, ``label`` into a line above
+    the table and ``note`` below it. All text is HTML-escaped. In a chapter run, the frame is
+    also recorded for the page's downloads under ``name`` (:func:`record_table`);
+    ``record=False``, or the class :data:`REPORTED_CLASS` of the papers' values, skips it.
     """
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"html_table: expected a pandas DataFrame, got {type(frame).__name__}")
@@ -199,10 +220,19 @@ def html_table(
     if intervals:
         data = with_intervals(data, intervals, digits if isinstance(digits, int) else 3)
         numeric_cols |= set(intervals)
+    if shown is not None:
+        missing = [c for c in shown if c not in data.columns]
+        if missing:
+            raise ValueError(
+                f"html_table: shown names column(s) {missing} the table does not have; it has "
+                f"{list(data.columns)}"
+            )
+        data = data[list(shown)]
     esc = html.escape
     num_class = ' class="num"'
-    head = "".join(
-        f'<th scope="col"{num_class if c in numeric_cols else ""}>{esc(str(c))}</th>'
+    head = "".join(  # a column name may break after each underscore: no wide header
+        f'<th scope="col"{num_class if c in numeric_cols else ""}>'
+        f"{esc(str(c)).replace('_', '_<wbr>')}</th>"
         for c in data.columns
     )
     body = []
@@ -215,7 +245,8 @@ def html_table(
                 else (MISSING if _is_missing(value) else str(value))
             )
             cls = num_class if col in numeric_cols else ""
-            cells.append(f"<td{cls}>{esc(text)}</td>")
+            body_html = _interval_cell(text) if intervals and col in intervals else esc(text)
+            cells.append(f"<td{cls}>{body_html}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     classes = " ".join(c for c in (TABLE_CLASS, css_class) if c)
     parts = ['<div class="calib-table-wrap">']

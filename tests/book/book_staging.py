@@ -65,6 +65,18 @@ def stage_book(dest: Path, chapters: dict[str, Path], caption: str = "Experiment
     return dest
 
 
+def book_sources(root: Path) -> Path:
+    """A copy of the real book's sources (configuration, toc, prose, chapter sources) in
+    ``root``: a fresh clone's, with nothing executed."""
+    for name in ("_config.yml", "_toc.yml"):
+        shutil.copy2(REPO / name, root / name)
+    for folder in ("book", "notebooks"):
+        shutil.copytree(
+            REPO / folder, root / folder, ignore=shutil.ignore_patterns("__pycache__", "*.ipynb")
+        )
+    return root
+
+
 def download_links(page: Path) -> list[Path]:
     """The files a built page links as downloads (Sphinx's ``a.download``), as paths resolved
     relative to the page; an absolute or remote link fails the test."""
@@ -77,3 +89,17 @@ def download_links(page: Path) -> list[Path]:
         )
         out.append((page.parent / unquote(href)).resolve())
     return out
+
+
+def page_text(page: Path) -> str:
+    """A built page's text: tags dropped (Sphinx writes ``calib run x`` as one span per word),
+    entities unescaped, Sphinx's typographic quotes made plain again, runs of blanks as one
+    space."""
+    import html
+
+    text = re.sub(r"<(script|style)\b.*?</\1>", " ", page.read_text(encoding="utf-8"), flags=re.S)
+    text = html.unescape(re.sub(r"<[^>]+>", " ", text))
+    text = text.translate(
+        str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
+    )
+    return " ".join(text.split())

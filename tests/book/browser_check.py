@@ -27,6 +27,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+#: the browser window: a laptop's screen (the width decides whether a table fits the page)
+WINDOW = (1280, 900)
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 LOCAL_SCHEMES = ("file:", "data:", "blob:", "about:")
 #: pages that are not book content
@@ -63,6 +65,8 @@ class PageReport:
     tables: int = 0  # calib tables (table.calib-table)
     reported_tables: int = 0
     math_errors: int = 0
+    #: tables wider than the page's content (they scroll sideways): caption or header text
+    wide_tables: list[str] = field(default_factory=list)
     text: str = ""  # the page's visible text (for label checks)
     tooltip: str | None = None  # the tooltip text shown on hovering a chart mark (hover=True)
 
@@ -99,6 +103,7 @@ class Chromium:
             "--no-first-run",
             "--no-default-browser-check",
             "--mute-audio",
+            f"--window-size={WINDOW[0]},{WINDOW[1]}",
             "--proxy-server=127.0.0.1:9",
             "--proxy-bypass-list=<-loopback>",
             "--host-resolver-rules=MAP * ~NOTFOUND",
@@ -297,6 +302,10 @@ _SETTLE_JS = """(async () => {
     tables: document.querySelectorAll("table.calib-table").length,
     reported_tables: document.querySelectorAll("table.calib-reported").length,
     math_errors: document.querySelectorAll("mjx-merror, .MathJax_Error").length,
+    wide_tables: Array.from(document.querySelectorAll("div.calib-table-wrap"))
+      .filter((w) => w.scrollWidth > w.clientWidth + 1)
+      .map((w) => (w.querySelector("caption") || w.querySelector("thead") || w)
+        .innerText.slice(0, 120)),
     text: document.body ? document.body.innerText : "",
   };
 })()"""
@@ -407,10 +416,11 @@ def problems(
     """Every failed expectation, one line each (empty when all is well).
 
     Always: no console error, no request to another host, no failed request, no MathJax
-    error, every chart container rendered. ``charts`` / ``tables``: the minimum number of
-    charts / calib tables a page must hold. ``require_text``: text every page must show (e.g.
-    the quick profile's label). ``tooltips``: pages whose first chart mark must show a tooltip
-    on hover, with texts the tooltip must contain (e.g. ``["model"]``).
+    error, every chart container rendered, no table wider than the page. ``charts`` /
+    ``tables``: the minimum number of charts / calib tables a page must hold.
+    ``require_text``: text every page must show (e.g. the quick profile's label).
+    ``tooltips``: pages whose first chart mark must show a tooltip on hover, with texts the
+    tooltip must contain (e.g. ``["model"]``).
     """
     out = []
     for page, r in reports.items():
@@ -419,6 +429,10 @@ def problems(
         out += [f"{page}: failed request: {u}" for u in r.failed_requests]
         if r.math_errors:
             out.append(f"{page}: {r.math_errors} MathJax error(s)")
+        out += [
+            f"{page}: a table wider than the page at {WINDOW[0]} px (it scrolls sideways): {t!r}"
+            for t in r.wide_tables
+        ]
         if r.charts_rendered != r.charts:
             out.append(
                 f"{page}: {r.charts - r.charts_rendered} of {r.charts} chart(s) not rendered"

@@ -132,6 +132,27 @@ def test_every_api_page_lists_every_module_of_its_package(api_book):
         assert f"   calib.{name}\n" in index, name
 
 
+def test_every_module_of_a_chapter_package_has_its_entry(api_book):
+    """A chapter is a package (``calib/experiments/<chapter>/``): each of its modules, at any
+    depth, has its ``automodule`` section on the experiments page."""
+    _, html, _, _ = api_book
+    import calib.experiments
+
+    source = (REPO / "book" / "api" / "experiments.md").read_text(encoding="utf-8")
+    page = (html / "book" / "api" / "experiments.html").read_text(encoding="utf-8")
+    packages = [m for m in pkgutil.iter_modules(calib.experiments.__path__) if m.ispkg]
+    assert len(packages) >= 8
+    for package in packages:
+        name = f"calib.experiments.{package.name}"
+        modules = [name] + [
+            m.name
+            for m in pkgutil.walk_packages(importlib.import_module(name).__path__, f"{name}.")
+        ]
+        for module in modules:
+            assert f".. automodule:: {module}\n" in source, module
+            assert f'id="module-{module}"' in page, module
+
+
 def test_every_role_on_the_methods_page_links_its_api_entry(api_book):
     _, _, methods_html, _ = api_book
     source = (REPO / "book" / "methods.md").read_text(encoding="utf-8")
@@ -269,7 +290,7 @@ WITH_SECTIONS = {
     "calib.models.locate": ("model_ref",),
     "calib.models.fingerprint": ("model_fingerprint",),
     **{
-        f"calib.experiments.{chapter}": ("run",)
+        f"calib.experiments.{chapter}": ("run", "analyse")
         for chapter in (
             "calibration",
             "linguistic",
@@ -279,9 +300,9 @@ WITH_SECTIONS = {
             "reductions",
             "factor",
             "start_tokens",
-            "ledger",
         )
     },
+    "calib.experiments.ledger": ("run",),
     "calib.experiments.verdicts": (
         "Judgement.untestable",
         "Judgement.not_run",

@@ -12,7 +12,7 @@ import sys
 import nbformat
 import pandas as pd
 import pytest
-from book_staging import FIXTURES, download_links, stage_book
+from book_staging import FIXTURES, download_links, page_text, stage_book
 from browser_check import check_book, find_chromium, is_redirect, problems
 
 from calib.book import BANNER_TAG, ChapterFailed, executed_path, offline_violations, run_chapter
@@ -126,6 +126,16 @@ def test_charts_and_tables_are_in_the_executed_notebook(fixture_book):
         assert "<svg" in chart["data"]["text/html"]  # the static fallback inside the container
     tables = [o for o in outputs if "<table" in o.get("data", {}).get("text/html", "")]
     assert len(tables) == 2
+
+
+def test_a_chapter_not_run_has_a_page_that_says_so_with_its_command(fixture_book):
+    """Issue 28: the book is built from what was executed; the chapter not run is in the toc
+    and the built book, its page giving the command that runs it."""
+    _, html, _ = fixture_book
+    page = page_text(html / "_build" / "chapters" / "notrun.html")
+    assert "Failing chapter" in page and "Not run in this build." in page
+    assert "calib run notrun --profile quick" in page
+    assert "How this chapter was run" not in page and "Re-run:" not in page  # no run note
 
 
 def test_the_built_pages_load_nothing_from_other_hosts(fixture_book):

@@ -180,3 +180,57 @@ def test_the_sample_size_sentence(n, text):
     assert sample_size_sentence(n, detail="d").endswith(text) or text in sample_size_sentence(
         n, detail="d"
     )
+
+
+def test_the_run_size_comes_from_the_values_the_run_had():
+    assert render.run_size(
+        {"models": ["a", "b"], "relations": ["P1", "P2"], "per_relation": 2, "seed": 0}
+    ) == ("2 models (a, b); 2 instances per relation of 2 relations (P1, P2), seed 0")
+    assert render.run_size({"models": ["a"], "relations": None, "per_relation": None}) == (
+        "1 model (a); every instance of every BEAR relation"
+    )
+    assert render.run_size({"build_dir": "_build"}) == ""  # the ledger: no size to speak of
+    assert render.overrides({"per_relation": 2}, {"per_relation": 3, "seed": 0}) == (
+        "per_relation = 2 (the profile's default: 3)"
+    )
+
+
+@pytest.mark.parametrize("profile", ["quick", "cpu", "paper"])
+def test_the_run_note_says_the_size_the_run_had_not_the_profiles(profile):
+    """Issue 28: after ``-p per_relation 7`` the note and the warning say 7 per relation, and
+    never the profile's description (which states its defaults)."""
+    from calib.book import PROFILES
+
+    prof = PROFILES[profile]
+    values = {"models": ["tiny-gpt2"], "relations": ["P30"], "per_relation": 7, "seed": 1}
+    defaults = {"models": ["x"], "relations": None, "per_relation": 3, "seed": 0}
+    cell = render.run_note_cell(
+        prof,
+        "calib run c -p per_relation 7",
+        values,
+        "now",
+        {},
+        "c",
+        downloads=False,
+        given={"per_relation": 7},
+        defaults=defaults,
+    )
+    text = cell.source
+    assert "7 instances per relation of 1 relation (P30), seed 1" in text
+    assert "with per_relation = 7 (the profile's default: 3)" in text
+    assert prof.description not in text and "3 per relation" not in text
+    assert ("```{warning}" in text) == prof.synthetic
+    if prof.synthetic:
+        warning = text.split("```{warning}")[1].split("```")[0]
+        assert "ran on 1 model (tiny-gpt2); 7 instances per relation" in warning
+
+
+def test_the_profiles_labels_say_no_size():
+    """The label is printed on every page of a profile's chapters whatever ``-p`` changed, so
+    it names the kind of models only: no number, no sample."""
+    import re
+
+    from calib.book import PROFILES
+
+    for prof in PROFILES.values():
+        assert not re.search(r"\d|per relation|instances|sample", prof.label), prof.label

@@ -72,10 +72,12 @@ def test_every_profile_value_reaches_a_declared_parameter():
 
 
 @pytest.mark.slow
-def test_a_chapter_rerun_with_p_is_what_the_ledger_then_judges(tmp_path):
+def test_a_chapter_rerun_with_p_is_what_the_ledger_then_judges(tmp_path, quick_book, monkeypatch):
     """`calib run reductions -p per_relation 2 -p models ...` then the ledger: the ledger
     shows that run's parameters and judges its recorded numbers; a failed run after it leaves
-    the record as it was."""
+    the record as it was. It reads the quick book's score cache (``conftest.quick_book``),
+    whose larger sample of the same seed holds this one's: nothing is scored again."""
+    monkeypatch.setenv("CALIB_CACHE_DIR", str(quick_book.cache))
     root = tmp_path / "book"
     root.mkdir()
     for item in ("_config.yml", "_toc.yml"):

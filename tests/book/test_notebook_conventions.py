@@ -8,7 +8,9 @@
   goes (``from calib.experiments import calibration`` then ``calibration.estimates(...)``):
   no alias, never a name out of a module;
 * a chapter that draws charts enables their offline rendering in its setup cell
-  (``chart_rendering.enable()``, :func:`calib.report.chart_rendering.enable`).
+  (``chart_rendering.enable()``, :func:`calib.report.chart_rendering.enable`);
+* the cell that runs a chapter unit (``<chapter>.run(...)``: scoring, with its progress bars on
+  stderr) keeps its stderr off the page (``remove-stderr`` or ``remove-output``).
 """
 
 from __future__ import annotations
@@ -74,6 +76,16 @@ def test_charts_are_rendered_offline_by_an_explicit_call(path):
     if any(re.search(r"(?<![\w.])charts\.\w+\(", s) for s in sources):
         setup = sources[1]
         assert "chart_rendering" in setup and "chart_rendering.enable()" in setup, path.name
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_the_cell_that_runs_the_chapter_keeps_its_stderr_off_the_page(path):
+    runs = [(t, s) for t, s in code_cells(path) if re.search(rf"\b{path.stem}\.run\(", s)]
+    for tags, source in runs:
+        assert {"remove-stderr", "remove-output"} & set(tags), (
+            f"{path.name}: the cell that calls {path.stem}.run shows its stderr (progress "
+            f"bars, warnings) on the page; tag it remove-stderr:\n{source[:200]}"
+        )
 
 
 def test_the_test_sees_the_chapters():

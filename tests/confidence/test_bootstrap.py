@@ -96,6 +96,29 @@ def test_resample_weights_are_bootstrap_counts():
     np.testing.assert_array_equal(w, again)
 
 
+def test_resample_weights_are_the_stream_they_always_were():
+    """Per-row counts of the same seeded draws as one bincount of all of them (how the blocks
+    were counted before), plain and stratified."""
+    from calib.confidence.bootstrap import stratified_resample_weights
+
+    for n, n_boot, seed in ((1, 3, 0), (9, 300, 1), (1200, 300, 5)):
+        rng = np.random.default_rng(seed)
+        block = max(1, min(256, 4_000_000 // n))
+        got = list(resample_weights(n, n_boot, seed))
+        done = 0
+        for w in got:
+            b = min(block, n_boot - done)
+            idx = rng.integers(0, n, size=(b, n))
+            flat = (idx + (np.arange(b) * n)[:, None]).ravel()
+            np.testing.assert_array_equal(w, np.bincount(flat, minlength=b * n).reshape(b, n))
+            done += b
+        assert done == n_boot
+    strata = np.random.default_rng(3).integers(0, 5, 400)
+    w = np.concatenate(list(stratified_resample_weights(strata, 50, 2)))
+    for s in range(5):  # every stratum keeps its size in every resample
+        assert (w[:, strata == s].sum(axis=1) == (strata == s).sum()).all()
+
+
 def test_intervals_are_seeded_and_bracket_the_value():
     conf, corr = sample()
     a = bootstrap_metrics(conf, corr, n_boot=300, seed=4)

@@ -113,6 +113,10 @@ def test_record_fields_and_the_debiased_interval():
     assert d == pytest.approx(0.2) and np.isnan(lo) and np.isnan(hi)
     assert floor_p_value(0.5, np.array([0.1, 0.6, 0.7])) == pytest.approx(3 / 4)
     assert floor_p_value(0.9, np.array([0.1, 0.6, 0.7])) == pytest.approx(1 / 4)
+    # a draw equal to the value up to rounding counts as >= (either side of it)
+    tied = 0.1 + 0.2  # 0.30000000000000004
+    assert floor_p_value(tied, np.array([0.3, 0.1, 0.5])) == pytest.approx(3 / 4)
+    assert floor_p_value(0.3, np.array([tied, 0.1, 0.5])) == pytest.approx(3 / 4)
     assert within_floor(0.1, 0.1) and not within_floor(0.11, 0.1)
 
 

@@ -10,8 +10,12 @@ import pytest
 from synthetic_scores import random_score_table
 
 from calib.confidence import accuracy, ace, base, sentence_scores
-from calib.data.bear import PLAIN
+from calib.data.bear import PLAIN, one_to_one_relations
 from calib.experiments import answer_set as ax
+from calib.experiments.answer_set import changes as answer_set_changes
+from calib.experiments.answer_set import claims as answer_set_claims
+from calib.experiments.answer_set import curves, figure4
+from calib.experiments.answer_set import groups as answer_set_groups
 from calib.experiments.quantifiers import Evidence
 from calib.experiments.verdicts import FAILS, HOLDS, UNDECIDED, UNTESTABLE
 from calib.report import findings as fd
@@ -31,12 +35,12 @@ def sent():
 
 @pytest.fixture(scope="module")
 def est(sent):
-    return ax.option_estimates(sent, KS, repeats=3, seed=0)
+    return curves.option_estimates(sent, KS, repeats=3, seed=0)
 
 
 @pytest.fixture(scope="module")
 def points(est):
-    return ax.curve_points(est, KINDS, n_boot=50, seed=0)
+    return curves.curve_points(est, KINDS, n_boot=50, seed=0)
 
 
 def _by_hand(est, model, k, metric, estimator="Base"):
@@ -66,7 +70,7 @@ def test_every_model_k_draw_and_estimator(est, sent):
             mine.sort_values(["model", "relation", "instance"])["confidence"], whole["confidence"]
         )
     with pytest.raises(ValueError, match="ks"):
-        ax.option_estimates(sent, (1, 5))
+        curves.option_estimates(sent, (1, 5))
 
 
 def test_figure3s_points_are_means_over_draws_with_intervals_and_floors(est, points):
@@ -85,17 +89,17 @@ def test_figure3s_points_are_means_over_draws_with_intervals_and_floors(est, poi
     )
     assert np.allclose(points["ace_debiased"], points["ace"] - points["ace_floor"])
     assert row["objective"] == "clm" and row["repeats"] == 3 and row["n"] == 20
-    pd.testing.assert_frame_equal(points, ax.curve_points(est, KINDS, n_boot=50, seed=0))
-    long = ax.curve_long(points)
-    assert set(long["metric"]) == set(ax.FIGURE3_TITLES.values())
+    pd.testing.assert_frame_equal(points, curves.curve_points(est, KINDS, n_boot=50, seed=0))
+    long = curves.curve_long(points)
+    assert set(long["metric"]) == set(curves.FIGURE3_TITLES.values())
     assert long.loc[long["metric"] == "ACE", "floor_low"].notna().all()
     assert long.loc[long["metric"] != "ACE", "floor_low"].isna().all()
 
 
 def test_a_model_that_always_ranks_the_truth_first_stays_right(sent):
     perfect = sent.assign(score=np.where(sent["option"] == sent["answer_idx"], 0.0, -5.0))
-    est = ax.option_estimates(perfect, (2, 10, 60), repeats=2)
-    pts = ax.curve_points(est, n_boot=10)
+    est = curves.option_estimates(perfect, (2, 10, 60), repeats=2)
+    pts = curves.curve_points(est, n_boot=10)
     base_pts = pts[pts["estimator"] == "Base"]
     assert (base_pts["accuracy"] == 1).all()
     by_k = base_pts.groupby("k")["confidence"].mean()
@@ -104,21 +108,38 @@ def test_a_model_that_always_ranks_the_truth_first_stays_right(sent):
 
 
 def test_groups_and_reference_ks():
-    assert ax.model_groups(
+    assert answer_set_groups.model_groups(
         {"a": "clm", "b": "clm", "c": "mlm", "d": "clm"}, {"a": 135, "b": 1300, "c": 110, "d": None}
     ) == {"a": "CLM under 1B", "b": "CLM of 1B or more", "c": "MLM", "d": ""}
-    assert ax.reference_ks(ax.K_GRID) == {"kmin": 5, "kmax": 60, "klow": 15, "kstable": 20}
-    assert ax.reference_ks((5, 60)) == {"kmin": 5, "kmax": 60, "klow": None, "kstable": None}
-    assert ax.reference_ks((5, 10, 20)) == {"kmin": 5, "kmax": 20, "klow": 10, "kstable": None}
-    assert ax.model_sizes(["smollm2-135m-instruct", "no-such-model"]) == {
+    assert answer_set_changes.reference_ks(curves.K_GRID) == {
+        "kmin": 5,
+        "kmax": 60,
+        "klow": 15,
+        "kstable": 20,
+    }
+    assert answer_set_changes.reference_ks((5, 60)) == {
+        "kmin": 5,
+        "kmax": 60,
+        "klow": None,
+        "kstable": None,
+    }
+    assert answer_set_changes.reference_ks((5, 10, 20)) == {
+        "kmin": 5,
+        "kmax": 20,
+        "klow": 10,
+        "kstable": None,
+    }
+    assert answer_set_groups.model_sizes(["smollm2-135m-instruct", "no-such-model"]) == {
         "smollm2-135m-instruct": 135.0,
         "no-such-model": None,
     }
 
 
 def test_the_changes_are_differences_of_means_over_draws(est):
-    changes = ax.option_changes(est, KS, GROUPS, n_boot=50, seed=0).set_index(["model", "change"])
-    assert len(changes) == 3 * len(ax.CHANGES)
+    changes = answer_set_changes.option_changes(est, KS, GROUPS, n_boot=50, seed=0).set_index(
+        ["model", "change"]
+    )
+    assert len(changes) == 3 * len(answer_set_changes.CHANGES)
     row = changes.loc[("m1", "ace_change")]
     assert (row["a"], row["b"]) == (60, 5) and row["group"] == "CLM under 1B"
     assert row["difference"] == pytest.approx(
@@ -134,20 +155,20 @@ def test_the_changes_are_differences_of_means_over_draws(est):
     assert (stable["a"], stable["b"]) == (60, 20)
     low = changes.loc[("m2", "gap_low_change")]
     assert (low["a"], low["b"]) == (15, 5)
-    few = ax.option_changes(est[est["k"].isin([5, 60])], (5, 60), GROUPS, n_boot=20)
+    few = answer_set_changes.option_changes(est[est["k"].isin([5, 60])], (5, 60), GROUPS, n_boot=20)
     assert set(few["change"]) == {"ace_change", "confidence_change", "accuracy_change", "gap_drop"}
     assert fd.option_change_sentences(few)[0].startswith(("k=60 gives", "This run shows"))
 
 
 def test_less_pronounced_is_a_models_fall_against_the_small_clms_mean(est):
-    out = ax.less_pronounced(est, KS, GROUPS, n_boot=50, seed=0)
+    out = answer_set_changes.less_pronounced(est, KS, GROUPS, n_boot=50, seed=0)
     assert list(out["model"]) == ["m3"] and out["n_small"].iloc[0] == 2
 
     def fall(m):
         return _by_hand(est, m, 5, "ace") - _by_hand(est, m, 60, "ace")
 
     assert out["difference"].iloc[0] == pytest.approx(fall("m3") - (fall("m1") + fall("m2")) / 2)
-    assert ax.less_pronounced(
+    assert answer_set_changes.less_pronounced(
         est, KS, {"m1": "CLM under 1B", "m2": "CLM under 1B", "m3": "CLM under 1B"}, n_boot=10
     ).empty
 
@@ -183,7 +204,7 @@ def _factor_summary(models, acc, aces):
 
 def test_figure4_joins_the_models_of_both(points):
     fac = _factor_summary(["m1", "x"], [0.4, 0.3], [0.2, 0.3])
-    fig = ax.figure4_points(points, fac, k=5)
+    fig = figure4.figure4_points(points, fac, k=5)
     assert list(fig["model"]) == ["m1", "m1"]
     assert list(fig["benchmark"]) == ["BEAR 1:1 (5 options)", "FACTOR news (4 options)"]
     at5 = points[
@@ -193,7 +214,7 @@ def test_figure4_joins_the_models_of_both(points):
     assert fig.loc[1, "options"] == 4 and "ace_within_floor" in fig.columns
     assert len(fd.figure4_floor_sentences(fig)) == 1
     with pytest.raises(ValueError, match="no k=7"):
-        ax.figure4_points(points, fac, k=7)
+        figure4.figure4_points(points, fac, k=7)
 
 
 def test_the_offset_from_the_bear_line_by_hand():
@@ -201,9 +222,9 @@ def test_the_offset_from_the_bear_line_by_hand():
     acc_f, ace_f = np.array([[0.3, 0.5, 0.1]]), np.array([[0.5, 0.3, 0.6]])
     slope, intercept = np.polyfit(acc5[0], ace5[0], 1)
     want = np.mean(ace_f[0] - (intercept + slope * acc_f[0]))
-    assert ax._line_offset(acc5, ace5, acc_f, ace_f)[0] == pytest.approx(want)
+    assert figure4._line_offset(acc5, ace5, acc_f, ace_f)[0] == pytest.approx(want)
     assert np.isnan(
-        ax._line_offset(
+        figure4._line_offset(
             np.array([[0.3, 0.3]]),
             np.array([[0.1, 0.2]]),
             np.array([[0.3, 0.3]]),
@@ -223,50 +244,50 @@ def _factor_estimates(sent, models):
 
 def test_relation_offsets_on_raw_points(est, points, sent):
     fac_est = _factor_estimates(sent, ["m1", "m2"])
-    out = ax.relation_offsets(est, fac_est, ["m1", "m2"], k=5, n_boot=30, seed=0)
+    out = figure4.relation_offsets(est, fac_est, ["m1", "m2"], k=5, n_boot=30, seed=0)
     assert list(out["subset"]) == ["news"] and out["n_models"].iloc[0] == 2
     at5 = points[(points["k"] == 5) & (points["estimator"] == "Base")].set_index("model")
     fac = {
         m: (p["correct"].mean(), ace(p["confidence"], p["correct"]))
         for m, p in fac_est.groupby("model")
     }
-    raw = ax._line_offset(
+    raw = figure4._line_offset(
         at5.loc[["m1", "m2"], "accuracy"].to_numpy()[None, :],
         at5.loc[["m1", "m2"], "ace"].to_numpy()[None, :],
         np.array([[fac["m1"][0], fac["m2"][0]]]),
         np.array([[fac["m1"][1], fac["m2"][1]]]),
     )[0]
     assert out["raw"].iloc[0] == pytest.approx(raw)
-    assert ax.relation_offsets(est, fac_est, ["m1"], n_boot=10).empty
+    assert figure4.relation_offsets(est, fac_est, ["m1"], n_boot=10).empty
 
 
 def test_the_authors_data():
     from calib.data.reported import reported
 
     rep = reported("kissling2026_repo_answer_space_subsampling")
-    long = ax.reported_curve(rep)
-    assert len(long) == len(rep) * len(ax.CURVE_METRICS)
-    assert sorted(long["k"].unique()) == list(ax.K_GRID) and long["model"].nunique() == 16
-    pts = ax.reported_bear_points(rep, k=5)
+    long = curves.reported_curve(rep)
+    assert len(long) == len(rep) * len(curves.CURVE_METRICS)
+    assert sorted(long["k"].unique()) == list(curves.K_GRID) and long["model"].nunique() == 16
+    pts = figure4.reported_bear_points(rep, k=5)
     assert len(pts) == 10 and "gpt2" in set(pts["model"])
-    table = ax.curve_table(long, (5, 30, 60, 99))
+    table = curves.curve_table(long, (5, 30, 60, 99))
     assert list(table.columns) == ["model", "metric", "k=5", "k=30", "k=60", "change"]
-    changes = ax.authors_changes().set_index("model")
+    changes = answer_set_changes.authors_changes().set_index("model")
     bert = rep[rep["registry_name"] == "bert-base-cased"].set_index("sample_size")["ace"]
     assert changes.at["bert-base-cased", "ace_5_to_60"] == pytest.approx(bert[60] - bert[5])
     assert changes.at["bert-base-cased", "group"] == "MLM"
     assert changes.at["gpt2-medium", "group"] == "CLM under 1B"
     assert changes.at["opt-1.3b", "group"] == "CLM of 1B or more"
-    text = fd.authors_change_sentence(ax.authors_changes())
+    text = fd.authors_change_sentence(answer_set_changes.authors_changes())
     assert "for 5 of 5 models (CLM under 1B) ACE falls" in text
     assert "for 0 of 6 models (MLM) ACE falls" in text  # the MLMs' ACE rises from 5 to 60
 
 
 def test_the_one_to_one_relations():
-    assert len(ax.one_to_one_relations()) == 14
-    assert ax.one_to_one_relations(["P36", "P37", "P19", "P30", "P105"]) == ["P36", "P37"]
+    assert len(one_to_one_relations()) == 14
+    assert one_to_one_relations(["P36", "P37", "P19", "P30", "P105"]) == ["P36", "P37"]
     with pytest.raises(ValueError, match="1:1"):
-        ax.answer_set_scores(["tiny-gpt2"], ["P19"], 1)
+        curves.answer_set_scores(["tiny-gpt2"], ["P19"], 1)
 
 
 # -- the rules on hand-made evidence ------------------------------------------------------
@@ -280,37 +301,51 @@ def _evidence(units, low, high, **cols):
 
 def test_more_options_and_confidence_falls_faster():
     assert (
-        ax.more_options_lower_ace(_evidence(["a", "b"], [-0.2, -0.1], [-0.05, -0.01])).verdict
+        answer_set_claims.more_options_lower_ace(
+            _evidence(["a", "b"], [-0.2, -0.1], [-0.05, -0.01])
+        ).verdict
         is HOLDS
     )
     assert (
-        ax.more_options_lower_ace(_evidence(["a", "b"], [-0.2, 0.01], [-0.05, 0.1])).verdict
+        answer_set_claims.more_options_lower_ace(
+            _evidence(["a", "b"], [-0.2, 0.01], [-0.05, 0.1])
+        ).verdict
         is FAILS
     )
-    undecided = ax.more_options_lower_ace(_evidence(["a", "b"], [-0.2, -0.1], [-0.05, 0.1]))
+    undecided = answer_set_claims.more_options_lower_ace(
+        _evidence(["a", "b"], [-0.2, -0.1], [-0.05, 0.1])
+    )
     assert undecided.verdict is UNDECIDED and "1 causal model" in undecided.reason
-    assert ax.more_options_lower_ace(Evidence.empty("no small CLM")).verdict is UNTESTABLE
-    assert ax.confidence_faster(_evidence(["a"], [0.02], [0.2])).verdict is HOLDS
-    assert ax.confidence_faster(_evidence(["a"], [-0.2], [-0.02])).verdict is FAILS
+    assert (
+        answer_set_claims.more_options_lower_ace(Evidence.empty("no small CLM")).verdict
+        is UNTESTABLE
+    )
+    assert answer_set_claims.confidence_faster(_evidence(["a"], [0.02], [0.2])).verdict is HOLDS
+    assert answer_set_claims.confidence_faster(_evidence(["a"], [-0.2], [-0.02])).verdict is FAILS
 
 
 def test_ace_stabilises_is_an_equivalence_test():
-    tol = ax.SIMILAR_ACE
+    tol = answer_set_claims.SIMILAR_ACE
 
     def rows(low, high):
         frame = pd.DataFrame({"unit": ["m"], "low": [low], "high": [high]})
         frame["difference"] = (frame["low"] + frame["high"]) / 2
-        return Evidence(ax._both_directions(frame, "further gain", "rise"), "hand-made")
+        return Evidence(
+            answer_set_claims._both_directions(frame, "further gain", "rise"), "hand-made"
+        )
 
-    assert ax.ace_stable(rows(-0.02, 0.03)).verdict is HOLDS
-    assert ax.ace_stable(rows(-0.2, -tol - 0.01)).verdict is FAILS  # a clear further gain
-    assert ax.ace_stable(rows(tol + 0.01, 0.2)).verdict is FAILS  # a clear rise
+    assert answer_set_claims.ace_stable(rows(-0.02, 0.03)).verdict is HOLDS
+    # clear of the tolerance by more than Holm's correction over the two directions needs
+    assert (
+        answer_set_claims.ace_stable(rows(-0.3, -tol - 0.05)).verdict is FAILS
+    )  # a clear further gain
+    assert answer_set_claims.ace_stable(rows(tol + 0.05, 0.3)).verdict is FAILS  # a clear rise
     # lack of power: an interval that reaches the tolerance is not support
-    wide = ax.ace_stable(rows(-0.3, 0.3))
+    wide = answer_set_claims.ace_stable(rows(-0.3, 0.3))
     assert wide.verdict is UNDECIDED and "interval includes" in wide.reason
     assert (
         len(
-            ax._both_directions(
+            answer_set_claims._both_directions(
                 pd.DataFrame({"unit": ["m"], "difference": [0.1], "low": [0.0], "high": [0.2]}),
                 "-",
                 "+",
@@ -327,23 +362,25 @@ def test_less_pronounced_needs_both_parts():
         [-0.01, -0.05],
         part=["present", "less pronounced"],
     )
-    assert ax.less_pronounced_but_present(both).verdict is HOLDS
+    assert answer_set_claims.less_pronounced_but_present(both).verdict is HOLDS
     stronger = _evidence(
         ["x: present", "x: less pronounced"],
         [-0.1, 0.05],
         [-0.01, 0.2],
         part=["present", "less pronounced"],
     )
-    assert ax.less_pronounced_but_present(stronger).verdict is FAILS
+    assert answer_set_claims.less_pronounced_but_present(stronger).verdict is FAILS
     only = Evidence(
         _evidence(["x: present"], [-0.1], [-0.01], part=["present"]).frame,
         "hand-made",
         missing="no CLM under 1B to compare with",
     )
-    judged = ax.less_pronounced_but_present(only)
+    judged = answer_set_claims.less_pronounced_but_present(only)
     assert judged.verdict is UNTESTABLE and "no CLM under 1B" in judged.reason
     rises = _evidence(["x: present"], [0.01], [0.1], part=["present"])
-    assert ax.less_pronounced_but_present(rises).verdict is FAILS  # against it without a pair
+    assert (
+        answer_set_claims.less_pronounced_but_present(rises).verdict is FAILS
+    )  # against it without a pair
 
 
 def test_accuracy_faster_needs_both_named_models():
@@ -353,11 +390,11 @@ def test_accuracy_faster_needs_both_named_models():
         [0.1] * 4,
         registry_name=["qwen3.5-4b"] * 2 + ["bert-base-cased"] * 2,
     )
-    assert ax.accuracy_faster(both).verdict is HOLDS
+    assert answer_set_claims.accuracy_faster(both).verdict is HOLDS
     one = _evidence(
         ["b: gap", "b: ace"], [0.01] * 2, [0.1] * 2, registry_name=["bert-base-cased"] * 2
     )
-    judged = ax.accuracy_faster(one)
+    judged = answer_set_claims.accuracy_faster(one)
     assert judged.verdict is UNTESTABLE and "qwen3.5-4b" in judged.reason
 
 
@@ -372,7 +409,9 @@ def test_same_relation_on_the_papers_printed_example():
     frame = pd.DataFrame({"unit": ["x"], "low": [0.08], "high": [0.2]})
     frame["difference"] = 0.1
     assert (
-        ax.same_relation(Evidence(ax._both_directions(frame, "below", "above"), "hand")).verdict
+        answer_set_claims.same_relation(
+            Evidence(answer_set_claims._both_directions(frame, "below", "above"), "hand")
+        ).verdict
         is FAILS
     )
 
@@ -562,7 +601,7 @@ def test_the_figure3_chart_draws_the_floor_band(points):
     from calib.report import charts
 
     spec = charts.metric_band(
-        ax.curve_long(points),
+        curves.curve_long(points),
         lower="low",
         upper="high",
         facet="metric",
@@ -577,7 +616,7 @@ def test_the_figure3_chart_draws_the_floor_band(points):
     assert spec["facet"]["field"] == "metric"
     with pytest.raises(ValueError, match="floor_high"):
         charts.metric_band(
-            ax.curve_long(points).drop(columns="floor_high"),
+            curves.curve_long(points).drop(columns="floor_high"),
             lower="low",
             upper="high",
             facet="metric",

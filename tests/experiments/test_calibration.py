@@ -9,6 +9,8 @@ from synthetic_scores import random_score_table
 from calib.confidence import accuracy, accuracy_rejection_curve, ace, brier
 from calib.data.bear import PARAPHRASES
 from calib.experiments import calibration as cx
+from calib.experiments.calibration import contrasts, estimators, tables
+from calib.experiments.calibration import curves as calibration_curves
 from calib.report import findings as fd
 
 
@@ -19,11 +21,11 @@ def scores():
 
 @pytest.fixture(scope="module")
 def est(scores):
-    return cx.estimates(scores, aggregations=("min", "vote-2"))
+    return estimators.estimates(scores, aggregations=("min", "vote-2"))
 
 
 def test_estimates_cover_every_estimator_once_per_instance(est, scores):
-    names = cx.estimator_names(("min", "vote-2"))
+    names = estimators.estimator_names(("min", "vote-2"))
     assert names[:5] == ["Base", "Margin", "Average/min", "Consistency/min", "Entropy/min"]
     assert list(dict.fromkeys(est["estimator"])) == names
     assert list(dict.fromkeys(est["model"])) == ["m2", "m1"]  # the scores' order
@@ -33,47 +35,49 @@ def test_estimates_cover_every_estimator_once_per_instance(est, scores):
 
 def test_estimates_ignore_templates_they_do_not_need(scores, est):
     only = scores[scores["template"].isin(PARAPHRASES)]
-    again = cx.estimates(only, aggregations=("min", "vote-2"))
+    again = estimators.estimates(only, aggregations=("min", "vote-2"))
     pd.testing.assert_frame_equal(est, again)
 
 
 def test_estimates_name_a_missing_paraphrase(scores):
     with pytest.raises(ValueError, match="paraphrase-3"):
-        cx.estimates(scores[scores["template"] != "paraphrase-3"])
+        estimators.estimates(scores[scores["template"] != "paraphrase-3"])
 
 
 def test_table_one_agrees_with_the_metric_functions(est):
-    table = cx.calibration_table(est, n_bootstrap=30, seed=1)
+    table = tables.calibration_table(est, n_bootstrap=30, seed=1)
     assert list(table["model"].unique()) == ["m2", "m1"]
-    assert len(table) == 2 * len(cx.estimator_names(("min", "vote-2")))
+    assert len(table) == 2 * len(estimators.estimator_names(("min", "vote-2")))
     for row in table.sample(5, random_state=0).itertuples():
         part = est[(est["model"] == row.model) & (est["estimator"] == row.estimator)]
         assert row.ace == pytest.approx(ace(part["confidence"], part["correct"]))
         assert row.brier == pytest.approx(brier(part["confidence"], part["correct"]))
         assert row.accuracy == pytest.approx(accuracy(part["correct"]))
         assert row.ace_low <= row.ace_high and row.brier_low <= row.brier_high
-    no_boot = cx.calibration_table(est, n_bootstrap=0)
+    no_boot = tables.calibration_table(est, n_bootstrap=0)
     assert no_boot["ace_low"].isna().all()
     assert np.allclose(no_boot["ace"], table["ace"])
 
 
 def test_calibration_curves_bin_every_instance_once(est):
-    curves = cx.calibration_curves(est, ["Base", "Average/min"], n_bins=5)
+    curves = calibration_curves.calibration_curves(est, ["Base", "Average/min"], n_bins=5)
     assert set(curves["estimator"]) == {"Base", "Average/min"}
     n_inst = est.groupby(["model", "estimator"]).size()
     counts = curves.groupby(["model", "estimator"])["count"].sum()
     assert (counts == n_inst.loc[counts.index]).all()
     assert curves["bin"].max() <= 4
     with pytest.raises(ValueError, match="Avrage"):
-        cx.calibration_curves(est, ["Avrage/min"])
+        calibration_curves.calibration_curves(est, ["Avrage/min"])
 
 
 def test_rejection_curves_match_the_metric(est):
-    arc = cx.rejection_curves(est)
-    assert set(arc["threshold"]) <= set(cx.REJECTION_THRESHOLDS)
+    arc = calibration_curves.rejection_curves(est)
+    assert set(arc["threshold"]) <= set(calibration_curves.REJECTION_THRESHOLDS)
     assert (arc["kept"] > 0).all()
     part = est[(est["model"] == "m1") & (est["estimator"] == "Margin")]
-    direct = accuracy_rejection_curve(part["confidence"], part["correct"], cx.REJECTION_THRESHOLDS)
+    direct = accuracy_rejection_curve(
+        part["confidence"], part["correct"], calibration_curves.REJECTION_THRESHOLDS
+    )
     direct = direct[direct["kept"] > 0].reset_index(drop=True)
     mine = arc[(arc["model"] == "m1") & (arc["estimator"] == "Margin")].reset_index(drop=True)
     assert np.allclose(mine["accuracy"], direct["accuracy"])
@@ -92,7 +96,9 @@ def _models_table(acc, ace_values):
 
 
 def test_correlation_needs_more_than_three_models():
-    out = cx.ace_accuracy_correlation(_models_table([0.1, 0.5, 0.9], [0.4, 0.2, 0.1]))
+    out = calibration_curves.ace_accuracy_correlation(
+        _models_table([0.1, 0.5, 0.9], [0.4, 0.2, 0.1])
+    )
     row = out.iloc[0]
     assert np.isnan(row["r"]) and row["n"] == 3 and row["n_used"] == 0
     assert "only 3 model(s)" in row["note"]
@@ -100,15 +106,19 @@ def test_correlation_needs_more_than_three_models():
 
 def test_correlation_across_models_is_pearson_with_an_interval():
     acc, err = [0.1, 0.3, 0.5, 0.7, 0.9], [0.5, 0.45, 0.2, 0.25, 0.05]
-    row = cx.ace_accuracy_correlation(_models_table(acc, err), n_bootstrap=200).iloc[0]
+    row = calibration_curves.ace_accuracy_correlation(
+        _models_table(acc, err), n_bootstrap=200
+    ).iloc[0]
     assert row["r"] == pytest.approx(np.corrcoef(acc, err)[0, 1])
     assert row["low"] <= row["r"] <= row["high"] and row["n_used"] > 0
-    same = cx.ace_accuracy_correlation(_models_table([0.2] * 4, [0.1, 0.2, 0.3, 0.4]))
+    same = calibration_curves.ace_accuracy_correlation(
+        _models_table([0.2] * 4, [0.1, 0.2, 0.3, 0.4])
+    )
     assert np.isnan(same["r"].iloc[0]) and "same for every model" in same["note"].iloc[0]
 
 
 def test_comparisons_are_paired_differences_of_ace_and_brier(est):
-    cmp_ = cx.estimator_comparisons(est, [("Margin", "Base")], n_bootstrap=50)
+    cmp_ = tables.estimator_comparisons(est, [("Margin", "Base")], n_bootstrap=50)
     assert list(cmp_["model"]) == ["m2", "m1", "m2", "m1"]  # ACE first, in the run's order
     assert list(cmp_["metric"]) == ["ace", "ace", "brier", "brier"]
     for row in cmp_.itertuples():
@@ -120,9 +130,9 @@ def test_comparisons_are_paired_differences_of_ace_and_brier(est):
         )
         assert row.low <= row.difference <= row.high
     with pytest.raises(ValueError, match="Nope"):
-        cx.estimator_comparisons(est, [("Nope", "Base")], n_bootstrap=5)
+        tables.estimator_comparisons(est, [("Nope", "Base")], n_bootstrap=5)
     with pytest.raises(ValueError, match="n_bootstrap >= 1"):
-        cx.estimator_comparisons(est, [("Margin", "Base")], n_bootstrap=0)
+        tables.estimator_comparisons(est, [("Margin", "Base")], n_bootstrap=0)
 
 
 def test_correlation_sentence_asserts_a_sign_only_when_the_interval_excludes_zero():
@@ -161,7 +171,7 @@ def _top_of_plain_template(sent):
 
 
 def test_an_estimator_of_ones_own_joins_the_table(scores, est):
-    mine = cx.estimates(
+    mine = estimators.estimates(
         scores, aggregations=("min", "vote-2"), extra_estimators={"Mine": _top_of_plain_template}
     )
     assert list(dict.fromkeys(mine["estimator"]))[-1] == "Mine"
@@ -175,7 +185,7 @@ def test_an_estimator_of_ones_own_joins_the_table(scores, est):
         mine["rejected"].dtype == bool
         and not mine.loc[mine["estimator"] == "Mine", "rejected"].any()
     )
-    table = cx.calibration_table(mine, n_bootstrap=30, seed=1).set_index(["model", "estimator"])
+    table = tables.calibration_table(mine, n_bootstrap=30, seed=1).set_index(["model", "estimator"])
     # the same as Base, computed another way
     for model in ("m1", "m2"):
         for col in ("ace", "brier", "accuracy", "ace_low", "brier_high"):
@@ -198,14 +208,14 @@ def test_an_estimator_of_ones_own_is_checked(scores):
         (some_instances, "returned 3 instances"),
     ):
         with pytest.raises(ValueError, match=message):
-            cx.estimates(scores, extra_estimators={"bad": fn})
+            estimators.estimates(scores, extra_estimators={"bad": fn})
 
 
 # -- issue 18 in the chapter: floors, blocks, recalibration, accuracy over templates ----------
 
 
 def test_every_ace_of_the_table_has_its_noise_floor_and_the_blocks_are_labelled(est):
-    table = cx.calibration_table(est, n_bootstrap=20, seed=1, n_draws=40)
+    table = tables.calibration_table(est, n_bootstrap=20, seed=1, n_draws=40)
     for col in (
         "ace_floor",
         "ace_floor_low",
@@ -221,17 +231,17 @@ def test_every_ace_of_the_table_has_its_noise_floor_and_the_blocks_are_labelled(
     assert set(table["block"]) == {cx.PAPER_BLOCK}
     recal = est[est["estimator"] == "Base"].assign(estimator="Base (temperature)")
     mine = est[est["estimator"] == "Margin"].assign(estimator="Mine")
-    both = cx.calibration_table(pd.concat([recal, est, mine]), n_bootstrap=0, n_draws=10)
+    both = tables.calibration_table(pd.concat([recal, est, mine]), n_bootstrap=0, n_draws=10)
     assert list(dict.fromkeys(both["block"])) == [
         cx.PAPER_BLOCK,
-        cx.RECALIBRATED_BLOCK,
-        cx.EXTRA_BLOCK,
+        estimators.RECALIBRATED_BLOCK,
+        estimators.EXTRA_BLOCK,
     ]  # the paper's block first
-    assert cx.estimator_block("Margin (Platt)") == cx.RECALIBRATED_BLOCK
+    assert estimators.estimator_block("Margin (Platt)") == estimators.RECALIBRATED_BLOCK
 
 
 def test_recalibration_is_cross_fitted_over_at_most_one_fold_per_relation(scores, est):
-    recal = cx.recalibrated(scores, est, folds=5, seed=0, platt=("Margin", "Average/min"))
+    recal = estimators.recalibrated(scores, est, folds=5, seed=0, platt=("Margin", "Average/min"))
     assert recal.folds == 3  # three relations: three folds, not five
     assert set(recal.estimates["estimator"]) == {
         "Base (temperature)",
@@ -246,7 +256,7 @@ def test_recalibration_is_cross_fitted_over_at_most_one_fold_per_relation(scores
     assert set(recal.fits["method"]) == {"temperature", "Platt"}
     assert list(recal.temperatures["model"]) == ["m1", "m2"]
     one = scores[scores["relation"] == scores["relation"].iloc[0]]
-    none = cx.recalibrated(one, cx.estimates(one), folds=5)
+    none = estimators.recalibrated(one, estimators.estimates(one), folds=5)
     assert none.folds == 0 and none.estimates.empty
 
 
@@ -254,9 +264,9 @@ def test_the_papers_accuracy_is_the_mean_over_the_five_paraphrases(scores):
     from calib.confidence.estimators import per_template
     from calib.confidence.reductions import sentence_scores
 
-    correct = cx.template_correct(scores)
+    correct = tables.template_correct(scores)
     assert (correct["n_templates"] == 5).all()
-    acc = cx.template_accuracy(correct, n_bootstrap=30, seed=0).set_index("model")
+    acc = tables.template_accuracy(correct, n_bootstrap=30, seed=0).set_index("model")
     per = per_template(sentence_scores(scores[scores["template"].isin(PARAPHRASES)]))
     by_hand = per.groupby(["model", "template"])["correct"].mean().groupby("model").mean()
     for model in ("m1", "m2"):
@@ -269,7 +279,7 @@ def test_the_papers_accuracy_is_the_mean_over_the_five_paraphrases(scores):
     plain = per[per["template"] == "paraphrase-0"].groupby("model")["correct"].mean()
     assert (plain != by_hand).any()  # not paraphrase-0's accuracy
     with pytest.raises(ValueError, match="lack some of the paraphrases"):
-        cx.template_correct(
+        tables.template_correct(
             scores.drop(
                 index=scores[
                     (scores["template"] == "paraphrase-4") & (scores["instance"] == "Q0_0")
@@ -288,7 +298,7 @@ def test_the_lowest_bin_is_the_mean_of_the_lowest_confidences():
             for e, c in (("Base", conf_a), ("Margin", conf_b))
         ]
     )
-    row = cx.lowest_bins(est, n_bins=20, n_bootstrap=50).iloc[0]
+    row = calibration_curves.lowest_bins(est, n_bins=20, n_bootstrap=50).iloc[0]
     assert row["lowest_a"] == pytest.approx(conf_a[:2].mean())  # 40 facts: 2 per bin
     assert row["lowest_b"] == pytest.approx(conf_b[:2].mean())
     assert row["difference"] == pytest.approx(row["lowest_a"] - row["lowest_b"])
@@ -307,7 +317,7 @@ def test_the_selective_example_counts_rejections_and_the_gain_in_accuracy():
             "correct": [False, False, True, False, True, True, True, False],
         }
     )
-    row = cx.selective_example(est, "Average/min", 0.1, n_bootstrap=50).iloc[0]
+    row = calibration_curves.selective_example(est, "Average/min", 0.1, n_bootstrap=50).iloc[0]
     assert row["rejected"] == pytest.approx(2 / 8)
     assert row["gain"] == pytest.approx(4 / 6 - 4 / 8) and row["kept_accuracy"] == 4 / 6
     assert row["rejected_low"] <= row["rejected"] <= row["rejected_high"]
@@ -325,7 +335,7 @@ INFO = pd.DataFrame(
 
 
 def test_the_contrasts_the_claims_need():
-    specs = cx.contrast_specs(INFO)
+    specs = contrasts.contrast_specs(INFO)
     kinds = {s.kind for s in specs}
     assert kinds == {"objectives", "size step"}  # no named family, no gemma, no ModernBERT
     gap = next(s for s in specs if s.kind == "objectives" and s.estimator == "Base")
@@ -339,7 +349,7 @@ def test_the_contrasts_the_claims_need():
     assert {(s.a, s.b) for s in steps} == {("b", "a")}  # b and c share a size: no step
     assert {(s.metric, s.estimator) for s in steps} == {
         *[("ace", e) for e in ("Base", "Margin", "Average/min", "Entropy/min")],
-        *[("brier", e) for e in cx.paper_estimators("min")],
+        *[("brier", e) for e in estimators.paper_estimators("min")],
     }
     more = pd.concat(
         [
@@ -355,16 +365,16 @@ def test_the_contrasts_the_claims_need():
         ]
     )
     more.loc[more["model"] == "x", "model"] = "xlm-roberta-large"
-    kinds = {s.kind for s in cx.contrast_specs(more)}
+    kinds = {s.kind for s in contrasts.contrast_specs(more)}
     assert {"families", "gemma-3", "xlm-roberta-large"} <= kinds and "ModernBERT" not in kinds
-    fam = [s for s in cx.contrast_specs(more) if s.kind == "families"]
+    fam = [s for s in contrasts.contrast_specs(more) if s.kind == "families"]
     assert {s.a for s in fam} == {"Gemma"} and "Gemma 3" in {s.b for s in fam}
 
 
 def test_model_contrasts_are_paired_differences_over_facts(scores):
     from calib.confidence.metrics import signed_gap
 
-    est = cx.estimates(scores)
+    est = estimators.estimates(scores)
     info = pd.DataFrame(
         {
             "model": ["m2", "m1"],
@@ -373,7 +383,9 @@ def test_model_contrasts_are_paired_differences_over_facts(scores):
             "size_m": [100.0, 200.0],
         }
     )
-    out = cx.model_contrasts(est, cx.template_correct(scores), info, n_bootstrap=40, seed=0)
+    out = contrasts.model_contrasts(
+        est, tables.template_correct(scores), info, n_bootstrap=40, seed=0
+    )
     gap = out[(out["kind"] == "objectives") & (out["estimator"] == "Base")].iloc[0]
 
     def one(model, estimator):
@@ -394,20 +406,20 @@ def test_model_contrasts_are_paired_differences_over_facts(scores):
     assert (out["difference"] <= out["high"] + 1e-12).all()
     short = est[~((est["model"] == "m1") & (est["instance"] == est["instance"].iloc[0]))]
     with pytest.raises(ValueError, match="other facts"):
-        cx.model_contrasts(short, cx.template_correct(scores), info, n_bootstrap=5)
+        contrasts.model_contrasts(short, tables.template_correct(scores), info, n_bootstrap=5)
 
 
 def test_the_paper_side_contrasts_are_sums_of_printed_values():
     from calib.experiments.paper_tables import table1_wide
 
-    steps = cx.paper_contrasts(kinds=["size step"])
+    steps = contrasts.paper_contrasts(kinds=["size step"])
     ace = table1_wide("ace")
     row = steps[steps["unit"] == "OPT: opt-125m -> opt-350m, Base, ace"].iloc[0]
     assert row["difference"] == pytest.approx(
         ace.at["opt-350m", "Base"] - ace.at["opt-125m", "Base"]
     )
     assert (steps["low"] == steps["high"]).all()
-    assert "gap" not in set(cx.paper_contrasts()["metric"])  # the paper prints no signed gap
+    assert "gap" not in set(contrasts.paper_contrasts()["metric"])  # the paper prints no signed gap
 
 
 def test_the_chapter_on_a_synthetic_score_table_records_and_reloads(scores, tmp_path):
@@ -422,7 +434,7 @@ def test_the_chapter_on_a_synthetic_score_table_records_and_reloads(scores, tmp_
         }
     )
     params = cx.Params(models=("m2", "m1"), n_bootstrap=20, floor_draws=20)
-    result = cx.from_scores(scores, params, info)
+    result = cx.analyse(scores, params, info)
     assert result.n_facts == 36 and result.n_relations == 3 and result.folds == 3
     assert result.estimators[-3:] == ["Base (temperature)", "Average/min (Platt)", "Margin (Platt)"]
     assert {"ace_floor", "ace_debiased"} <= set(result.ace_accuracy.columns)
@@ -443,6 +455,7 @@ def test_the_chapter_on_a_synthetic_score_table_records_and_reloads(scores, tmp_
             "holds",
             "does not hold",
             "undecided",
+            "cannot be decided at this size",
             "not testable",
         )
 
@@ -561,7 +574,7 @@ def test_beside_the_paper_this_builds_accuracy_is_the_one_given():
 def test_combining_each_cells_replicates_is_resampling_the_contrast_whole(scores):
     from calib.confidence.bootstrap import difference_interval, metric_statistic
 
-    est = cx.estimates(scores)
+    est = estimators.estimates(scores)
     info = pd.DataFrame(
         {
             "model": ["m2", "m1"],
@@ -570,8 +583,10 @@ def test_combining_each_cells_replicates_is_resampling_the_contrast_whole(scores
             "size_m": [100.0, 200.0],
         }
     )
-    out = cx.model_contrasts(est, cx.template_correct(scores), info, n_bootstrap=60, seed=3)
-    arrays, n = cx.fact_arrays(est)
+    out = contrasts.model_contrasts(
+        est, tables.template_correct(scores), info, n_bootstrap=60, seed=3
+    )
+    arrays, n = contrasts.fact_arrays(est)
     for kind, metric, estimator in (
         ("objectives", "gap", "Base"),
         ("size step", "ace", "Margin"),
@@ -580,7 +595,7 @@ def test_combining_each_cells_replicates_is_resampling_the_contrast_whole(scores
         row = out[
             (out["kind"] == kind) & (out["metric"] == metric) & (out["estimator"] == estimator)
         ].iloc[0]
-        spec = next(s for s in cx.contrast_specs(info) if s.unit == row["unit"])
+        spec = next(s for s in contrasts.contrast_specs(info) if s.unit == row["unit"])
         stats = {k: metric_statistic(metric, *arrays[k])[0] for k in spec.coefficients}
         whole = difference_interval(
             lambda w, stats=stats, spec=spec: sum(

@@ -21,6 +21,13 @@ CLAIMS = ledger.all_claims()
 BY_KEY = {c.key: c for c in CLAIMS}
 
 
+def claims_module(path: Path, chapter: str) -> bool:
+    """Whether ``path`` is a claims module of ``chapter``'s package: ``<chapter>/claims.py`` or
+    a module of ``<chapter>/claims/``."""
+    home = CALIB / "experiments" / chapter
+    return path == home / "claims.py" or path.parent == home / "claims"
+
+
 def test_every_key_is_defined_once_in_the_chapter_module_that_tests_it():
     assert len(BY_KEY) == len(CLAIMS) >= 17
     sources = {p: p.read_text(encoding="utf-8") for p in CALIB.rglob("*.py")}
@@ -31,8 +38,26 @@ def test_every_key_is_defined_once_in_the_chapter_module_that_tests_it():
             for p, text in sources.items()
             if re.search(rf"key=\"{claim.key}\"|key: {claim.key}\b", text)
         ]
-        assert found == [CALIB / "experiments" / f"{claim.chapter}.py"], (claim.key, found)
+        assert len(found) == 1 and claims_module(found[0], claim.chapter), (claim.key, found)
     assert not (CALIB / "experiments" / "claims.yaml").exists()
+
+
+#: an absolute path of one machine: ``/a/b...`` (not ``and/or``, not a URL's ``//host/...``) or
+#: a Windows drive
+ABSOLUTE_PATH = re.compile(r"(?<![\w.:/~])/(?:[\w.-]+/)+[\w.-]*|\b[A-Za-z]:\\")
+
+
+def test_no_claim_names_a_path_of_one_machine():
+    """A claim names data by the data root (``CALIB_DATA_DIR``) and paths relative to it."""
+    assert ABSOLUTE_PATH.search("this build's data has LAMA T-REx only (`/work/shared/data/lama`)")
+    assert ABSOLUTE_PATH.search(r"C:\\data\\lama") and ABSOLUTE_PATH.search("at /home/x/data")
+    for text in ("and/or", "Top3/Top5", "https://github.com/a/b", "`lama/facts/` under the root"):
+        assert not ABSOLUTE_PATH.search(text), text
+    for claim in CLAIMS:
+        judged = claim.judge_paper()
+        texts = [v for v in vars(claim).values() if isinstance(v, str)]
+        for text in [*texts, judged.evidence, judged.reason]:
+            assert not ABSOLUTE_PATH.search(text), (claim.key, text)
 
 
 def test_every_quote_is_the_papers_words(paper_text):
@@ -60,6 +85,16 @@ def test_sections_quantifiers_and_fields_are_well_formed():
         Claim(**{**BY_KEY["margin_bear"].__dict__, "key": "x", "section": "5.1"})
     with pytest.raises(ValueError, match="paper_note says why"):
         Claim(**{**BY_KEY["margin_bear"].__dict__, "key": "x", "paper_evidence": None})
+    with pytest.raises(ValueError, match="paper_source must be one of"):
+        Claim(**{**BY_KEY["margin_bear"].__dict__, "key": "x", "paper_source": "a blog"})
+    assert section_key("§7") < section_key("Limitations") < section_key("Appendix A")
+
+
+def test_a_claim_beyond_the_paper_is_marked_so_and_the_others_are_not():
+    assert BY_KEY["recalibrated_baseline"].beyond_paper  # its statement says so
+    assert not BY_KEY["margin_bear"].beyond_paper
+    marked = Claim(**{**BY_KEY["margin_bear"].__dict__, "key": "x", "beyond_paper": True})
+    assert marked.beyond_paper
 
 
 def test_a_claim_defined_twice_or_in_another_chapters_module_is_named(monkeypatch):

@@ -9,6 +9,7 @@ from synthetic_scores import random_score_table
 from calib.confidence import accuracy, base, brier, sentence_scores
 from calib.data.bear import PARAPHRASES
 from calib.experiments import clm_vs_mlm as cm
+from calib.experiments.clm_vs_mlm import differences, pairing, tables
 from calib.report import findings as fd
 
 KINDS = {"c1": "clm", "c2": "clm", "m1": "mlm"}
@@ -28,13 +29,13 @@ def test_pairs_take_the_smallest_gap_first_and_use_each_model_once():
             ("y", "mlm", "all", 50, 0.55),
         ]
     )
-    pairs = cm.pair_models(acc)
+    pairs = pairing.pair_models(acc)
     assert list(pairs[["pair", "clm", "mlm"]].itertuples(index=False, name=None)) == [
         (1, "b", "x"),
         (2, "a", "y"),
     ]
     assert pairs["gap"].tolist() == pytest.approx([0.02, 0.05])
-    assert len(cm.pair_models(acc, max_gap=0.03)) == 1
+    assert len(pairing.pair_models(acc, max_gap=0.03)) == 1
 
 
 def test_pairs_pick_the_domain_where_the_two_are_closest():
@@ -48,14 +49,14 @@ def test_pairs_pick_the_domain_where_the_two_are_closest():
             ("x", "mlm", "Sports", 3, 0.70),
         ]
     )
-    pairs = cm.pair_models(acc, min_instances=10)
+    pairs = pairing.pair_models(acc, min_instances=10)
     assert pairs[["clm", "mlm", "scope", "n"]].iloc[0].tolist() == ["a", "x", "Movies", 20]
-    assert cm.pair_models(acc, min_instances=1)["scope"].iloc[0] == "Sports"
+    assert pairing.pair_models(acc, min_instances=1)["scope"].iloc[0] == "Sports"
 
 
 def test_no_pair_without_both_objectives():
     acc = acc_frame([("a", "clm", "all", 20, 0.5), ("b", "clm", "all", 20, 0.4)])
-    pairs = cm.pair_models(acc)
+    pairs = pairing.pair_models(acc)
     assert pairs.empty and "clm" in pairs.columns
     assert "compares no objectives" in fd.objective_sentence(pd.DataFrame())
 
@@ -68,7 +69,7 @@ def sent():
 
 @pytest.fixture(scope="module")
 def est(sent):
-    return cm.clm_mlm_estimates(sent)
+    return tables.clm_mlm_estimates(sent)
 
 
 @pytest.fixture(scope="module")
@@ -80,21 +81,21 @@ def domains():
 
 def test_estimates_and_scopes(sent, est, domains):
     assert set(est["estimator"]) == {"Base", "Margin", "Average/min"}
-    sc = cm.scoped(est, domains, "domain")
+    sc = pairing.scoped(est, domains, "domain")
     assert len(sc) == len(est) + (est["relation"] == "R1").sum()  # R1 is in two domains
-    assert (cm.scoped(est, domains, "probe")["scope"] == cm.ALL).all()
+    assert (pairing.scoped(est, domains, "probe")["scope"] == pairing.ALL).all()
     with pytest.raises(ValueError, match="within"):
-        cm.scoped(est, domains, "relation")
-    acc = cm.template_accuracy(sent, KINDS, domains, "domain")
+        pairing.scoped(est, domains, "relation")
+    acc = pairing.template_accuracy(sent, KINDS, domains, "domain")
     assert set(acc["scope"]) == {"Arts", "Movies"} and (acc["n"] == 20).all()
     with pytest.raises(ValueError, match="objective"):
-        cm.template_accuracy(sent, {"c1": "clm"}, domains)
+        pairing.template_accuracy(sent, {"c1": "clm"}, domains)
 
 
 def test_pairing_accuracy_is_the_mean_over_all_templates(sent, domains):
     # Table 2's caption: accuracy is the average over all templates (the five paraphrases)
-    acc = cm.template_accuracy(sent, KINDS, domains).set_index("model")
-    assert set(acc["scope"]) == {cm.ALL} and (acc["templates"] == 5).all()
+    acc = pairing.template_accuracy(sent, KINDS, domains).set_index("model")
+    assert set(acc["scope"]) == {pairing.ALL} and (acc["templates"] == 5).all()
     for model in KINDS:
         mine = sent[sent["model"] == model]
         per = [accuracy(base(mine, t)["correct"]) for t in PARAPHRASES]
@@ -115,25 +116,25 @@ def test_the_paper_pairs_get_this_builds_values_only_where_both_models_ran(sent,
             "brier_average": [0.130, 0.162, 0.110, 0.205],
         }
     )
-    rows = cm.model_table(est, KINDS, n_boot=0)
-    acc = cm.template_accuracy(sent, KINDS, domains)
-    out = cm.paper_pairs(reported, rows, acc)
+    rows = tables.model_table(est, KINDS, n_boot=0)
+    acc = pairing.template_accuracy(sent, KINDS, domains)
+    out = tables.paper_pairs(reported, rows, acc)
     assert out["model"].tolist() == ["c1", "m1"]  # pair 2 lacks a model here
     mine = out.set_index("model")
     assert mine.loc["m1", "accuracy"] == pytest.approx(acc.set_index("model").loc["m1", "accuracy"])
     assert mine.loc["c1", "brier_margin"] == pytest.approx(
         rows.set_index("model").loc["c1", "brier_margin"]
     )
-    assert cm.paper_pairs(reported.iloc[:0], rows, acc).empty
+    assert tables.paper_pairs(reported.iloc[:0], rows, acc).empty
     with pytest.raises(ValueError, match="brier_average"):
-        cm.paper_pairs(reported.drop(columns="brier_average"), rows, acc)
+        tables.paper_pairs(reported.drop(columns="brier_average"), rows, acc)
 
 
 def test_the_pair_table_holds_the_brier_scores_of_the_pairs_instances(sent, est, domains):
-    acc = cm.template_accuracy(sent, KINDS, domains, "domain")
-    pairs = cm.pair_models(acc)
+    acc = pairing.template_accuracy(sent, KINDS, domains, "domain")
+    pairs = pairing.pair_models(acc)
     assert len(pairs) == 1
-    table = cm.pair_table(est, pairs, domains, "domain", n_boot=50, seed=0)
+    table = tables.pair_table(est, pairs, domains, "domain", n_boot=50, seed=0)
     p = pairs.iloc[0]
     assert table["model"].tolist() == [p["clm"], p["mlm"]]
     assert table["objective"].tolist() == ["clm", "mlm"]
@@ -147,13 +148,13 @@ def test_the_pair_table_holds_the_brier_scores_of_the_pairs_instances(sent, est,
         assert row["brier_margin"] == pytest.approx(brier(m["confidence"], m["correct"]))
         assert row["brier_average"] == pytest.approx(brier(a["confidence"], a["correct"]))
         assert row["brier_margin_low"] <= row["brier_margin"] <= row["brier_margin_high"]
-    diffs = cm.pair_differences(est, pairs, domains, "domain", n_boot=50, seed=0)
-    assert diffs["estimator"].tolist() == list(cm.ESTIMATORS)
+    diffs = differences.pair_differences(est, pairs, domains, "domain", n_boot=50, seed=0)
+    assert diffs["estimator"].tolist() == list(tables.ESTIMATORS)
     expected = table.iloc[0]["brier_margin"] - table.iloc[1]["brier_margin"]
     assert diffs.iloc[0]["difference"] == pytest.approx(expected)
     assert all("(causal)" in s for s in fd.pair_sentences(diffs))
-    bars = cm.brier_bars(table)
-    assert len(bars) == 4 and set(bars["estimator"]) == set(cm.ESTIMATORS)
+    bars = differences.brier_bars(table)
+    assert len(bars) == 4 and set(bars["estimator"]) == set(tables.ESTIMATORS)
 
 
 def test_the_objective_sentence_counts_the_pairs():
@@ -171,8 +172,8 @@ def test_the_objective_sentence_counts_the_pairs():
 
 def test_model_rows_without_pairs(sent, est, domains):
     kinds = {"c1": "clm", "c2": "clm", "gone": "clm"}
-    acc = cm.template_accuracy(sent, {**kinds, "m1": "mlm"}, domains, n_boot=20)
-    rows = cm.model_table(est, kinds, n_boot=20, accuracy=acc)
+    acc = pairing.template_accuracy(sent, {**kinds, "m1": "mlm"}, domains, n_boot=20)
+    rows = tables.model_table(est, kinds, n_boot=20, accuracy=acc)
     assert rows["model"].tolist() == ["c1", "c2"]
     assert set(cm.TABLE2_INTERVALS) <= set(rows.columns)
     mine = rows.set_index("model")
@@ -183,18 +184,18 @@ def test_model_rows_without_pairs(sent, est, domains):
         <= mine.loc["c1", "accuracy_templates"]
         <= mine.loc["c1", "accuracy_templates_high"]
     )
-    assert "accuracy_templates" not in cm.model_table(est, kinds, n_boot=0).columns
+    assert "accuracy_templates" not in tables.model_table(est, kinds, n_boot=0).columns
 
 
 def test_the_pairing_note_states_the_settings():
     assert "at least 10 instances" in fd.pairing_note("domain", 10, None)
     text = fd.pairing_note("probe", 10, 0.05)
     assert "whole probe" in text and "above 0.05" in text
-    assert text.startswith(cm.PAIRING_RULE)
+    assert text.startswith(pairing.PAIRING_RULE)
 
 
 def test_relation_domains_from_bear():
-    dom = cm.relation_domains(["P37", "P19"])
+    dom = pairing.relation_domains(["P37", "P19"])
     assert set(map(tuple, dom.values)) == {
         ("P37", "Political"),
         ("P37", "Geographic"),

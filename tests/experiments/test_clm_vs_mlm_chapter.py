@@ -12,6 +12,7 @@ from synthetic_scores import random_score_table
 from calib.confidence import sentence_scores
 from calib.data.reported import reported
 from calib.experiments import clm_vs_mlm as cm
+from calib.experiments.clm_vs_mlm import claims, differences, pairing, tables
 from calib.experiments.quantifiers import Evidence
 from calib.experiments.verdicts import FAILS, HOLDS, UNDECIDED, UNTESTABLE
 
@@ -29,7 +30,7 @@ def test_the_defaults_live_in_params_and_the_gap_limit_comes_from_table2():
     acc = t2["accuracy"].tolist()
     gaps = [abs(acc[i] - acc[i + 1]) for i in range(0, 12, 2)]
     assert gaps == pytest.approx([0.4, 0.3, 0.4, 0.3, 1.3, 0.4])
-    table = cm.table2_gaps()
+    table = claims.table2_gaps()
     assert table["gap"].tolist() == pytest.approx([g / 100 for g in gaps])
     assert table.loc[table["gap"].idxmax(), ["clm", "mlm"]].tolist() == [
         "gemma-3-270m-it",
@@ -50,18 +51,18 @@ def _acc(rows):
 def test_pairs_beyond_the_gap_are_not_formed_and_are_named():
     acc = _acc(
         [
-            ("a", "clm", cm.ALL, 50, 0.200),
-            ("b", "clm", cm.ALL, 50, 0.300),
-            ("x", "mlm", cm.ALL, 50, 0.210),
-            ("y", "mlm", cm.ALL, 50, 0.330),
+            ("a", "clm", pairing.ALL, 50, 0.200),
+            ("b", "clm", pairing.ALL, 50, 0.300),
+            ("x", "mlm", pairing.ALL, 50, 0.210),
+            ("y", "mlm", pairing.ALL, 50, 0.330),
         ]
     )
-    pairs = cm.pair_models(acc, max_gap=0.015)
+    pairs = pairing.pair_models(acc, max_gap=0.015)
     assert pairs[["clm", "mlm"]].values.tolist() == [["a", "x"]]
-    left = cm.left_out_pairs(acc, pairs)
+    left = pairing.left_out_pairs(acc, pairs)
     assert left[["clm", "mlm"]].values.tolist() == [["b", "y"]]
     assert left["gap"].iloc[0] == pytest.approx(0.03)
-    assert len(cm.pair_models(acc, max_gap=None)) == 2
+    assert len(pairing.pair_models(acc, max_gap=None)) == 2
 
 
 # -- the mean over pairs, paired over facts --------------------------------------------------
@@ -78,7 +79,7 @@ def sent():
 
 @pytest.fixture(scope="module")
 def est(sent):
-    return cm.clm_mlm_estimates(sent)
+    return tables.clm_mlm_estimates(sent)
 
 
 DOMAINS = pd.DataFrame(
@@ -92,7 +93,7 @@ def _two_pairs():
             "pair": [1, 2],
             "clm": ["c1", "c2"],
             "mlm": ["m1", "m2"],
-            "scope": [cm.ALL, cm.ALL],
+            "scope": [pairing.ALL, pairing.ALL],
             "n": [30, 30],
             "clm_accuracy": [0.2, 0.3],
             "mlm_accuracy": [0.2, 0.3],
@@ -103,39 +104,39 @@ def _two_pairs():
 
 def test_the_mean_over_pairs_is_the_mean_of_the_pairs_differences(est):
     pairs = _two_pairs()
-    diffs = cm.pair_differences(est, pairs, DOMAINS, n_boot=30)
-    means = cm.mean_pair_differences(est, pairs, DOMAINS, n_boot=30).set_index("estimator")
-    for e in cm.ESTIMATORS:
+    diffs = differences.pair_differences(est, pairs, DOMAINS, n_boot=30)
+    means = differences.mean_pair_differences(est, pairs, DOMAINS, n_boot=30).set_index("estimator")
+    for e in tables.ESTIMATORS:
         by_hand = -diffs.loc[diffs["estimator"] == e, "difference"].mean()  # MLM - CLM
         row = means.loc[e]
         assert row["difference"] == pytest.approx(by_hand)
         assert row["low"] <= row["difference"] <= row["high"] and row["n_pairs"] == 2
         assert row["n"] == 30
-    one = cm.mean_pair_differences(est, pairs.iloc[:1], DOMAINS, n_boot=30)
+    one = differences.mean_pair_differences(est, pairs.iloc[:1], DOMAINS, n_boot=30)
     first = diffs[diffs["pair"] == 1].set_index("estimator")
     assert one["difference"].tolist() == pytest.approx(
-        (-first.loc[list(cm.ESTIMATORS), "difference"]).tolist()
+        (-first.loc[list(tables.ESTIMATORS), "difference"]).tolist()
     )
     pd.testing.assert_frame_equal(
-        means.reset_index(), cm.mean_pair_differences(est, pairs, DOMAINS, n_boot=30)
+        means.reset_index(), differences.mean_pair_differences(est, pairs, DOMAINS, n_boot=30)
     )
-    assert cm.mean_pair_differences(est, pairs.iloc[:0], DOMAINS).empty
+    assert differences.mean_pair_differences(est, pairs.iloc[:0], DOMAINS).empty
 
 
 def test_pairs_on_domains_use_their_scopes_facts(est):
     pairs = _two_pairs().assign(scope=["Arts", "Movies"], n=20)
-    diffs = cm.pair_differences(est, pairs, DOMAINS, "domain", n_boot=20)
-    means = cm.mean_pair_differences(est, pairs, DOMAINS, "domain", n_boot=20)
+    diffs = differences.pair_differences(est, pairs, DOMAINS, "domain", n_boot=20)
+    means = differences.mean_pair_differences(est, pairs, DOMAINS, "domain", n_boot=20)
     margin = diffs[diffs["estimator"] == "Margin"]["difference"]
     assert means.iloc[0]["difference"] == pytest.approx(-margin.mean())
     assert means.iloc[0]["n"] == 30  # the resampled facts: the whole sample
 
 
 def test_template_accuracy_has_an_interval(sent):
-    acc = cm.template_accuracy(sent, KINDS, DOMAINS, n_boot=50)
+    acc = pairing.template_accuracy(sent, KINDS, DOMAINS, n_boot=50)
     assert (acc["accuracy_low"] <= acc["accuracy"]).all()
     assert (acc["accuracy"] <= acc["accuracy_high"]).all()
-    assert cm.template_accuracy(sent, KINDS, DOMAINS)["accuracy_low"].isna().all()
+    assert pairing.template_accuracy(sent, KINDS, DOMAINS)["accuracy_low"].isna().all()
 
 
 # -- the rules on hand-made evidence -----------------------------------------------------------
@@ -159,7 +160,7 @@ def test_clm_better_is_most_estimates_within_every_pair():
             ("p2", "Average", -0.3, -0.2),
         ]
     )
-    assert cm.clm_lower_brier(holds).verdict is HOLDS
+    assert claims.clm_lower_brier(holds).verdict is HOLDS
     # one estimate of one pair against it: with two estimates "most" is both, so that pair is
     # against the claim, and a claim about every pair does not hold
     against = _ev(
@@ -170,7 +171,7 @@ def test_clm_better_is_most_estimates_within_every_pair():
             ("p2", "Average", -0.3, -0.2),
         ]
     )
-    judged = cm.clm_lower_brier(against)
+    judged = claims.clm_lower_brier(against)
     assert judged.verdict is FAILS and "against it for 1" in judged.evidence
     # one estimate undecided: the pair is undecided, and so is the claim (not "does not hold")
     open_ = _ev(
@@ -181,14 +182,14 @@ def test_clm_better_is_most_estimates_within_every_pair():
             ("p2", "Average", -0.3, -0.2),
         ]
     )
-    judged = cm.clm_lower_brier(open_)
+    judged = claims.clm_lower_brier(open_)
     assert judged.verdict is UNDECIDED and "p1" in judged.reason
     # with three estimates, two of three supporting is "most"
     three = _ev(
         [("p1", "Margin", -0.2, -0.1), ("p1", "Average", -0.1, -0.05), ("p1", "Base", 0.01, 0.1)]
     )
-    assert cm.clm_lower_brier(three).verdict is HOLDS
-    empty = cm.clm_lower_brier(Evidence.empty("no masked model here"))
+    assert claims.clm_lower_brier(three).verdict is HOLDS
+    empty = claims.clm_lower_brier(Evidence.empty("no masked model here"))
     assert empty.verdict is UNTESTABLE and empty.reason == "no masked model here"
 
 
@@ -202,15 +203,15 @@ def test_pair_differences_large_is_most_pairs_for_each_estimator():
         ("p2", "Average", 0.1, 0.2),
         ("p3", "Average", 0.3, 0.4),
     ]
-    assert cm.differences_large(_ev(rows)).verdict is HOLDS
+    assert claims.differences_large(_ev(rows)).verdict is HOLDS
     # Average in the band for 1 of 3 only: not "often" for C_Average
     rows[4] = ("p2", "Average", 0.0, 0.02)
-    judged = cm.differences_large(_ev(rows))
+    judged = claims.differences_large(_ev(rows))
     assert judged.verdict is FAILS and "against it for 1" in judged.evidence
     # an interval across the band's edge leaves an estimator open
     rows[4] = ("p2", "Average", 0.02, 0.08)
-    assert cm.differences_large(_ev(rows)).verdict is UNDECIDED
-    assert cm.large_band() == pytest.approx((0.05, 0.25))
+    assert claims.differences_large(_ev(rows)).verdict is UNDECIDED
+    assert claims.large_band() == pytest.approx((0.05, 0.25))
 
 
 def _models(rows):
@@ -221,19 +222,19 @@ def _models(rows):
 
 def test_brier_bound_needs_every_clm_at_most_02_and_every_mlm_above():
     ok = _models([("c, Margin", "clm", 0.1, 0.18), ("m, Margin", "mlm", 0.22, 0.3)])
-    assert cm.brier_bound(ok).verdict is HOLDS
+    assert claims.brier_bound(ok).verdict is HOLDS
     mlm_low = _models([("c, Margin", "clm", 0.1, 0.18), ("m, Average", "mlm", 0.1, 0.19)])
-    judged = cm.brier_bound(mlm_low)
+    judged = claims.brier_bound(mlm_low)
     assert judged.verdict is FAILS and "m, Average" in judged.evidence
     assert (
-        cm.brier_bound(
+        claims.brier_bound(
             _models([("c, Margin", "clm", 0.1, 0.25), ("m, Margin", "mlm", 0.22, 0.3)])
         ).verdict
         is UNDECIDED
     )
-    clm_only = cm.brier_bound(_models([("c, Margin", "clm", 0.1, 0.18)]))
+    clm_only = claims.brier_bound(_models([("c, Margin", "clm", 0.1, 0.18)]))
     assert clm_only.verdict is UNTESTABLE and "MLM" in clm_only.reason
-    assert cm.brier_bound(_models([("c, Margin", "clm", 0.21, 0.3)])).verdict is FAILS
+    assert claims.brier_bound(_models([("c, Margin", "clm", 0.21, 0.3)])).verdict is FAILS
 
 
 def test_reliability_gap_is_the_mean_over_pairs_per_estimator():
@@ -242,9 +243,9 @@ def test_reliability_gap_is_the_mean_over_pairs_per_estimator():
         frame["difference"] = (frame["low"] + frame["high"]) / 2
         return Evidence(frame, "hand-made")
 
-    assert cm.reliability_gap(ev([0.01, 0.02], [0.1, 0.2])).verdict is HOLDS
-    assert cm.reliability_gap(ev([0.01, -0.2], [0.1, -0.1])).verdict is FAILS
-    assert cm.reliability_gap(ev([0.01, -0.02], [0.1, 0.2])).verdict is UNDECIDED
+    assert claims.reliability_gap(ev([0.01, 0.02], [0.1, 0.2])).verdict is HOLDS
+    assert claims.reliability_gap(ev([0.01, -0.2], [0.1, -0.1])).verdict is FAILS
+    assert claims.reliability_gap(ev([0.01, -0.02], [0.1, 0.2])).verdict is UNDECIDED
 
 
 # -- the paper's side, checked by hand against Table 2 as printed ------------------------------
@@ -310,9 +311,9 @@ def test_reliability_gap_holds_on_table2_means():
 
 
 def _result(objectives, pairs=None, left_out=None):
-    pairs = pd.DataFrame(columns=list(cm.PAIR_COLUMNS)) if pairs is None else pairs
+    pairs = pd.DataFrame(columns=list(pairing.PAIR_COLUMNS)) if pairs is None else pairs
     empty = pd.DataFrame({"x": []})
-    diffs = pd.DataFrame(columns=list(cm.DIFFERENCE_COLUMNS))
+    diffs = pd.DataFrame(columns=list(differences.DIFFERENCE_COLUMNS))
     rows = pd.DataFrame(
         columns=[
             "pair",
@@ -333,8 +334,8 @@ def _result(objectives, pairs=None, left_out=None):
                 "pair": [1, 1],
                 "clm": ["c", "c"],
                 "mlm": ["m", "m"],
-                "scope": cm.ALL,
-                "estimator": list(cm.ESTIMATORS),
+                "scope": pairing.ALL,
+                "estimator": list(tables.ESTIMATORS),
                 "metric": "brier",
                 "difference": [-0.12, -0.02],
                 "low": [-0.18, -0.06],
@@ -356,14 +357,14 @@ def _result(objectives, pairs=None, left_out=None):
         )
         means = pd.DataFrame(
             {
-                "estimator": list(cm.ESTIMATORS),
+                "estimator": list(tables.ESTIMATORS),
                 "n_pairs": [1, 1],
                 "difference": [0.12, 0.02],
                 "low": [0.07, -0.01],
                 "high": [0.18, 0.06],
             }
         )
-    left_out = pd.DataFrame(columns=list(cm.PAIR_COLUMNS)) if left_out is None else left_out
+    left_out = pd.DataFrame(columns=list(pairing.PAIR_COLUMNS)) if left_out is None else left_out
     return cm.ClmVsMlmResult(
         cm.Params(models=tuple(objectives)),
         dict(objectives),
@@ -392,7 +393,7 @@ def test_a_build_without_a_masked_model_cannot_test_the_claims():
 
 def test_a_build_whose_pairs_are_too_far_apart_says_so():
     left = pd.DataFrame(
-        [(1, "c", "m", cm.ALL, 15, 0.16, 0.13, 0.027)], columns=list(cm.PAIR_COLUMNS)
+        [(1, "c", "m", pairing.ALL, 15, 0.16, 0.13, 0.027)], columns=list(pairing.PAIR_COLUMNS)
     )
     result = _result({"c": "clm", "m": "mlm"}, left_out=left)
     judged = BY_KEY["clm_better"].judge_build(result)
@@ -402,14 +403,14 @@ def test_a_build_whose_pairs_are_too_far_apart_says_so():
 
 def test_the_build_evidence_of_one_pair():
     pairs = pd.DataFrame(
-        [(1, "c", "m", cm.ALL, 120, 0.2, 0.21, 0.01)], columns=list(cm.PAIR_COLUMNS)
+        [(1, "c", "m", pairing.ALL, 120, 0.2, 0.21, 0.01)], columns=list(pairing.PAIR_COLUMNS)
     )
     result = _result({"c": "clm", "m": "mlm"}, pairs)
     better = BY_KEY["clm_better"].judge_build(result)
     assert better.verdict is UNDECIDED  # Average's interval [-0.06, 0.01] includes 0
     assert "c vs m, Margin: -0.120 [-0.180, -0.070]" in better.evidence
     assert "largest accuracy gap of a pair 0.010" in better.evidence
-    large = cm.differences_large_build(result).frame.set_index("estimator")
+    large = claims.differences_large_build(result).frame.set_index("estimator")
     assert large.loc["Margin", ["difference", "low", "high"]].tolist() == pytest.approx(
         [0.12, 0.07, 0.18]
     )  # MLM - CLM: the interval flipped

@@ -15,6 +15,8 @@ from calib.data.bear import PLAIN
 from calib.data.factor import load_factor
 from calib.data.reported import reported
 from calib.experiments import factor as fx
+from calib.experiments.factor import bear as factor_bear
+from calib.experiments.factor import claims, comparisons, scoring, tables
 from calib.experiments.quantifiers import Evidence
 from calib.experiments.verdicts import FAILS, HOLDS, UNDECIDED, UNTESTABLE
 from calib.report import findings as fd
@@ -28,11 +30,11 @@ def sample():
 
 def test_one_query_per_item_with_the_true_completion_at_correct(sample, tiny_models):
     tok = tiny_models["tiny-gpt2"].tokenizer
-    queries = fx.factor_queries(sample, tok, budget=200)
+    queries = scoring.factor_queries(sample, tok, budget=200)
     assert len(queries) == len(sample.items)
     for q, (_, row) in zip(queries, sample.items.iterrows()):
         assert q.dataset == f"factor-{row['subset']}" and q.relation == row["subset"]
-        assert q.instance == row["item"] and q.template == fx.TEMPLATE
+        assert q.instance == row["item"] and q.template == scoring.TEMPLATE
         assert sorted(q.answers) == sorted(row["completions"])
         assert q.answers[q.answer_idx] == row["completions"][0]
         prefixes = {s.text[: s.spans[0][1]] for s in q.statements}
@@ -55,10 +57,10 @@ def test_fit_prefix_keeps_the_last_tokens_that_fit(tiny_models):
     prefix = "The capital of France is Paris. Berlin is the capital of Germany. Rome is in "
     comps = ["Italy.", "Spain and the river flows into the sea."]
     full = max(_tokens(tok, prefix + c) for c in comps)
-    assert fx.fit_prefix(prefix, comps, tok, full + 1) == prefix  # fits with one start token
-    assert fx.fit_prefix(prefix, comps, tok, None) == prefix
+    assert scoring.fit_prefix(prefix, comps, tok, full + 1) == prefix  # fits with one start token
+    assert scoring.fit_prefix(prefix, comps, tok, None) == prefix
     for budget in (full, full - 5, 20):
-        kept = fx.fit_prefix(prefix, comps, tok, budget)
+        kept = scoring.fit_prefix(prefix, comps, tok, budget)
         assert prefix.endswith(kept) and kept != prefix
         assert max(_tokens(tok, kept + c) for c in comps) <= budget - 1
         starts = [
@@ -69,20 +71,20 @@ def test_fit_prefix_keeps_the_last_tokens_that_fit(tiny_models):
         ]
         longer = prefix[max(a for a in starts if a < prefix.index(kept)) :]
         assert max(_tokens(tok, longer + c) for c in comps) > budget - 1  # one more would not
-    assert fx.fit_prefix(prefix, comps, tok, 20, n_special=3) != fx.fit_prefix(
+    assert scoring.fit_prefix(prefix, comps, tok, 20, n_special=3) != scoring.fit_prefix(
         prefix, comps, tok, 20
     )
     with pytest.raises(ValueError, match="no token of the prefix fits"):
-        fx.fit_prefix(prefix, comps, tok, 5)
+        scoring.fit_prefix(prefix, comps, tok, 5)
 
 
 def test_the_option_order_depends_on_the_item_only(sample):
-    a = {q.key: q.answer_idx for q in fx.factor_queries(sample)}
-    again = {q.key: q.answer_idx for q in fx.factor_queries(load_factor().sample(8, seed=3))}
+    a = {q.key: q.answer_idx for q in scoring.factor_queries(sample)}
+    again = {q.key: q.answer_idx for q in scoring.factor_queries(load_factor().sample(8, seed=3))}
     assert all(again[k] == v for k, v in a.items())
     assert len(set(a.values())) > 1  # the true completion is not always first
-    order = fx.option_order("news", "17")
-    assert sorted(order) == [0, 1, 2, 3] and (order == fx.option_order("news", "17")).all()
+    order = scoring.option_order("news", "17")
+    assert sorted(order) == [0, 1, 2, 3] and (order == scoring.option_order("news", "17")).all()
 
 
 def factor_scores_table(items: int = 12, models=("c1", "c2"), seed: int = 0) -> pd.DataFrame:
@@ -104,7 +106,7 @@ def factor_scores_table(items: int = 12, models=("c1", "c2"), seed: int = 0) -> 
                             "dataset": f"factor-{subset}",
                             "relation": subset,
                             "instance": str(i),
-                            "template": fx.TEMPLATE,
+                            "template": scoring.TEMPLATE,
                             "option": o,
                             "answer": f"c{o}",
                             "answer_idx": correct,
@@ -121,14 +123,14 @@ def scores():
 
 
 def test_the_shared_prefix_cancels_in_the_softmax(scores):
-    whole = fx.factor_estimates(scores, "sum")
-    answer = fx.factor_estimates(scores, "sum-answer")
+    whole = scoring.factor_estimates(scores, "sum")
+    answer = scoring.factor_estimates(scores, "sum-answer")
     assert np.allclose(whole["confidence"], answer["confidence"])
     assert (whole["prediction"] == answer["prediction"]).all()
 
 
 def test_base_and_margin_by_hand(scores):
-    est = fx.factor_estimates(scores)
+    est = scoring.factor_estimates(scores)
     sent = sentence_scores(scores)
     one = sent[(sent["model"] == "c1") & (sent["relation"] == "news") & (sent["instance"] == "3")]
     p = np.exp(one["score"] - one["score"].max())
@@ -141,12 +143,12 @@ def test_base_and_margin_by_hand(scores):
 
 
 def test_table4_has_the_papers_columns_the_metric_values_and_the_floors(scores):
-    est = fx.factor_estimates(scores)
-    summ = fx.factor_summary(est, n_boot=50, seed=0, objectives={"c1": "clm", "c2": "clm"})
+    est = scoring.factor_estimates(scores)
+    summ = tables.factor_summary(est, n_boot=50, seed=0, objectives={"c1": "clm", "c2": "clm"})
     assert {"ace_floor", "ace_within_floor", "ace_debiased", "subset", "objective"} <= set(
         summ.columns
     )
-    table = fx.table4(summ)
+    table = tables.table4(summ)
     assert list(table[["model", "subset"]].itertuples(index=False, name=None)) == [
         ("c1", "expert"),
         ("c1", "news"),
@@ -157,7 +159,7 @@ def test_table4_has_the_papers_columns_the_metric_values_and_the_floors(scores):
         assert (table[f"{col}_low"] <= table[col] + 1e-12).all()
         assert (table[col] <= table[f"{col}_high"] + 1e-12).all()
     for est_name in ("base", "margin"):
-        for suffix in fx.FLOOR_SUFFIXES:
+        for suffix in tables.FLOOR_SUFFIXES:
             assert f"ace_{est_name}{suffix}" in table.columns
     row = table.iloc[1]
     part = est[(est["model"] == "c1") & (est["dataset"] == "factor-news")]
@@ -166,15 +168,15 @@ def test_table4_has_the_papers_columns_the_metric_values_and_the_floors(scores):
     assert row["brier_margin"] == pytest.approx(brier(m["confidence"], m["correct"]))
     assert row["accuracy"] == pytest.approx(b["correct"].mean()) and row["n"] == 12
     assert row["ace_base_debiased"] == pytest.approx(row["ace_base"] - row["ace_base_floor"])
-    long = fx.interval_rows(summ)
+    long = tables.interval_rows(summ)
     assert len(long) == 3 * len(summ)
     assert long.loc[long["metric"] == "ACE", "floor_low"].notna().all()
     assert long.loc[long["metric"] == "Brier", "floor_low"].isna().all()
 
 
 def test_margin_vs_base_on_both_metrics(scores):
-    est = fx.factor_estimates(scores)
-    diffs = fx.margin_vs_base(est, n_boot=100, seed=0)
+    est = scoring.factor_estimates(scores)
+    diffs = tables.margin_vs_base(est, n_boot=100, seed=0)
     assert len(diffs) == 8 and set(diffs["metric"]) == {"ace", "brier"}
     assert all("Margin" in s for s in fd.margin_sentences(diffs))
     one = diffs[
@@ -218,8 +220,8 @@ def _ace(est, model, estimator, dataset=None, repeat=None):
 
 def test_higher_ace_is_the_mean_over_models_of_factor_minus_bear(bear_side, scores):
     whole, _ = bear_side
-    fest = fx.factor_estimates(scores)
-    out = fx.higher_ace(whole, fest, ["c1", "c2"], n_boot=50, seed=0).set_index("unit")
+    fest = scoring.factor_estimates(scores)
+    out = comparisons.higher_ace(whole, fest, ["c1", "c2"], n_boot=50, seed=0).set_index("unit")
     assert list(out.index) == ["Base, expert", "Margin, expert", "Base, news", "Margin, news"]
     row = out.loc["Margin, news"]
     raw = np.mean(
@@ -229,13 +231,13 @@ def test_higher_ace_is_the_mean_over_models_of_factor_minus_bear(bear_side, scor
     assert row["n_bear"] == 20 and row["n_factor"] == 12
     assert row["low"] <= row["difference"] <= row["high"]
     assert row["difference"] != pytest.approx(raw)  # debiased: the floors differ
-    assert fx.higher_ace(whole, fest, [], n_boot=10).empty
+    assert comparisons.higher_ace(whole, fest, [], n_boot=10).empty
 
 
 def test_the_gains_and_their_comparisons(bear_side, scores):
     whole, cut = bear_side
-    fest = fx.factor_estimates(scores)
-    means, comp = fx.gain_comparisons(whole, cut, fest, ["c1", "c2"], n_boot=50, seed=0)
+    fest = scoring.factor_estimates(scores)
+    means, comp = comparisons.gain_comparisons(whole, cut, fest, ["c1", "c2"], n_boot=50, seed=0)
     means = means.set_index("benchmark")
 
     def gain(est, dataset=None):
@@ -261,10 +263,10 @@ def test_the_gains_and_their_comparisons(bear_side, scores):
     assert comp.at[("news", "closer"), "raw"] == pytest.approx(abs(g_b - g_f) - abs(g_5 - g_f))
     for r in comp.itertuples():
         assert r.low <= r.difference <= r.high
-    none = fx.gain_comparisons(whole, cut.iloc[0:0], fest, ["c1", "c2"], n_boot=10)[1]
+    none = comparisons.gain_comparisons(whole, cut.iloc[0:0], fest, ["c1", "c2"], n_boot=10)[1]
     assert set(none["comparison"]) == {"smaller"}  # no 1:1 relation, no 'closer'
-    assert fx.bear_cut_summary(cut, 20)["ace_floor"].notna().all()
-    assert "ace_floor" in fx.bear_cut_summary(cut.iloc[0:0]).columns
+    assert factor_bear.bear_cut_summary(cut, 20)["ace_floor"].notna().all()
+    assert "ace_floor" in factor_bear.bear_cut_summary(cut.iloc[0:0]).columns
 
 
 # -- the claims: rules on hand-made evidence, the paper's side checked by hand -----------------
@@ -281,13 +283,13 @@ CLAIMS = {c.key: c for c in fx.CLAIMS}
 
 def test_margin_factor_needs_both_metrics():
     both = _evidence(["a ACE", "a Brier"], [-0.1, -0.1], [-0.01, -0.01], metric=["ace", "brier"])
-    assert fx.margin_below_base_factor(both).verdict is HOLDS
+    assert claims.margin_below_base_factor(both).verdict is HOLDS
     against = _evidence(["a ACE", "a Brier"], [-0.1, 0.01], [-0.01, 0.1], metric=["ace", "brier"])
-    assert fx.margin_below_base_factor(against).verdict is FAILS
+    assert claims.margin_below_base_factor(against).verdict is FAILS
     open_ = _evidence(["a ACE", "a Brier"], [-0.1, -0.1], [-0.01, 0.1], metric=["ace", "brier"])
-    assert fx.margin_below_base_factor(open_).verdict is UNDECIDED
+    assert claims.margin_below_base_factor(open_).verdict is UNDECIDED
     ace_only = _evidence(["a ACE"], [-0.1], [-0.01], metric=["ace"])
-    judged = fx.margin_below_base_factor(ace_only)
+    judged = claims.margin_below_base_factor(ace_only)
     assert judged.verdict is UNTESTABLE and "brier" in judged.reason
 
 
@@ -310,11 +312,11 @@ def test_factor_higher_ace_on_the_printed_means_by_hand():
     assert "C_Base, mean over the CLMs: 0.262" in judged.evidence  # 0.475 - 0.213
     assert "C_Margin, mean over the CLMs: 0.339" in judged.evidence  # 0.446 - 0.107
     assert (
-        fx.higher_on_factor(_evidence(["Base"], [0.1], [0.2], estimator=["Base"])).verdict
+        claims.higher_on_factor(_evidence(["Base"], [0.1], [0.2], estimator=["Base"])).verdict
         is UNTESTABLE
     )  # Margin required too
     assert (
-        fx.higher_on_factor(
+        claims.higher_on_factor(
             _evidence(["Base", "Margin"], [-0.2, 0.1], [-0.1, 0.2], estimator=["Base", "Margin"])
         ).verdict
         is FAILS
@@ -326,7 +328,7 @@ def test_the_means_note_is_what_the_tables_give():
 
     t4 = reported("kissling2026_table4")
     assert f"{t4['ace_base'].mean():.3f}" == "0.372" and f"{t4['ace_margin'].mean():.3f}" == "0.433"
-    assert "0.372 and 0.433" in fx.MEANS_NOTE
+    assert "0.372 and 0.433" in claims.MEANS_NOTE
     first = t4.head(10)
     assert first["ace_base"].mean() == pytest.approx(0.4755) and first[
         "ace_margin"
@@ -337,9 +339,10 @@ def test_the_means_note_is_what_the_tables_give():
     base = clm[clm["estimator"] == "Base"]["ace"].mean()
     margin = clm[clm["estimator"] == "Margin"]["ace"].mean()
     assert (
-        f"{base:.3f} and {margin:.3f}" == "0.201 and 0.104" and "(0.201 and 0.104)" in fx.MEANS_NOTE
+        f"{base:.3f} and {margin:.3f}" == "0.201 and 0.104"
+        and "(0.201 and 0.104)" in claims.MEANS_NOTE
     )
-    means = fx.table4_means().set_index("what")
+    means = comparisons.table4_means().set_index("what")
     assert means.at["Table 4, all rows", "gain"] == pytest.approx(-0.0616, abs=1e-4)
     assert "-0.061" in CLAIMS["factor_smaller_gain"].paper_note
 
@@ -350,8 +353,8 @@ def test_the_gain_claims_on_the_printed_means_by_hand():
     judged = CLAIMS["bear5_gain_closer"].judge_paper()
     # |0.106 - 0.03| - |0.07 - 0.03| = 0.076 - 0.04
     assert judged.verdict is HOLDS and "mean over the CLMs: 0.036" in judged.evidence
-    assert fx.smaller_gain(_evidence(["news"], [-0.1], [0.1])).verdict is UNDECIDED
-    assert fx.closer_with_five(_evidence(["news"], [-0.1], [-0.01])).verdict is FAILS
+    assert claims.smaller_gain(_evidence(["news"], [-0.1], [0.1])).verdict is UNDECIDED
+    assert claims.closer_with_five(_evidence(["news"], [-0.1], [-0.01])).verdict is FAILS
 
 
 def _result(clms=("c1",), **frames):
@@ -426,11 +429,11 @@ def test_build_evidence_from_a_hand_made_result():
 @pytest.mark.slow
 def test_prefixes_fit_the_models_context_and_long_completions_are_named():
     factor = load_factor("news").sample(1, seed=0)
-    scores, cost = fx.factor_scores(["tiny-gpt2"], factor, None, device="cpu", progress=False)
+    scores, cost = scoring.factor_scores(["tiny-gpt2"], factor, None, device="cpu", progress=False)
     assert cost["budget"].tolist() == [256] and cost["cut"].tolist() == [1]
     assert scores["token_logprobs"].map(len).max() <= 255  # plus the start token
     with pytest.raises(ValueError, match=r"news item .*max_completion_words"):
-        fx.factor_scores(["tiny-gpt2"], factor, 4, device="cpu", progress=False)
+        scoring.factor_scores(["tiny-gpt2"], factor, 4, device="cpu", progress=False)
 
 
 @pytest.mark.slow
@@ -473,9 +476,9 @@ def test_a_tiny_run_end_to_end(tmp_path):
 def test_the_interval_chart_draws_the_floor_band_and_the_table_keeps_its_bounds(scores):
     from calib.report import charts, table_format
 
-    summ = fx.factor_summary(fx.factor_estimates(scores), n_boot=20, seed=0)
+    summ = tables.factor_summary(scoring.factor_estimates(scores), n_boot=20, seed=0)
     spec = charts.interval_chart(
-        fx.interval_rows(summ), category="row", band_low="floor_low", band_high="floor_high"
+        tables.interval_rows(summ), category="row", band_low="floor_low", band_high="floor_high"
     ).to_dict()
     floor = [
         layer for layer in spec["spec"]["layer"] if layer["mark"].get("color") == charts.FLOOR_COLOR

@@ -124,10 +124,48 @@ def test_the_ledger_page_tables_and_sentences(tmp_path):
     _recorded_reductions(tmp_path)
     out = ledger.run(ledger.Params(build_dir=str(tmp_path)))
     text = ledger_page.verdict_sentences(out.table)
-    n = len(out.table)
-    assert text.startswith(f"Of the {n} claims, the paper's tables' verdicts: holds ")
-    assert f"Of the {n} claims, this build's verdicts: holds 2" in text
+    rows = out.table
+    beyond = rows["beyond_paper"]
+    kissling = rows[(rows["paper"] == "kissling2026") & ~beyond]
+    lpaqa = rows[(rows["paper"] == "jiang2020") & ~beyond]
+    # each paper counted apart, the claims beyond the papers apart from both
+    assert f"**Kissling et al. 2026**: Of the {len(kissling)} claims, the paper's tables'" in text
+    assert f"**Jiang et al. 2020 (LPAQA)**: Of the {len(lpaqa)} claims" in text
+    assert f"**Beyond the papers**: Of the {int(beyond.sum())} claims beyond the papers" in text
+    assert "this build's verdicts: holds 2" in text
+    assert rows.loc[rows["key"] == "recalibrated_baseline", "beyond_paper"].item()
     tables = ledger_page.ledger_tables(out.table)
-    assert len(tables) == 2  # one per paper
+    assert len(tables) == 3  # one per paper, and the claims beyond them
     assert "not run in this build" in tables[0].html and "Appendix C" in tables[0].html
+    assert "Holm over" in tables[0].html  # the correction of each verdict, with its units
+    # a verdict on numbers other than the printed tables says so
+    repo = rows[rows["key"] == "sum_reduction"].assign(paper_source="authors' repository")
+    shown = ledger_page.claims_frame(repo)["the paper's tables"].item()
+    assert shown == "holds (from the authors' repository, not the paper)"
+    printed = ledger_page.claims_frame(rows[rows["key"] == "margin_bear"])
+    assert printed["the paper's tables"].item() == "does not hold"
     assert "per_relation = 3" in ledger_page.settings_table(out.settings).html
+    assert out.settings.set_index("chapter").at["reductions", "models"] == ("m1", "m2")
+
+
+def test_the_page_says_which_sample_would_decide_an_undecided_verdict(tmp_path):
+    _recorded_reductions(tmp_path)
+    out = ledger.run(ledger.Params(build_dir=str(tmp_path)))
+    row = out.table.set_index("key").loc["mean_right_skewed"]
+    assert row["verdict"] == "undecided" and row["sample_now"] == 30
+    sizes = {"reductions": {"cpu": 60, "paper": 7731}}
+    text = ledger_page.facts_text(row.to_dict() | {"chapter": "reductions"}, sizes)
+    assert text.startswith("about ") and "this build's 30" in text
+    assert "(60 facts)" in text or "(7,731 facts)" in text or "beyond the paper" in text
+    html = ledger_page.decide_table(out.table, sizes).html
+    assert "mean_right_skewed" in html and "1/sqrt(facts)" in html
+    assert ledger_page.facts_text({"verdict": "holds"}) == ""
+
+
+def test_the_page_names_the_cpu_models_for_what_they_are():
+    note = ledger_page.models_note(["smollm2-135m-instruct", "gemma-3-270m"])
+    assert "smollm2-135m-instruct (135M parameters, SmolLM2): a 4-bit GGUF file" in note
+    assert "converted to torch" in note and "not among the paper's models" in note
+    assert "the paper used gemma-3-270m-it, the instruction-tuned variant" in note
+    assert "this is the base model" in note
+    assert ledger_page.models_note([]) == ""

@@ -11,6 +11,8 @@ import pytest
 
 from calib.data.bear import PARAPHRASES
 from calib.experiments import lpaqa as lp
+from calib.experiments.lpaqa import accuracy, beyond_paper, consistency, sample, scoring
+from calib.experiments.lpaqa import selection as lpaqa_selection
 from calib.experiments.params import ParameterError
 from calib.prompts.accuracy import mean_accuracy
 
@@ -39,25 +41,25 @@ def test_params_are_the_only_defaults_and_an_unknown_key_names_the_nearest():
 
 @pytest.fixture(scope="module")
 def small_lama():
-    return lp.load_sample(["P30", "P1303"], None, 3, 4, seed=0)
+    return sample.load_sample(["P30", "P1303"], None, 3, 4, seed=0)
 
 
 def test_load_sample_rejects_named_relations_without_training_pairs():
     with pytest.raises(ValueError, match=r"P264.*no training pair"):
-        lp.load_sample(["P264"], answer_space="test")
+        sample.load_sample(["P264"], answer_space="test")
 
 
 def test_relations_without_prompts_of_one_mining_method_are_left_out_or_named(small_lama):
     mined = pd.DataFrame(
         {"relation": ["P30", "P30", "P1303"], "n_middle": [1, 0, 2], "n_dependency": [0, 3, 0]}
     )
-    assert lp.without_unmined(small_lama, mined, named=False).sample.relations.keys() == {"P30"}
+    assert sample.without_unmined(small_lama, mined, named=False).sample.relations.keys() == {"P30"}
     assert (
         "P1303 (no mined prompt of one method)"
-        in lp.without_unmined(small_lama, mined, named=False).dropped
+        in sample.without_unmined(small_lama, mined, named=False).dropped
     )
     with pytest.raises(ValueError, match=r"\['P1303'\].*no middle-word or no dependency"):
-        lp.without_unmined(small_lama, mined, named=True)
+        sample.without_unmined(small_lama, mined, named=True)
 
 
 def test_queries_cover_ours_on_both_splits_and_references_on_test_only(small_lama):
@@ -76,14 +78,14 @@ def test_queries_cover_ours_on_both_splits_and_references_on_test_only(small_lam
             "source": ["manual", "mined", "mined-paraphrase", "lpaqa-mine", "manual"],
         }
     )
-    queries = lp.lama_queries(lama, prompts)
-    train = [q for q in queries if q.dataset == lp.TRAIN]
-    test = [q for q in queries if q.dataset == lp.TEST]
+    queries = scoring.lama_queries(lama, prompts)
+    train = [q for q in queries if q.dataset == scoring.TRAIN]
+    test = [q for q in queries if q.dataset == scoring.TEST]
     assert {q.template for q in train} == {"manual", "mined-00", "mp-00"}
     assert {q.template for q in test} == {"manual", "mined-00", "mp-00", "lpaqa-mine-00"}
     assert len(train) == 3 * 3 + 1 * 3 and len(test) == 4 * 4 + 1 * 4
-    plan = lp.plan_table(lama, prompts, 2, None, 3)
-    assert plan.loc[plan["part"] == "LAMA", "statements"].sum() == lp.statements(queries)
+    plan = scoring.plan_table(lama, prompts, 2, None, 3)
+    assert plan.loc[plan["part"] == "LAMA", "statements"].sum() == scoring.statements(queries)
     n_opts = lama.relations["P30"].n_options
     assert (
         plan.loc[
@@ -169,17 +171,19 @@ def members(models=MODELS) -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def selection():
-    train = synthetic(RATES, 60, 0, lp.TRAIN, models=MODELS)
-    test = synthetic(RATES, 60, 1, lp.TEST, models=MODELS)
+    train = synthetic(RATES, 60, 0, scoring.TRAIN, models=MODELS)
+    test = synthetic(RATES, 60, 1, scoring.TEST, models=MODELS)
     facts = test[test["model"] == "m"].drop_duplicates("instance")[
         ["relation", "instance", "answer_idx"]
     ]
-    return test, lp.select_and_ensemble(train, test, members(), facts, ks=(2,), steps=150)
+    return test, lpaqa_selection.select_and_ensemble(
+        train, test, members(), facts, ks=(2,), steps=150
+    )
 
 
 @pytest.fixture(scope="module")
 def reps(selection):
-    return lp.replicates(selection[1].hits, 200, 0)
+    return accuracy.replicates(selection[1].hits, 200, 0)
 
 
 def test_selection_per_prompt_set_finds_the_good_prompt(selection):
@@ -211,7 +215,7 @@ def test_cross_model_ensembles_use_the_other_models_weights(selection):
     methods = set(sel.hits.loc[sel.hits["model"] == "m", "method"])
     assert "optimized (weights of n)" in methods and "optimized (weights of m)" not in methods
     cross = sel.hits[(sel.hits["method"] == "optimized (weights of n)")]
-    assert set(cross["prompt_set"]) == set(lp.CROSS_MODEL_SETS)
+    assert set(cross["prompt_set"]) == set(lpaqa_selection.CROSS_MODEL_SETS)
     # with its own weights the ensemble is the model's optimised one: same facts, same length
     own = sel.hits[
         (sel.hits["model"] == "m")
@@ -226,7 +230,7 @@ def test_cross_model_ensembles_use_the_other_models_weights(selection):
 
 def test_accuracy_table_is_mean_accuracy_with_intervals(selection, reps):
     _, sel = selection
-    acc = lp.accuracy_table(reps)
+    acc = accuracy.accuracy_table(reps)
     ref = mean_accuracy(sel.hits, by=["model", "prompt_set", "method"])
     merged = acc.merge(ref, on=["model", "prompt_set", "method"], suffixes=("", "_ref"))
     assert len(merged) == len(acc) == len(ref)
@@ -235,16 +239,16 @@ def test_accuracy_table_is_mean_accuracy_with_intervals(selection, reps):
     assert (acc["micro_low"] <= acc["micro"]).all() and (acc["micro"] <= acc["micro_high"]).all()
     assert (acc["macro_low"] <= acc["macro"]).all() and (acc["macro"] <= acc["macro_high"]).all()
     assert list(acc["method"][:2]) == ["majority", "manual"]
-    wide = lp.set_table(acc, "micro")
+    wide = accuracy.set_table(acc, "micro")
     assert list(wide.columns) == ["model", "prompt_set", "top-1", "top-2", "optimized", "oracle"]
     assert list(wide["prompt_set"][:4]) == list(lp.PAPER_SETS)
 
 
 def test_comparisons_are_paired_differences_of_the_accuracy_table(reps):
-    acc = lp.accuracy_table(reps).set_index(["model", "prompt_set", "method"])
-    comp = lp.comparison_table(reps, (2,))
-    assert set(comp["kind"]) <= set(lp.COMPARISONS)
-    assert set(comp["kind"]) == set(lp.COMPARISONS)
+    acc = accuracy.accuracy_table(reps).set_index(["model", "prompt_set", "method"])
+    comp = accuracy.comparison_table(reps, (2,))
+    assert set(comp["kind"]) <= set(accuracy.COMPARISONS)
+    assert set(comp["kind"]) == set(accuracy.COMPARISONS)
     row = comp[(comp["kind"] == "abstract_gain") & (comp["model"] == "m")].iloc[0]
     assert row["difference"] == pytest.approx(
         acc.loc[("m", "Mine+Man", "optimized"), "micro"] - acc.loc[("m", "-", "manual"), "micro"]
@@ -273,8 +277,8 @@ def test_comparisons_are_paired_differences_of_the_accuracy_table(reps):
 
 def test_comparisons_are_seeded(selection):
     _, sel = selection
-    a = lp.comparison_table(lp.replicates(sel.hits, 50, 3), (2,))
-    b = lp.comparison_table(lp.replicates(sel.hits, 50, 3), (2,))
+    a = accuracy.comparison_table(accuracy.replicates(sel.hits, 50, 3), (2,))
+    b = accuracy.comparison_table(accuracy.replicates(sel.hits, 50, 3), (2,))
     pd.testing.assert_frame_equal(a, b)
 
 
@@ -294,7 +298,7 @@ def test_divergence_correlates_distance_with_disagreement(selection):
             * 2,
         }
     )
-    corr, bins = lp.divergence(test, prompts, members(), n_boot=50, seed=0)
+    corr, bins = consistency.divergence(test, prompts, members(), n_boot=50, seed=0)
     assert list(corr["model"]) == list(MODELS)
     assert (corr["n_pairs"] == 2 * 10).all() and (corr["n"] == 120).all()
     assert (corr["r_low"] <= corr["r"]).all() and (corr["r"] <= corr["r_high"]).all()
@@ -304,7 +308,7 @@ def test_divergence_correlates_distance_with_disagreement(selection):
 
 def test_calibration_rows_have_the_noise_floor_beside_ace(selection):
     test, sel = selection
-    cal = lp.calibration(test, sel, sets=("Mine+Man", "Man+Para"), k=3, n_boot=20)
+    cal = beyond_paper.calibration(test, sel, sets=("Mine+Man", "Man+Para"), k=3, n_boot=20)
     for col in (
         "ace_floor",
         "ace_within_floor",
@@ -325,9 +329,9 @@ def test_calibration_rows_have_the_noise_floor_beside_ace(selection):
     assert set(cal.loc[cal["prompt_set"] == "-", "method"]) == {"manual"}
     assert cal["ace"].between(0, 1).all() and cal["brier"].between(0, 1).all()
     assert np.allclose(cal["ace_debiased"], cal["ace"] - cal["ace_floor"])
-    assert "ACEs" in lp.floor_sentence(cal, "rows")
+    assert "ACEs" in beyond_paper.floor_sentence(cal, "rows")
     ranking = sel.rankings[sel.rankings["prompt_set"] == "Mine+Man"]
-    cons = lp.consistency_estimates(test, ranking, 3)
+    cons = beyond_paper.consistency_estimates(test, ranking, 3)
     c = cons[cons["method"] == "Consistency/min (3)"]["confidence"] * 3
     assert np.allclose(c, c.round())
 
@@ -338,8 +342,8 @@ def test_transfer_results_compare_against_bears_plain_template(selection):
         (sel.rankings["prompt_set"] == "Mine+Man") & (sel.rankings["model"] == "m")
     ]
     rates = {**dict.fromkeys(PARAPHRASES, 0.5), **{f"lama-{t}": r for t, r in RATES.items()}}
-    sent = synthetic(rates, 40, 3, lp.BEAR)
-    out = lp.transfer_results(sent, ranking, 2, n_boot=0).set_index("method")
+    sent = synthetic(rates, 40, 3, scoring.BEAR)
+    out = beyond_paper.transfer_results(sent, ranking, 2, n_boot=0).set_index("method")
     assert out.loc["BEAR paraphrase-0", ["d_accuracy", "d_ace", "d_brier"]].tolist() == [0, 0, 0]
     assert {
         "BEAR mean",
@@ -356,7 +360,7 @@ def test_transfer_results_compare_against_bears_plain_template(selection):
 def test_transfer_queries_use_bear_templates_and_the_models_best_lama_prompts():
     from calib.data.bear import load_bear
 
-    bear = lp.transfer_sample(["P30"], 2, 0)
+    bear = beyond_paper.transfer_sample(["P30"], 2, 0)
     prompts = pd.DataFrame(
         {
             "relation": "P30",
@@ -369,16 +373,16 @@ def test_transfer_queries_use_bear_templates_and_the_models_best_lama_prompts():
         {
             "model": "m",
             "relation": "P30",
-            "dataset": lp.TRAIN,
+            "dataset": scoring.TRAIN,
             "template": ["bt-00", "manual", "mined-00"],
             "rank": [0, 1, 2],
         }
     )
-    queries = lp.transfer_queries(bear, prompts, ranking, "m", 2)
+    queries = beyond_paper.transfer_queries(bear, prompts, ranking, "m", 2)
     names = {q.template for q in queries}
     assert names == {*PARAPHRASES, "lama-manual", "lama-bt-00"}
     n_opts = load_bear(relations=["P30"]).relations["P30"].n_options
-    assert lp.statements(queries) == 2 * len(names) * n_opts
+    assert scoring.statements(queries) == 2 * len(names) * n_opts
     assert {q.dataset for q in queries} == {"bear"}
 
 
@@ -392,16 +396,16 @@ def test_score_reduces_cached_scores_and_reports_the_cost(small_lama):
             "source": ["manual"],
         }
     )
-    queries = lp.lama_queries(lama, prompts)
-    sent, cost = lp.score(["tiny-gpt2"], queries, "LAMA", progress=False)
-    assert len(sent) == lp.statements(queries) == cost["statements"].item()
-    assert set(sent["dataset"]) == {lp.TRAIN, lp.TEST} and sent["score"].lt(0).all()
-    again, cost2 = lp.score(["tiny-gpt2"], queries, "LAMA", progress=False)
+    queries = scoring.lama_queries(lama, prompts)
+    sent, cost = scoring.score(["tiny-gpt2"], queries, "LAMA", progress=False)
+    assert len(sent) == scoring.statements(queries) == cost["statements"].item()
+    assert set(sent["dataset"]) == {scoring.TRAIN, scoring.TEST} and sent["score"].lt(0).all()
+    again, cost2 = scoring.score(["tiny-gpt2"], queries, "LAMA", progress=False)
     pd.testing.assert_frame_equal(again, sent)
-    table = lp.cost_table(cost, cost2.assign(part="again", seconds=0.01)).set_index("part")
+    table = scoring.cost_table(cost, cost2.assign(part="again", seconds=0.01)).set_index("part")
     assert table.loc["total", "statements"] == 2 * len(sent)
     assert np.isnan(table.loc["again", "statements/s"])
-    empty, none = lp.score(["tiny-gpt2"], {"tiny-gpt2": []}, "LAMA Mine+Para", progress=False)
+    empty, none = scoring.score(["tiny-gpt2"], {"tiny-gpt2": []}, "LAMA Mine+Para", progress=False)
     assert empty.empty and none["statements"].item() == 0
 
 

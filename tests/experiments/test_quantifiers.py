@@ -1,6 +1,7 @@
 """The one verdict type and the quantifier rules, on hand-made interval frames: every branch of
-``every``, ``most`` and ``on average`` (holds / does not hold / undecided / not testable), and
-the wording of a tally."""
+``every``, ``most`` and ``on average`` (holds / does not hold / undecided / cannot be decided at
+this size / not testable), the correction for many units, printed ties, and the wording of a
+tally."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from calib.experiments.verdicts import (
     FAILS,
     HOLDS,
     NOT_RUN,
+    TOO_SMALL,
     UNDECIDED,
     UNTESTABLE,
     Judgement,
@@ -41,6 +43,7 @@ def test_the_verdict_is_one_str_enum_with_the_ledgers_words():
         "holds",
         "does not hold",
         "undecided",
+        "cannot be decided at this size",
         "not testable",
         "not run in this build",
     ]
@@ -182,3 +185,103 @@ def test_printed_values_have_no_interval_and_tiny_numbers_keep_their_sign():
     assert q.named(frame) == "OPT, Base: 0.0004; GPT-2, Margin: -0.100"
     with pytest.raises(ValueError, match="lacks \\['low', 'high'\\]"):
         q.Evidence(pd.DataFrame({"unit": [], "difference": []}), "x")
+
+
+# -- many units, printed ties, "most" with two units, noise floors --------------------------------
+
+
+def test_one_contradiction_among_fifty_is_not_enough_after_holms_correction():
+    """49 units clearly support the claim; the 50th's interval just excludes 0 on the wrong
+    side (p about 0.02): before the correction "does not hold", after it undecided."""
+    fifty = evidence([(-0.2, -0.1)] * 49 + [(0.001, 0.05)], [f"m{i}" for i in range(50)])
+    raw = q.every(fifty, what="d", correction="none")
+    assert raw.verdict is FAILS
+    out = q.every(fifty, what="d")
+    assert out.verdict is UNDECIDED and out.units == 50
+    assert out.correction.startswith("Holm over 50 models")
+    assert "not after Holm's correction over the 50 models" in out.reason
+    # a contradiction far beyond the boundary survives the correction
+    clear = evidence([(-0.2, -0.1)] * 49 + [(0.2, 0.3)], [f"m{i}" for i in range(50)])
+    assert q.every(clear, what="d").verdict is FAILS
+    # support needs no correction: every unit is needed
+    assert q.every(evidence([(-0.05, -0.001)] * 50), what="d").verdict is HOLDS
+
+
+def test_most_counts_supports_with_the_correction_and_names_two_units_for_what_they_are():
+    # 4 of 6 support by their own intervals, each just excluding 0: not enough after correcting
+    six = evidence([(-0.1, -0.001)] * 4 + [(-0.1, 0.1)] * 2)
+    assert q.most(six, what="d", correction="none").verdict is HOLDS
+    out = q.most(six, what="d")
+    assert out.verdict is UNDECIDED and "is not established" in out.reason
+    assert out.correction.startswith("partial conjunction over 6 models: at least 4")
+    assert q.most(evidence([(-0.3, -0.2)] * 4 + [(-0.1, 0.1)] * 2), what="d").verdict is HOLDS
+    two = q.most(evidence([(-0.3, -0.2), (-0.4, -0.1)]), what="d")
+    assert two.verdict is HOLDS
+    assert "with 2 models, more than half means both" in two.evidence
+    assert "cannot be told from 'every'" in two.evidence
+    assert q.most(evidence([(-0.3, -0.2), (-0.1, 0.1)]), what="d").verdict is UNDECIDED
+
+
+def test_a_printed_tie_is_no_evidence_either_way_at_the_printed_precision():
+    tied = q.printed(pd.DataFrame({"m": ["a"], "v": [37.0 - 37.0]}), "v", "m", step=0.1, terms=2)
+    assert q.unit_status(tied, ">", 0).tolist() == [q.OPEN]
+    one_step = q.printed(
+        pd.DataFrame({"m": ["a"], "v": [0.134 - 0.133]}), "v", "m", step=0.001, terms=2
+    )
+    assert q.unit_status(one_step, ">", 0).tolist() == [q.SUPPORTS]  # the roundings do not overlap
+    assert q.unit_status(one_step, "<", 0).tolist() == [q.CONTRADICTS]
+    at_threshold = q.printed(pd.DataFrame({"m": ["a"], "v": [0.100]}), "v", "m", step=0.001)
+    assert q.unit_status(at_threshold, "<", 0.1).tolist() == [q.OPEN]
+    assert q.unit_status(at_threshold, "<=", 0.1).tolist() == [q.OPEN]
+    # without a rounding a value is exact (a build's number without interval)
+    exact = evidence([(0.0, 0.0)]).frame
+    assert q.unit_status(exact, ">=", 0).tolist() == [q.SUPPORTS]
+    out = q.every(q.Evidence(tied, "Table 2"), ">", what="d")
+    assert out.verdict is UNDECIDED and "printed precision, which is no evidence" in out.reason
+
+
+def test_an_ace_whose_noise_floor_is_above_the_threshold_cannot_be_decided_at_this_size():
+    rows = evidence([(0.05, 0.3), (0.02, 0.08)], floor=[0.15, 0.04])
+    out = q.every(rows, "<", 0.1, what="ACE")
+    assert out.verdict is TOO_SMALL
+    assert "noise floor of ACE" in out.reason and "u0: floor 0.150" in out.reason
+    assert out.decide_factor == pytest.approx((0.15 / 0.1) ** 2)
+    # a floor below the threshold: an ordinary undecided verdict
+    low_floor = evidence([(0.05, 0.3), (0.02, 0.08)], floor=[0.05, 0.04])
+    assert q.every(low_floor, "<", 0.1, what="ACE").verdict is UNDECIDED
+    # a unit above the threshold beyond its floor still contradicts it
+    above = evidence([(0.25, 0.4), (0.02, 0.08)], floor=[0.15, 0.04])
+    assert q.every(above, "<", 0.1, what="ACE").verdict is FAILS
+    mean = evidence([(0.05, 0.3)], ["mean"], floor=[0.2])
+    assert q.on_average(mean, "<", 0.1, what="ACE").verdict is TOO_SMALL
+
+
+def test_an_undecided_verdict_says_how_much_more_data_would_decide_it():
+    # one unit, estimate -0.01, upper half-width 0.02: decided at 4x the facts, as "holds"
+    out = q.every(evidence([(-0.2, -0.1), (-0.03, 0.01)]), what="d")
+    assert out.verdict is UNDECIDED
+    assert out.decide_factor == pytest.approx(4.0) and out.decide_verdict is HOLDS
+    # an estimate on the wrong side: the first contradiction decides it
+    wrong = q.every(evidence([(-0.2, -0.1), (-0.01, 0.03)]), what="d")
+    assert wrong.decide_verdict is FAILS and wrong.decide_factor > 1
+    # printed values: more facts change nothing
+    printed = q.printed(pd.DataFrame({"m": ["a"], "v": [0.0]}), "v", "m", step=0.1)
+    assert q.every(q.Evidence(printed, "t"), "<", what="d").decide_factor is None
+
+
+def test_a_unit_without_a_value_reads_no_value_never_nan():
+    """Issue 28: the quick ledger printed ``tiny-llama: nan (no interval)``."""
+    frame = pd.DataFrame(
+        {
+            "unit": ["tiny-llama", "tiny-gpt2", "printed"],
+            "difference": [np.nan, -0.05, 0.2],
+            "low": [np.nan, -0.08, 0.2],
+            "high": [np.nan, -0.02, 0.2],
+        }
+    )
+    text = q.named(frame)
+    assert "nan" not in text
+    assert text.startswith("tiny-llama: no value (undefined at this sample); ")
+    assert "tiny-gpt2: -0.050 [-0.080, -0.020]" in text and text.endswith("printed: 0.200")
+    one = {"difference": 0.1, "low": np.nan, "high": np.nan}
+    assert q.interval_text(one) == "0.100 (no interval)"

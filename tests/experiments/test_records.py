@@ -76,3 +76,49 @@ def test_record_writes_only_inside_a_book_run(tmp_path, monkeypatch):
     assert path == tmp_path / "run" / "reductions.result" and (path / "manifest.json").is_file()
     with pytest.raises(FileNotFoundError, match="calib run ledger"):
         records.load_record("ledger", tmp_path)
+
+
+#: every chapter that records its result
+CHAPTER_UNITS = (
+    "calibration",
+    "linguistic",
+    "answer_set",
+    "clm_vs_mlm",
+    "lpaqa",
+    "reductions",
+    "factor",
+    "start_tokens",
+    "ledger",
+)
+
+
+def test_a_record_names_classes_that_live_in_the_chapters_package():
+    """A manifest names its result and Params classes by ``module:qualname``; in every chapter
+    both are defined in ``calib.experiments.<chapter>`` itself (a package's ``__init__``), so
+    records written before a chapter became a package, or before its steps move between its
+    modules, still load."""
+    import dataclasses
+    import importlib
+
+    for chapter in CHAPTER_UNITS:
+        module = importlib.import_module(f"calib.experiments.{chapter}")
+        results = [
+            v
+            for v in vars(module).values()
+            if isinstance(v, type)
+            and dataclasses.is_dataclass(v)
+            and "params" in {f.name for f in dataclasses.fields(v)}
+        ]
+        assert len(results) == 1, (chapter, results)
+        assert results[0].__module__ == module.__name__, chapter
+        assert module.Params.__module__ == module.__name__, chapter
+
+
+def test_a_record_of_the_module_layout_loads(tmp_path):
+    """A record as the chapters wrote it when each was one module (its manifest names
+    ``calib.experiments.reductions:ReductionsResult``) reads back."""
+    path = records.write_record(_result(), tmp_path)
+    manifest = json.loads((path / records.MANIFEST).read_text(encoding="utf-8"))
+    assert manifest["result_class"] == "calib.experiments.reductions:ReductionsResult"
+    assert manifest["params_class"] == "calib.experiments.reductions:Params"
+    assert isinstance(records.load_record_folder(path), ReductionsResult)

@@ -11,6 +11,7 @@ from calib.confidence import REDUCTIONS, compare_reductions, harmonic_mean
 from calib.data.reported import reported
 from calib.experiments import reductions as rx
 from calib.experiments.quantifiers import Evidence
+from calib.experiments.reductions import claims, distributions, tables
 
 OBJECTIVES = {"m2": "clm", "m1": "mlm"}
 
@@ -22,7 +23,7 @@ def scores():
 
 @pytest.fixture(scope="module")
 def table(scores):
-    return rx.reduction_table(scores, OBJECTIVES, n_bootstrap=30)
+    return tables.reduction_table(scores, OBJECTIVES, n_bootstrap=30)
 
 
 def test_reduction_table_is_compare_reductions_with_objectives(scores, table):
@@ -37,11 +38,11 @@ def test_reduction_table_is_compare_reductions_with_objectives(scores, table):
     for col in ("accuracy", "ace", "H"):
         assert np.allclose(mine[col], ref.loc[mine.index, col])
     assert (table["accuracy_low"] <= table["accuracy_high"]).all()
-    assert rx.reduction_table(scores, OBJECTIVES, n_bootstrap=0)["ace_low"].isna().all()
+    assert tables.reduction_table(scores, OBJECTIVES, n_bootstrap=0)["ace_low"].isna().all()
     with pytest.raises(ValueError, match="m1"):
-        rx.reduction_table(scores, {"m2": "clm"})
+        tables.reduction_table(scores, {"m2": "clm"})
     with pytest.raises(ValueError, match="paraphrase-0"):
-        rx.reduction_table(scores[scores["template"] != "paraphrase-0"], OBJECTIVES)
+        tables.reduction_table(scores[scores["template"] != "paraphrase-0"], OBJECTIVES)
 
 
 def test_objective_means_average_per_model_h():
@@ -53,7 +54,7 @@ def test_objective_means_average_per_model_h():
             "ace": [0.1, 0.3, 0.5],
         }
     )
-    means = rx.objective_means(frame).set_index(["objective", "metric"])
+    means = tables.objective_means(frame).set_index(["objective", "metric"])
     h = harmonic_mean(np.array([0.2, 0.6]), np.array([0.1, 0.3]))
     assert means.loc[("clm", "H"), "value"] == pytest.approx(h.mean())
     assert means.loc[("clm", "H"), "value"] != pytest.approx(harmonic_mean(0.4, 0.2))
@@ -63,7 +64,7 @@ def test_objective_means_average_per_model_h():
 
 def test_objective_means_read_the_authors_values():
     repo = reported("kissling2026_repo_reduction_strategies")
-    means = rx.objective_means(repo, objective="model_type", reduction="reduction_label")
+    means = tables.objective_means(repo, objective="model_type", reduction="reduction_label")
     assert set(means["objective"]) == {"CLM", "MLM"}
     clm_sum = repo[(repo["model_type"] == "CLM") & (repo["reduction_label"] == "Sum")]
     row = means[
@@ -76,42 +77,48 @@ def test_objective_means_read_the_authors_values():
 
 
 def test_objective_differences_are_figure7s_mean_differences_with_paired_intervals(scores, table):
-    est = rx.base_estimates(scores)
-    diffs = rx.objective_differences(est, OBJECTIVES, rx.SUM_PAIRS, "H", n_bootstrap=50, seed=0)
+    est = tables.base_estimates(scores)
+    diffs = tables.objective_differences(
+        est, OBJECTIVES, claims.SUM_PAIRS, "H", n_bootstrap=50, seed=0
+    )
     assert len(diffs) == 2 * 3 and set(diffs["objective"]) == {"clm", "mlm"}
     h = table.set_index(["model", "reduction"])["H"]
     for row in diffs.itertuples():
         model = next(m for m, o in OBJECTIVES.items() if o == row.objective)
         assert row.difference == pytest.approx(h[(model, row.a)] - h[(model, row.b)])
         assert row.low <= row.difference <= row.high and row.n_models == 1 and row.n_boot == 50
-    again = rx.objective_differences(est, OBJECTIVES, rx.SUM_PAIRS, "H", n_bootstrap=50, seed=0)
+    again = tables.objective_differences(
+        est, OBJECTIVES, claims.SUM_PAIRS, "H", n_bootstrap=50, seed=0
+    )
     pd.testing.assert_frame_equal(diffs, again)  # seeded
-    same = rx.objective_differences(est, OBJECTIVES, [("sum", "sum")], "accuracy", 20)
+    same = tables.objective_differences(est, OBJECTIVES, [("sum", "sum")], "accuracy", 20)
     assert (same[["difference", "low", "high"]] == 0).all().all()
-    acc = rx.objective_differences(est, OBJECTIVES, rx.MEAN_PAIRS, "accuracy", 20)
+    acc = tables.objective_differences(est, OBJECTIVES, claims.MEAN_PAIRS, "accuracy", 20)
     assert set(acc["method"]) == {"bca"} and set(diffs["method"]) == {"centred"}
     with pytest.raises(ValueError, match="n_bootstrap >= 1"):
-        rx.objective_differences(est, OBJECTIVES, rx.SUM_PAIRS, "H", n_bootstrap=0)
+        tables.objective_differences(est, OBJECTIVES, claims.SUM_PAIRS, "H", n_bootstrap=0)
 
 
 def test_a_paired_bootstrap_needs_the_models_to_share_their_facts(scores):
-    est = rx.base_estimates(scores)
+    est = tables.base_estimates(scores)
     est = est[~((est["model"] == "m1") & (est["instance"] == est["instance"].iloc[0]))]
     with pytest.raises(ValueError, match="other facts"):
-        rx.objective_differences(est, {"m2": "clm", "m1": "clm"}, rx.SUM_PAIRS, "H", 10)
+        tables.objective_differences(est, {"m2": "clm", "m1": "clm"}, claims.SUM_PAIRS, "H", 10)
 
 
 def test_the_shape_of_each_confidence_distribution(scores):
     from scipy.stats import skew
 
-    est = rx.base_estimates(scores)
-    shape = rx.confidence_shape(est, n_bootstrap=50, seed=0).set_index(["model", "reduction"])
+    est = tables.base_estimates(scores)
+    shape = distributions.confidence_shape(est, n_bootstrap=50, seed=0).set_index(
+        ["model", "reduction"]
+    )
     part = est[(est["model"] == "m1") & (est["reduction"] == "mean")]["confidence"]
     row = shape.loc[("m1", "mean")]
     assert row["skewness"] == pytest.approx(skew(part.to_numpy()))
     assert row["max"] == part.max() and row["n"] == len(part)
     assert row["skewness_low"] <= row["skewness"] <= row["skewness_high"]
-    assert rx.confidence_shape(est, n_bootstrap=0)["skewness_low"].isna().all()
+    assert distributions.confidence_shape(est, n_bootstrap=0)["skewness_low"].isna().all()
 
 
 def _evidence(units, low, high, **cols):
@@ -127,33 +134,33 @@ def test_the_claims_rules_on_hand_made_evidence():
         [0.05, 0.06],
         objective=["clm", "mlm"],
     )
-    assert rx.sum_highest_h(both).verdict == "holds"
+    assert claims.sum_highest_h(both).verdict == "holds"
     mlm_against = _evidence(
         ["CLMs: Sum vs Mean", "MLMs: Sum vs Mean"],
         [0.01, -0.06],
         [0.05, -0.02],
         objective=["clm", "mlm"],
     )
-    assert rx.sum_highest_h(mlm_against).verdict == "does not hold"
+    assert claims.sum_highest_h(mlm_against).verdict == "does not hold"
     clm_only = _evidence(["CLMs: Sum vs Mean"], [0.01], [0.05], objective=["clm"])
-    assert rx.sum_highest_h(clm_only).verdict == "not testable"
+    assert claims.sum_highest_h(clm_only).verdict == "not testable"
     open_ = _evidence(
         ["CLMs: Sum vs Mean", "MLMs: Sum vs Mean"],
         [-0.01, 0.02],
         [0.05, 0.06],
         objective=["clm", "mlm"],
     )
-    assert rx.sum_highest_h(open_).verdict == "undecided"
+    assert claims.sum_highest_h(open_).verdict == "undecided"
     trade = _evidence(
         ["CLMs: Mean vs Sum (ace)", "MLMs: Mean vs Sum (accuracy)"],
         [-0.2, -0.1],
         [-0.1, -0.05],
         objective=["clm", "mlm"],
     )
-    assert rx.mean_trades_accuracy(trade).verdict == "holds"
+    assert claims.mean_trades_accuracy(trade).verdict == "holds"
     skewed = _evidence(["a", "b"], [1.2, 1.01], [2.0, 1.5])
-    assert rx.mean_right_skewed(skewed).verdict == "holds"
-    assert rx.mean_right_skewed(_evidence(["a"], [0.2], [0.9])).verdict == "does not hold"
+    assert claims.mean_right_skewed(skewed).verdict == "holds"
+    assert claims.mean_right_skewed(_evidence(["a"], [0.2], [0.9])).verdict == "does not hold"
 
 
 def _shape_result(top: float, per_relation, models=("opt-1.3b",)):
@@ -185,18 +192,24 @@ def _shape_result(top: float, per_relation, models=("opt-1.3b",)):
 
 
 def test_the_largest_confidence_of_opt13b_on_a_sample_can_only_refute_the_claim():
-    on_sample = rx.mean_max_half(rx.mean_max_half_build(_shape_result(0.42, per_relation=2)))
-    assert on_sample.verdict == "undecided"  # all of BEAR might hold a larger one
-    assert rx.mean_max_half(rx.mean_max_half_build(_shape_result(0.42, None))).verdict == "holds"
-    assert (
-        rx.mean_max_half(rx.mean_max_half_build(_shape_result(0.61, 2))).verdict == "does not hold"
+    on_sample = claims.mean_max_half(
+        claims.mean_max_half_build(_shape_result(0.42, per_relation=2))
     )
-    other = rx.mean_max_half(rx.mean_max_half_build(_shape_result(0.4, None, ("gpt2",))))
+    assert on_sample.verdict == "undecided"  # all of BEAR might hold a larger one
+    assert (
+        claims.mean_max_half(claims.mean_max_half_build(_shape_result(0.42, None))).verdict
+        == "holds"
+    )
+    assert (
+        claims.mean_max_half(claims.mean_max_half_build(_shape_result(0.61, 2))).verdict
+        == "does not hold"
+    )
+    other = claims.mean_max_half(claims.mean_max_half_build(_shape_result(0.4, None, ("gpt2",))))
     assert other.verdict == "not testable" and "opt-1.3b is not among" in other.reason
 
 
 def test_confidence_histograms(scores):
-    hist = rx.confidence_histograms(scores, OBJECTIVES, bins=10)
+    hist = distributions.confidence_histograms(scores, OBJECTIVES, bins=10)
     assert len(hist) == 2 * len(REDUCTIONS) * 10
     n = scores[scores["template"] == "paraphrase-0"].groupby("model")["instance"].nunique()
     totals = hist.groupby(["model", "reduction"])["count"].sum()
@@ -205,13 +218,13 @@ def test_confidence_histograms(scores):
     assert hist["lower"].min() == 0 and hist["upper"].max() == 1
     assert dict(zip(hist["model"], hist["objective"])) == OBJECTIVES
     with pytest.raises(ValueError, match="bins"):
-        rx.confidence_histograms(scores, bins=0)
+        distributions.confidence_histograms(scores, bins=0)
 
 
 def test_histogram_chart_draws_bars_from_zero(scores):
     from calib.report import charts
 
-    hist = rx.confidence_histograms(scores, OBJECTIVES, bins=5)
+    hist = distributions.confidence_histograms(scores, OBJECTIVES, bins=5)
     spec = charts.binned_histogram(hist, row="model", column="label").to_dict()
     enc = spec["spec"]["encoding"]
     assert enc["y2"] == {"datum": 0} and enc["x2"]["field"] == "upper"
@@ -224,7 +237,7 @@ def test_histogram_chart_draws_bars_from_zero(scores):
 
 
 def test_every_ace_of_the_reduction_table_has_its_noise_floor(table):
-    for col in rx.FLOOR_COLUMNS:
+    for col in tables.FLOOR_COLUMNS:
         assert col in table.columns, col
     assert np.allclose(table["ace_debiased"], table["ace"] - table["ace_floor"])
     assert (table["ace_floor_low"] <= table["ace_floor"]).all()
@@ -242,10 +255,10 @@ def test_every_ace_of_the_reduction_table_has_its_noise_floor(table):
 def test_the_floor_of_a_mean_ace_is_the_mean_of_the_floors(scores, table):
     from calib.confidence.noise_floor import floor_record, mean_floor_record
 
-    est = rx.base_estimates(scores)
+    est = tables.base_estimates(scores)
     both = {"m2": "clm", "m1": "clm"}  # one objective with two models
-    floors = rx.objective_floors(est, both, n_bootstrap=30, seed=0)
-    means = rx.objective_means(table.assign(objective="clm"))
+    floors = tables.objective_floors(est, both, n_bootstrap=30, seed=0)
+    means = tables.objective_means(table.assign(objective="clm"))
     mean_ace = means[means["metric"] == "ace"].set_index("reduction")["value"]
     per_model = table.groupby("reduction")["ace_floor"].mean()
     for row in floors.itertuples():
@@ -267,11 +280,11 @@ def test_the_floor_of_a_mean_ace_is_the_mean_of_the_floors(scores, table):
 def test_the_means_beside_the_authors_carry_the_floor_of_this_builds_rows(scores, table):
     from calib.report import beside
 
-    est = rx.base_estimates(scores)
-    floors = rx.objective_floors(est, OBJECTIVES, n_bootstrap=0)
+    est = tables.base_estimates(scores)
+    floors = tables.objective_floors(est, OBJECTIVES, n_bootstrap=0)
     assert floors["ace_low"].isna().all() and floors["ace_floor"].notna().all()
     out = beside.reductions_beside(
-        rx.objective_means(table), rx.authors_means(), rx.REDUCTION_LABELS, floors=floors
+        tables.objective_means(table), tables.authors_means(), rx.REDUCTION_LABELS, floors=floors
     )
     cols = list(out.columns)
     assert (
@@ -288,7 +301,7 @@ def test_the_means_beside_the_authors_carry_the_floor_of_this_builds_rows(scores
     assert (
         "ace_floor"
         not in beside.reductions_beside(
-            rx.objective_means(table), rx.authors_means(), rx.REDUCTION_LABELS
+            tables.objective_means(table), tables.authors_means(), rx.REDUCTION_LABELS
         ).columns
     )
 

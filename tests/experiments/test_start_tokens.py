@@ -9,6 +9,7 @@ import json
 import pytest
 
 from calib.experiments import start_tokens as st
+from calib.experiments.start_tokens import rules
 from calib.report import findings as fd
 from calib.scoring.statements import bear_queries
 
@@ -27,7 +28,7 @@ def left_llama(tiny_models, tmp_path_factory):
 
 def test_right_padding_changes_nothing(small_bear, tmp_path):
     queries = bear_queries(small_bear, ["paraphrase-0"])
-    summ = st.encoding_summary("tiny-llama", queries)
+    summ = rules.encoding_summary("tiny-llama", queries)
     assert summ["padding_side"] == "right" and summ["statements"] > 50
     assert summ["two_bos"] == 0 and summ["differ"] == 0
 
@@ -36,10 +37,10 @@ def test_left_padding_doubles_the_bos_and_is_scored_apart(left_llama, small_bear
     import pandas as pd
 
     queries = bear_queries(small_bear, ["paraphrase-0"])
-    summ = st.encoding_summary(left_llama, queries)
+    summ = rules.encoding_summary(left_llama, queries)
     assert summ["padding_side"] == "left"
     assert 0 < summ["two_bos"] == summ["differ"] < summ["statements"]
-    scores = st.rule_scores(
+    scores = rules.rule_scores(
         [left_llama],
         queries,
         pd.DataFrame([summ]),
@@ -48,14 +49,14 @@ def test_left_padding_doubles_the_bos_and_is_scored_apart(left_llama, small_bear
         progress=False,
     )
     assert set(scores["rule"]) == set(st.RULES)
-    est = st.rule_estimates(scores, "paraphrase-0")
-    table = st.rule_table(est, n_boot=20)
+    est = rules.rule_estimates(scores, "paraphrase-0")
+    table = rules.rule_table(est, n_boot=20)
     assert table["rule"].tolist() == list(st.RULES.values())
     assert (table["n"] == len(queries)).all()
     ours = est[est["rule"] == "single"]["confidence"].to_numpy()
     theirs = est[est["rule"] == "lm-pub-quiz-0.3.3"]["confidence"].to_numpy()
     assert abs(ours - theirs).max() > 1e-4  # the doubled BOS changes the scores
-    diffs = st.rule_differences(est, n_boot=20)
+    diffs = rules.rule_differences(est, n_boot=20)
     assert diffs["metric"].tolist() == ["accuracy", "ace"]
     assert all("lm-pub-quiz 0.3.3" in s for s in fd.rule_sentences(diffs))
 
@@ -73,12 +74,12 @@ def test_models_to_measure_leaves_out_another_bos_only_when_asked():
             "bos": ["<a>", "<a>", "<b>"],
         }
     )
-    names, note = st.models_to_measure(rows)
+    names, note = rules.models_to_measure(rows)
     assert names == ["same", "doubled"]
     assert "other" in note and "<b> instead of <a>" in note
-    assert st.models_to_measure(rows, only_doubled=False) == (["same", "doubled", "other"], "")
+    assert rules.models_to_measure(rows, only_doubled=False) == (["same", "doubled", "other"], "")
     with pytest.raises(ValueError, match="no causal model"):
-        st.rule_scores([], [], rows)
+        rules.rule_scores([], [], rows)
 
 
 def test_the_chapter_unit_runs_on_a_tiny_causal_model_with_the_floor_beside_ace(tmp_path):
@@ -115,5 +116,5 @@ def test_the_chapter_unit_runs_on_a_tiny_causal_model_with_the_floor_beside_ace(
 def test_no_causal_model_leaves_nothing_to_measure():
     import pandas as pd
 
-    empty = pd.DataFrame(columns=list(st.SUMMARY_COLUMNS))
-    assert st.models_to_measure(empty) == ([], "")
+    empty = pd.DataFrame(columns=list(rules.SUMMARY_COLUMNS))
+    assert rules.models_to_measure(empty) == ([], "")

@@ -90,3 +90,68 @@ def test_embedded_smollm2_converts_once_and_scores(small_bear):
     # the converted folder is reused: no GGUF parsing on the second load
     again = load_model("smollm2-135m-instruct", device="cpu")
     assert again.key == lm.key
+
+
+def _copy(folder, dest, names):
+    import shutil
+
+    dest.mkdir()
+    for name in names:
+        shutil.copy2(folder / name, dest / name)
+    return dest
+
+
+@pytest.fixture
+def tiny_gpt2_folder(tiny_models, _session_cache):
+    return _session_cache / "models" / "tiny-gpt2-v2"
+
+
+def test_a_folder_without_weights_is_one_line(tiny_gpt2_folder, tmp_path, capsys):
+    from calib.cli import main
+    from calib.models.locate import model_problem
+
+    have = [p.name for p in tiny_gpt2_folder.iterdir() if not p.name.endswith(".safetensors")]
+    folder = _copy(tiny_gpt2_folder, tmp_path / "no-weights", have)
+    problem = model_problem(str(folder))
+    assert problem.startswith(f"the folder '{folder}' is not a complete Hugging Face model folder")
+    assert "config.json" in problem and "lacks weights (one of model.safetensors" in problem
+    with pytest.raises(ModelLoadError) as info:
+        load_model(str(folder))
+    assert "\n" not in str(info.value) and problem in str(info.value)
+    code = main(["score", "--model", str(folder), "--per-relation", "1", "--relations", "P30"])
+    err = capsys.readouterr().err
+    assert code == 2 and err == f"calib score: {problem}\n"
+
+
+def test_a_folder_with_only_a_configuration_says_all_it_lacks(tiny_gpt2_folder, tmp_path):
+    from calib.models.locate import model_problem
+
+    folder = _copy(tiny_gpt2_folder, tmp_path / "config-only", ["config.json"])
+    problem = model_problem(str(folder))
+    assert "it has config.json, and lacks a tokenizer (one of tokenizer.json" in problem
+    assert "and weights (one of" in problem and "\n" not in problem
+    with pytest.raises(ModelLoadError, match="lacks a tokenizer") as info:
+        load_model(str(folder))
+    assert "\n" not in str(info.value)
+
+
+def test_a_folder_whose_weights_do_not_load_is_one_line(tiny_gpt2_folder, tmp_path):
+    """Every file there, the weights' bytes broken: transformers' several-line error becomes
+    one line."""
+    folder = _copy(
+        tiny_gpt2_folder, tmp_path / "broken", [p.name for p in tiny_gpt2_folder.iterdir()]
+    )
+    (folder / "model.safetensors").write_bytes(b"not a safetensors file")
+    with pytest.raises(ModelLoadError, match=r"cannot be loaded as a causal LM: ") as info:
+        load_model(str(folder))
+    assert "\n" not in str(info.value)
+
+
+def test_a_multi_line_error_is_joined_onto_one_line():
+    from calib.models.loading import one_line
+
+    exc = OSError("Couldn't instantiate the backend tokenizer from one of: \n(1) a file\n(2) x")
+    assert (
+        one_line(exc) == "Couldn't instantiate the backend tokenizer from one of: (1) a file (2) x"
+    )
+    assert one_line(ValueError("x" * 500), limit=10) == "x" * 9 + "…"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from calib.experiments.lpaqa import load_sample
+from calib.experiments.lpaqa.sample import load_sample
 from calib.prompts.generation import generate_prompts, lpaqa_overlap, prompt_key, reference_prompts
 from calib.prompts.mining import mining_corpus
 from calib.prompts.paraphrase import Candidate

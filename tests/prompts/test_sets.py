@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from calib.data.lama import MANUAL
-from calib.experiments.lpaqa import load_sample
+from calib.experiments.lpaqa.sample import load_sample
 from calib.prompts.paraphrase import Candidate
 from calib.prompts.sets import (
     MODEL_FREE_SETS,

@@ -97,7 +97,23 @@ def test_html_table_with_intervals_and_index():
     )
     html = html_table(frame, intervals={"acc": ("lo", "hi")}, index=True).html
     assert _cells(html, "th") == ["model", "acc"]
-    assert _cells(html, "td") == ["m", "0.500 [0.400, 0.600]"]
+    # the estimate and, on a line below it, its interval: one narrow cell
+    assert _cells(html, "td") == ["m", '0.500<br><span class="calib-ci">[0.400, 0.600]</span>']
+
+
+def test_html_table_shows_the_chosen_columns_and_records_them_all(tmp_path, monkeypatch):
+    monkeypatch.setenv("CALIB_EXPORT_DIR", str(tmp_path))
+    frame = pd.DataFrame(
+        {"model": ["m"], "ace": [0.2], "lo": [0.1], "hi": [0.3], "extra": [7], "more": ["x"]}
+    )
+    html = html_table(
+        frame, intervals={"ace": ("lo", "hi")}, shown=["model", "ace"], name="wide"
+    ).html
+    assert _cells(html, "th") == ["model", "ace"]
+    recorded = pd.read_csv(tmp_path / "tables" / "wide.csv")
+    assert list(recorded.columns) == list(frame.columns)  # the download keeps every column
+    with pytest.raises(ValueError, match=r"shown names column\(s\) \['lo'\]"):
+        html_table(frame, intervals={"ace": ("lo", "hi")}, shown=["lo"], record=False)
 
 
 def test_reported_table_is_labelled_with_its_source_and_keeps_values_as_given():

@@ -1,43 +1,19 @@
-"""Start tokens: calib's one start token against lm-pub-quiz 0.3.3's, measured (methods page).
-
-A causal model's statement is scored after one start token (paper §2.3;
-:func:`calib.scoring.encoding.encode_clm`). lm-pub-quiz 0.3.3, with which the paper's scores
-were computed, decides per instance whether its tokenizer added a BOS by looking at position 0
-of the *padded* batch; a tokenizer that pads on the left (Gemma's) has a pad there for most
-instances, and every statement then gets two BOS tokens
-(:func:`calib.scoring.encoding.encode_clm_lm_pub_quiz`). It also starts with the tokenizer's
-BOS where calib's registry names another start token. This module scores a sample both ways
-and compares accuracy and ACE of Base-Confidence (Eq. 1) on one template:
-
-* :func:`encoding_summary` -- per causal model: padding side, how many statements get two BOS
-  tokens, how many are tokenised differently from calib's rule; :func:`models_to_measure`
-  picks the models worth scoring again;
-* :func:`rule_scores` -- the score tables under both rules (the second is scored only where the
-  tokens differ, else it *is* the first);
-* :func:`rule_table`, :func:`rule_differences` -- accuracy, ACE (with its noise floor, issue
-  18) and Brier per model and rule with bootstrap intervals, and the paired differences.
-
-The chapter unit (``CONTRIBUTING.md``): :class:`Params`, :func:`run` (``Params`` ->
-:class:`StartTokensResult`); :data:`CLAIMS` is empty: the paper makes no claim about start
-tokens (it does not say how its tokenizers padded), so this methods chapter tests none.
+"""The two start-token rules compared (calib's one start token, lm-pub-quiz 0.3.3's): how each
+tokenises a sample, the models worth scoring twice, the score tables under both rules, and
+accuracy, ACE and Brier per model and rule with their paired differences.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import ClassVar
 
 import pandas as pd
 
 from calib.confidence import base, paired_estimates_difference, sentence_scores, summary
-from calib.experiments.claims import Claim
-from calib.experiments.params import ChapterParams, parameter
-from calib.experiments.scores import objectives as model_objectives
 from calib.models.loading import load_tokenizer, start_token_id
 from calib.scoring.encoding import encode_clm, encode_clm_lm_pub_quiz, start_token_count
 from calib.scoring.run import score_queries
-from calib.scoring.statements import Query, bear_queries
+from calib.scoring.statements import Query
 
 #: the rules compared, as the tables name them
 RULES: dict[str, str] = {
@@ -56,48 +32,6 @@ SUMMARY_COLUMNS: tuple[str, ...] = (
     "start",
     "bos",
 )
-
-
-@dataclass(frozen=True)
-class Params(ChapterParams):
-    """The start_tokens chapter's parameters (the notebook's parameters cell equals these)."""
-
-    chapter: ClassVar[str] = "start_tokens"
-
-    models: tuple[str, ...] = parameter(
-        ("smollm2-135m-instruct", "gemma-3-270m"), "models (causal ones are used)"
-    )
-    relations: tuple[str, ...] | None = parameter(None, "BEAR relations (None: all 60)")
-    per_relation: int | None = parameter(
-        1, "instances per relation, seeded sample (None: all of BEAR)"
-    )
-    seed: int = parameter(0, "seed of the BEAR sample and of every bootstrap")
-    n_bootstrap: int = parameter(1000, "bootstrap resamples behind the intervals")
-    template: str = parameter("paraphrase-0", "the template scored both ways")
-    only_doubled: bool = parameter(
-        True, "rescore only models that get two BOS (not those with another BOS)"
-    )
-
-
-@dataclass(frozen=True)
-class StartTokensResult:
-    """Every frame and number the start_tokens page shows (:func:`run`)."""
-
-    params: Params
-    #: the causal models of ``params.models`` (those with a start token) and the masked ones
-    causal: list
-    masked: list
-    #: BEAR instances scored (queries of ``params.template``)
-    n_queries: int
-    #: :func:`encoding_summary` per causal model
-    tokens: pd.DataFrame
-    #: :func:`models_to_measure`: the models scored both ways, and a sentence on those left out
-    measured: list
-    left_out: str
-    #: :func:`rule_table` (with the noise floor of ACE)
-    table: pd.DataFrame
-    #: :func:`rule_differences`
-    differences: pd.DataFrame
 
 
 def encoding_summary(model: str, queries: Sequence[Query], *, cache_dir=None) -> dict:
@@ -227,48 +161,3 @@ def rule_differences(estimates: pd.DataFrame, n_boot: int = 1000, seed: int = 0)
             diff = paired_estimates_difference(theirs, ours, metric, n_boot=n_boot, seed=seed)
             rows.append({"model": model, **diff})
     return pd.DataFrame(rows)
-
-
-def run(params: Params) -> StartTokensResult:
-    """The chapter with ``params``: tokenise the sample both ways for every causal model
-    (:func:`encoding_summary`), score both ways the models worth it
-    (:func:`models_to_measure`, :func:`rule_scores`; calib's scores are the calibration
-    chapter's, from the score cache) and compare Base-Confidence on ``params.template``.
-
-    Parameters
-    ----------
-    params : calib.experiments.start_tokens.Params
-        The chapter's parameters.
-
-    Returns
-    -------
-    calib.experiments.start_tokens.StartTokensResult
-        What the chapter's page shows, with ``params``.
-    """
-    from calib.data.bear import load_bear
-
-    p = params
-    kinds = model_objectives(list(p.models))
-    causal = [m for m, o in kinds.items() if o == "clm"]
-    bear = load_bear(relations=list(p.relations) if p.relations else None)
-    queries = bear_queries(bear.sample(p.per_relation, p.seed), [p.template])
-    tokens = pd.DataFrame(
-        [encoding_summary(m, queries) for m in causal], columns=list(SUMMARY_COLUMNS)
-    )
-    measured, left_out = models_to_measure(tokens, p.only_doubled)
-    est = rule_estimates(rule_scores(measured, queries, tokens), p.template)
-    return StartTokensResult(
-        params=p,
-        causal=causal,
-        masked=[m for m in kinds if m not in causal],
-        n_queries=len(queries),
-        tokens=tokens,
-        measured=measured,
-        left_out=left_out,
-        table=rule_table(est, p.n_bootstrap, p.seed),
-        differences=rule_differences(est, p.n_bootstrap, p.seed),
-    )
-
-
-#: the paper makes no claim about start tokens (this is a methods chapter)
-CLAIMS: tuple[Claim, ...] = ()

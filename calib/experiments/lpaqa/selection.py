@@ -1,0 +1,148 @@
+"""Prompt selection and ensembles (Jiang et al. 2020, §4, §5.3): top-1, the rank-based top-K
+ensembles, the optimised ensemble, the oracle, the manual prompt and the majority baseline, per
+model and prompt set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+
+from calib.data.lama import MANUAL
+from calib.prompts.accuracy import majority_baseline, predictions
+from calib.prompts.ensemble import (
+    fit_ensemble_weights,
+    oracle,
+    rank_prompts,
+    top_k_ensemble,
+    weighted_ensemble,
+)
+
+#: the prompt set of the rows that belong to no set (the manual prompt, the majority baseline)
+NO_SET = "-"
+#: the prompt sets whose optimised ensemble is also run with another model's weights (§5.3,
+#: Tables 12-13); Mine+Para is left out: its prompts differ between models here
+CROSS_MODEL_SETS: tuple[str, ...] = ("Mine", "Mine+Man", "Man+Para")
+LINEAR = " (linear)"
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. selection and ensembles
+
+
+def _in_set(sent: pd.DataFrame, members: pd.DataFrame, prompt_set: str) -> pd.DataFrame:
+    """The rows of ``sent`` whose (model, relation, template) is a member of ``prompt_set``."""
+    keys = members.loc[members["prompt_set"] == prompt_set, ["model", "relation", "template"]]
+    return sent.merge(keys.drop_duplicates(), on=["model", "relation", "template"], how="inner")
+
+
+def best_mined(train: pd.DataFrame, members: pd.DataFrame) -> pd.DataFrame:
+    """Per model and relation the top-ranked prompt of the Mine set by training accuracy
+    (§4.1): the prompt Mine+Para paraphrases (§5.1). Columns ``model, relation, template``."""
+    ranking = rank_prompts(_in_set(train, members, "Mine"))
+    return ranking[ranking["rank"] == 0][["model", "relation", "template"]].reset_index(drop=True)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What :func:`select_and_ensemble` returns.
+
+    ``hits``: per fact ``model, prompt_set, method, relation, instance, answer_idx, hit``;
+    ``ensembles``: the ensemble tables (:mod:`calib.prompts.ensemble`) of the manual prompt,
+    top-1, the log-linear top-K and the optimised ensemble, with ``prompt_set`` and ``method``
+    (``template`` = method); ``rankings``: :func:`~calib.prompts.ensemble.rank_prompts` per
+    prompt set; ``weights``: the learned optimised-ensemble weights per prompt set."""
+
+    hits: pd.DataFrame
+    ensembles: pd.DataFrame
+    rankings: pd.DataFrame
+    weights: pd.DataFrame
+
+
+HIT_COLUMNS: tuple[str, ...] = (
+    "model",
+    "prompt_set",
+    "method",
+    "relation",
+    "instance",
+    "answer_idx",
+    "hit",
+)
+
+
+def select_and_ensemble(
+    train: pd.DataFrame,
+    test: pd.DataFrame,
+    members: pd.DataFrame,
+    facts: pd.DataFrame,
+    reference: pd.DataFrame | None = None,
+    sets: Sequence[str] | None = None,
+    ks: Sequence[int] = (3, 5),
+    steps: int = 200,
+    lr: float = 0.1,
+    cross_model_sets: Sequence[str] = CROSS_MODEL_SETS,
+) -> Selection:
+    """LPAQA §4 on sentence-score tables of the training pairs (``train``) and test facts
+    (``test``), for every model and prompt set of ``members`` (``sets``: default all of them):
+
+    * ``manual`` -- the manual prompt alone; ``majority`` -- the relation's most frequent object
+      in ``reference`` (default: ``facts``) for every fact (``facts``: the test facts, a
+      :class:`~calib.data.lama.Lama`'s ``instances``); both with prompt set :data:`NO_SET`;
+    * ``top-1`` -- the prompt with the best training accuracy (§4.1,
+      :func:`~calib.prompts.ensemble.rank_prompts`);
+    * ``top-K`` for ``K`` in ``ks`` -- the average of the K best prompts' log-probabilities
+      (§4.2), and ``top-K (linear)`` the average of their probabilities (§5.3's ablation);
+    * ``optimized`` -- softmax weights per relation learned with Adam (``steps``, ``lr``) on the
+      training pairs (§4.3, :func:`~calib.prompts.ensemble.fit_ensemble_weights`);
+    * ``optimized (weights of M)`` for the sets ``cross_model_sets`` -- the same ensemble with
+      the weights model ``M`` learned (§5.3, Tables 12-13);
+    * ``oracle`` -- correct if any prompt of the set is (§5.1).
+    """
+    hits, ensembles, rankings, weights = [], [], [], []
+    models = list(dict.fromkeys(test["model"]))
+    manual = test[test["template"] == MANUAL].assign(template="manual")
+    ensembles.append(manual.assign(prompt_set=NO_SET, method="manual"))
+    hits.append(predictions(manual).assign(prompt_set=NO_SET, method="manual"))
+    majority = majority_baseline(facts, reference)
+    for m in models:
+        hits.append(majority.assign(model=m, prompt_set=NO_SET, method="majority"))
+    names = list(dict.fromkeys(members["prompt_set"])) if sets is None else list(sets)
+    tests: dict[str, pd.DataFrame] = {}
+    for name in names:
+        tr, te = _in_set(train, members, name), _in_set(test, members, name)
+        if tr.empty or te.empty:
+            continue
+        tests[name] = te
+        ranking = rank_prompts(tr)
+        rankings.append(ranking.assign(prompt_set=name))
+        tables = [top_k_ensemble(te, ranking, 1, "top-1")]
+        tables += [top_k_ensemble(te, ranking, k) for k in ks]
+        w = fit_ensemble_weights(tr, steps=steps, lr=lr)
+        weights.append(w.assign(prompt_set=name))
+        tables.append(weighted_ensemble(te, w))
+        linear = [top_k_ensemble(te, ranking, k, f"top-{k}{LINEAR}", "linear") for k in ks if k > 1]
+        for table in tables:
+            ensembles.append(table.assign(prompt_set=name, method=table["template"]))
+        for table in tables + linear:
+            hits.append(predictions(table).assign(prompt_set=name, method=table["template"]))
+        hits.append(oracle(te).assign(prompt_set=name, method="oracle"))
+    weights_frame = pd.concat(weights, ignore_index=True) if weights else pd.DataFrame()
+    for name in [s for s in cross_model_sets if s in tests]:
+        w = weights_frame[weights_frame["prompt_set"] == name]
+        for target in models:
+            te = tests[name][tests[name]["model"] == target]
+            for source in models:
+                if source == target:
+                    continue
+                borrowed = w[w["model"] == source].assign(model=target)
+                table = weighted_ensemble(te, borrowed, f"optimized (weights of {source})")
+                hits.append(predictions(table).assign(prompt_set=name, method=table["template"]))
+    out = pd.concat(hits, ignore_index=True)[list(HIT_COLUMNS)]
+    return Selection(
+        hits=out.reset_index(drop=True),
+        ensembles=pd.concat(ensembles, ignore_index=True),
+        rankings=pd.concat(rankings, ignore_index=True),
+        weights=weights_frame,
+    )

@@ -1,0 +1,286 @@
+"""Every chapter's analysis-only entry, ``analyse(scores, params) -> Result``: on a small
+synthetic score table of the store's schema (no model, no disk) it gives a complete result that
+records and reads back; where a tiny model can score it, ``run(params)`` equals ``analyse`` on the
+scores ``run`` scored."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pandas as pd
+import pytest
+from synthetic_scores import query_score_table, random_score_table
+
+from calib.data.bear import LINGUISTIC, PARAPHRASES, PLAIN
+from calib.experiments import (
+    answer_set,
+    calibration,
+    clm_vs_mlm,
+    factor,
+    linguistic,
+    lpaqa,
+    records,
+    reductions,
+    start_tokens,
+)
+
+
+def complete(result, tmp_path, given: tuple[str, ...] = ()) -> None:
+    """Every field of ``result`` is set (frames: with their columns; ``given``: fields passed
+    through from the scores, empty where the test passed none), and the result records and reads
+    back with equal frames."""
+    for f in dataclasses.fields(result):
+        value = getattr(result, f.name)
+        assert value is not None or "None" in str(f.type), f.name
+        if isinstance(value, pd.DataFrame) and f.name not in given:
+            assert len(value.columns), f.name
+    back = records.load_record_folder(records.write_record(result, tmp_path))
+    assert back.params == result.params
+    for f in dataclasses.fields(result):
+        value = getattr(result, f.name)
+        if isinstance(value, pd.DataFrame) and len(value):
+            pd.testing.assert_frame_equal(
+                _missing_as_none(getattr(back, f.name)),
+                _missing_as_none(value),
+                check_dtype=False,
+                check_index_type=False,
+                obj=f.name,
+            )
+
+
+def _missing_as_none(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every missing value as ``None`` (Parquet reads an all-``None`` column of
+    objects back as ``<NA>``)."""
+    return frame.astype(object).where(frame.notna(), None)
+
+
+def assert_results_equal(a, b) -> None:
+    """Two results of one chapter hold equal frames and values."""
+    assert type(a) is type(b)
+    for f in dataclasses.fields(a):
+        x, y = getattr(a, f.name), getattr(b, f.name)
+        if isinstance(x, pd.DataFrame):
+            pd.testing.assert_frame_equal(x, y, obj=f.name)
+        else:
+            assert x == y, f.name
+
+
+# -- reductions -------------------------------------------------------------------------------
+
+
+def test_reductions_analyse_a_synthetic_score_table(tmp_path):
+    scores = random_score_table(models=("m2", "m1"), templates=(PLAIN,), n_instances=4)
+    params = reductions.Params(models=("m2", "m1"), n_bootstrap=20)
+    result = reductions.analyse(scores, params, objectives={"m2": "clm", "m1": "mlm"})
+    assert result.objectives == {"m2": "clm", "m1": "mlm"}
+    assert result.n_relations == 3 and result.n_facts == 12
+    assert len(result.table) == 2 * 4 and set(result.means["objective"]) == {"clm", "mlm"}
+    assert len(result.h_differences) == 2 * 3 and len(result.mean_vs_sum) == 2 * 4 * 2
+    assert len(result.shape) == 2 * 4 and len(result.mean_floors) == 2 * 4
+    complete(result, tmp_path)
+
+
+@pytest.mark.slow
+def test_reductions_run_is_score_bear_then_analyse():
+    from calib.scoring.run import score_bear
+
+    params = reductions.Params(
+        models=("tiny-gpt2", "tiny-bert"), relations=("P36", "P19"), per_relation=2, n_bootstrap=20
+    )
+    result = reductions.run(params)
+    scores = score_bear(list(params.models), PLAIN, 2, 0, ["P36", "P19"])  # the cached scores
+    assert_results_equal(result, reductions.analyse(scores, params))
+
+
+# -- calibration ------------------------------------------------------------------------------
+
+
+def test_calibration_analyse_a_synthetic_score_table(tmp_path):
+    scores = random_score_table(models=("m2", "m1"), templates=PARAPHRASES, n_instances=4)
+    info = pd.DataFrame(
+        {"model": ["m2", "m1"], "objective": ["clm", "mlm"], "family": "F", "size_m": [1.0, 2.0]}
+    )
+    params = calibration.Params(models=("m2", "m1"), n_bootstrap=10, floor_draws=10)
+    result = calibration.analyse(scores, params, info)
+    assert result.n_facts == 12 and result.n_relations == 3 and result.folds == 3
+    assert result.models["model"].tolist() == ["m2", "m1"]
+    assert set(result.table["model"]) == {"m2", "m1"}
+    assert {"objectives", "size step"} == set(result.contrasts["kind"])  # one family, two sizes
+    complete(result, tmp_path)
+
+
+@pytest.mark.slow
+def test_calibration_run_is_score_bear_then_analyse():
+    from calib.scoring.run import score_bear
+
+    params = calibration.Params(
+        models=("tiny-gpt2", "tiny-bert"),
+        relations=("P36", "P19"),
+        per_relation=2,
+        n_bootstrap=10,
+        floor_draws=10,
+    )
+    result = calibration.run(params)
+    scores = score_bear(list(params.models), "paraphrases", 2, 0, ["P36", "P19"])
+    assert_results_equal(result, calibration.analyse(scores, params))
+
+
+# -- linguistic -------------------------------------------------------------------------------
+
+
+def test_linguistic_analyse_a_synthetic_score_table(tmp_path):
+    models = ("smollm2-135m-instruct", "gemma-3-270m")  # registry names: family and size
+    scores = random_score_table(models=models, templates=(PLAIN, *LINGUISTIC), n_instances=3)
+    params = linguistic.Params(models=models, n_bootstrap=10, floor_draws=10, curve_bins=4)
+    result = linguistic.analyse(scores, params)
+    assert result.n_facts == 9 and result.n_relations == 3 and result.injected == list(LINGUISTIC)
+    assert result.models["model"].tolist() == list(models)
+    assert set(result.effects["template"]) == set(LINGUISTIC)
+    complete(result, tmp_path)
+
+
+# -- lpaqa ------------------------------------------------------------------------------------
+
+
+def test_lpaqa_analyse_synthetic_scores_of_a_real_sample(tmp_path):
+    """LpaqaScores by hand: two LAMA relations (data only), the manual prompt, two mined
+    prompts and a paraphrase in three prompt sets, random scores of every query."""
+    from calib.confidence.reductions import sentence_scores
+    from calib.data.lama import MANUAL
+    from calib.experiments.lpaqa import sample, scoring
+    from calib.prompts.sets import PROMPT_COLUMNS, for_models
+
+    drawn = sample.load_sample(["P30", "P1303"], None, 3, 4, seed=0)
+    lama = drawn.sample
+    own = {
+        "mined-00": ("[X] lies in [Y] .", "mined"),
+        "mined-01": ("[X] is part of [Y] .", "mined"),
+        "paraphrase-00": ("[X] is situated in [Y] .", "paraphrase"),
+    }
+    prompts, members = [], []
+    for rid, rel in lama.relations.items():
+        prompts.append({"relation": rid, "template": MANUAL, "text": rel.templates[MANUAL]})
+        prompts[-1]["source"] = "manual"
+        for name, (text, source) in own.items():
+            prompts.append({"relation": rid, "template": name, "text": text, "source": source})
+        for prompt_set, names in (
+            ("Mine", ["mined-00", "mined-01"]),
+            ("Mine+Man", [MANUAL, "mined-00", "mined-01"]),
+            ("Man+Para", [MANUAL, "paraphrase-00"]),
+        ):
+            members += [(rid, prompt_set, n, i) for i, n in enumerate(names)]
+    prompts = pd.DataFrame(prompts).reindex(columns=list(PROMPT_COLUMNS))
+    models = ("m1", "m2")
+    members = for_models(
+        pd.DataFrame(members, columns=["relation", "prompt_set", "template", "position"]), models
+    )
+    table = query_score_table(scoring.lama_queries(lama, prompts), models, seed=3)
+    scores = lpaqa.LpaqaScores(drawn, prompts, members, sentence_scores(table))
+    params = lpaqa.Params(models=models, ensemble_k=(2,), adam_steps=5, n_bootstrap=10)
+    result = lpaqa.analyse(scores, params)
+    assert set(result.accuracy["prompt_set"]) >= {"Mine", "Mine+Man", "Man+Para"}
+    assert result.n_test_facts == 8 and result.transfer is None and result.calibration is not None
+    assert set(result.comparisons["model"]) == set(models)
+    complete(result, tmp_path, given=("corpus", "plan", "cost"))
+
+
+# -- factor -----------------------------------------------------------------------------------
+
+
+def synthetic_factor_scores(models, n_items: int = 6, seed: int = 0) -> pd.DataFrame:
+    """A FACTOR score table of the store's schema: subsets news and expert, four continuations
+    per item, random log-probabilities."""
+    table = random_score_table(
+        models=models, templates=("continuation",), sizes=(4, 4), n_instances=n_items, seed=seed
+    )
+    subset = table["relation"].map({"R0": "news", "R1": "expert"})
+    return table.assign(relation=subset, dataset="factor-" + subset)
+
+
+def synthetic_bear_scores(models, n_instances: int = 4, seed: int = 0) -> pd.DataFrame:
+    """A BEAR score table of the plain template whose first two relations are BEAR's 1:1
+    relations (so that the cut to five options has facts)."""
+    from calib.data.bear import one_to_one_relations
+
+    table = random_score_table(
+        models=models, templates=(PLAIN,), sizes=(6, 8, 13), n_instances=n_instances, seed=seed
+    )
+    ones = one_to_one_relations()
+    return table.assign(relation=table["relation"].map({"R0": ones[0], "R1": ones[1], "R2": "R2"}))
+
+
+def test_factor_analyse_synthetic_scores(tmp_path):
+    models = ("c1", "m1")
+    scores = factor.FactorScores(
+        factor=synthetic_factor_scores(models), bear=synthetic_bear_scores(models)
+    )
+    params = factor.Params(models=models, n_bootstrap=10, repeats=2)
+    result = factor.analyse(scores, params, objectives={"c1": "clm", "m1": "mlm"})
+    assert result.clms == ["c1"] and result.n_items == 6
+    assert result.n_bear == 12 and result.n_bear_one_to_one == 8
+    assert set(result.summary["model"]) == set(models) and len(result.bear_cut)
+    complete(result, tmp_path, given=("items", "cost"))
+
+
+# -- answer_set -------------------------------------------------------------------------------
+
+
+def test_answer_set_analyse_synthetic_scores(tmp_path):
+    from calib.data.bear import one_to_one_relations
+
+    models = ("c1", "m1")
+    ones = one_to_one_relations()
+    bear = random_score_table(
+        models=models, templates=(PLAIN,), sizes=(60, 60), n_instances=4, seed=1
+    )  # two 1:1 relations of 60 options, as BEAR's
+    bear = bear.assign(relation=bear["relation"].map({"R0": ones[0], "R1": ones[1]}))
+    scores = answer_set.AnswerSetScores(bear=bear, factor=synthetic_factor_scores(models))
+    params = answer_set.Params(models=models, ks=(5, 30, 60), repeats=2, n_bootstrap=10)
+    result = answer_set.analyse(
+        scores, params, objectives={"c1": "clm", "m1": "mlm"}, sizes={"c1": 100.0, "m1": None}
+    )
+    assert result.groups == {"c1": "CLM under 1B", "m1": "MLM"}
+    assert result.relations == sorted(ones[:2]) and result.n_instances == 8
+    assert set(result.points["k"]) == {5, 30, 60} and result.n_factor_items == 6
+    complete(result, tmp_path)
+
+
+# -- clm_vs_mlm -------------------------------------------------------------------------------
+
+
+def test_clm_vs_mlm_analyse_a_synthetic_score_table(tmp_path):
+    models = ("c1", "m1", "c2")
+    relations = ("P36", "P19", "P30")  # BEAR's: their knowledge domains come from its data
+    scores = random_score_table(models=models, templates=PARAPHRASES, n_instances=6, seed=2)
+    scores = scores.assign(
+        relation=scores["relation"].map(dict(zip(("R0", "R1", "R2"), relations)))
+    )
+    params = clm_vs_mlm.Params(models=models, relations=relations, n_bootstrap=10, max_gap=1.0)
+    kinds = {"c1": "clm", "m1": "mlm", "c2": "clm"}
+    result = clm_vs_mlm.analyse(scores, params, objectives=kinds)
+    assert result.objectives == kinds and result.n_relations == 3 and result.n_facts == 18
+    assert len(result.pairs) == 1  # one MLM: one pair
+    assert set(result.model_rows["model"]) == set(models) and len(result.differences)
+    complete(result, tmp_path)
+
+
+# -- start_tokens -----------------------------------------------------------------------------
+
+
+def test_start_tokens_analyse_scores_under_both_rules(tmp_path):
+    from calib.experiments.start_tokens.rules import SUMMARY_COLUMNS
+
+    single = random_score_table(models=("c1",), templates=("paraphrase-0",), n_instances=5)
+    other = single.assign(token_logprobs=[[x - 0.1 for x in t] for t in single["token_logprobs"]])
+    scores = pd.concat(
+        [single.assign(rule="single"), other.assign(rule="lm-pub-quiz-0.3.3")], ignore_index=True
+    )
+    tokens = pd.DataFrame([("c1", "left", 15, 15, 15, "<s>", "<s>")], columns=list(SUMMARY_COLUMNS))
+    params = start_tokens.Params(models=("c1", "m1"), n_bootstrap=10)
+    result = start_tokens.analyse(
+        start_tokens.RuleScores(scores, tokens, 15), params, objectives={"c1": "clm", "m1": "mlm"}
+    )
+    assert result.causal == ["c1"] and result.masked == ["m1"] and result.measured == ["c1"]
+    assert result.table["rule"].tolist() == list(start_tokens.RULES.values())
+    assert set(result.differences["metric"]) == {"accuracy", "ace"}
+    complete(result, tmp_path)
