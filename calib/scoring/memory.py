@@ -221,25 +221,53 @@ def plan_lines(name: str, shape: Shape, plan: PassPlan, memory_bytes: int) -> li
 H200_BYTES = 139 * 2**30
 
 
+def plan_config(name: str):
+    """The configuration a plan of ``name`` starts from, and where it came from: for one of
+    the paper's models, its hub configuration where this machine holds it, else the one
+    :func:`calib.models.shapes.shape_config` builds from the registry's architecture (no hub
+    needed); for any other name, :func:`calib.models.loading.load_config`'s. Returns
+    ``(config, origin)``, or ``(None, why)`` when nothing provides one."""
+    from transformers import AutoConfig
+
+    from calib.models.loading import ModelLoadError, load_config
+    from calib.models.registry import get_spec
+    from calib.models.shapes import shape_config, shape_source
+
+    built = shape_config(name)
+    spec = get_spec(name)
+    if built is not None and spec is not None and spec.hub_id:
+        try:  # the hub's configuration if it was downloaded before: never asks the hub
+            config = AutoConfig.from_pretrained(
+                spec.hub_id, revision=spec.revision, local_files_only=True
+            )
+            return config, f"the hub configuration of {spec.hub_id} held here"
+        except (OSError, ValueError):
+            return built, f"built from calib/models/paper_configs.json ({shape_source(name)})"
+    try:
+        return load_config(name), "its configuration"
+    except ModelLoadError as exc:
+        return None, str(exc).splitlines()[0][:160]
+
+
 def print_plans(names: list[str], memory_bytes: int, dtype: str = "bfloat16") -> int:
     """``calib plan``: the dry run of each model in ``names`` (registry names, folders or hub
-    ids; ``all``: every registry model) from its configuration alone; a model whose
-    configuration cannot be had here is named with the reason. Returns the exit code (1 when
-    some model had no configuration)."""
-    from calib.models.loading import ModelLoadError, load_config
+    ids; ``all``: every registry model but the tiny ones) from its configuration alone
+    (:func:`plan_config`: the paper's models need no hub); a model whose configuration cannot
+    be had here is named with the reason. Returns the exit code (1 when some model had no
+    configuration)."""
     from calib.models.registry import registry
 
     if names == ["all"]:
         names = [spec.name for spec in registry().values() if spec.kind != "tiny"]
     missing = 0
     for name in names:
-        try:
-            config = load_config(name)
-        except ModelLoadError as exc:
-            print(f"{name}: no configuration here ({str(exc).splitlines()[0][:160]})")
+        config, origin = plan_config(name)
+        if config is None:
+            print(f"{name}: no configuration here ({origin})")
             missing += 1
             continue
         shape = model_shape(config)
         plan = plan_budget(shape, memory_bytes, dtype)
-        print("\n".join(plan_lines(name, shape, plan, memory_bytes)), flush=True)
+        lines = plan_lines(name, shape, plan, memory_bytes)
+        print("\n".join([lines[0], f"  configuration: {origin}", *lines[1:]]), flush=True)
     return 1 if missing else 0
