@@ -1,20 +1,27 @@
-"""GPU check: token-budget scoring speed of three architectures in bfloat16, and its agreement
-with float32. One prepared script for a lent device: with the defaults it scores one template
-over all of BEAR (209,499 statements) per architecture, which at the issue's target rates takes
-seconds and at 1,000 statements/s about 3.5 minutes each; ``--per-relation 30`` cuts that to a
-quarter. Nothing of it was run on a GPU when it was written. ``--smoke`` runs a tiny version
-on the CPU (tested).
+"""GPU check: ``score_bear`` end to end on three architectures in bfloat16, the host's share of
+it, the passes' memory against their plan, and the agreement with float32. One prepared script
+for a lent device: with the defaults it scores one template over all of BEAR (209,499
+statements) per architecture. ``--smoke`` runs a tiny version on the CPU (tested).
 
 For each architecture (random weights, built from a config in this file; no hub needed): the
-SmolLM2-135M, Gemma-3-270M and Llama-3.2-1B shapes, scored with
-:func:`calib.scoring.clm.clm_score` at the device's token budget on BEAR under one template:
+SmolLM2-135M, Gemma-3-270M and Llama-3.2-1B shapes, scored through
+:func:`calib.scoring.run.score_bear` (tokenising, the store lookup and claim, the passes, the
+rows written to a fresh store and returned in order) at the device's token budget on BEAR under
+one template:
 
-* statements/s, tokens/s (forwarded by the plan, padding included, and the minimum), model
-  FLOPs utilisation: 2 x (non-embedding parameters + output layer) FLOPs per minimum token over
-  the device's dense bf16 peak (``--peak-tflops``, H200: 989);
+* statements/s end to end, cold (nothing cached) and as the second model of a family (the
+  statements' token ids in the token cache); the **host share**: the same ``score_bear`` with
+  the zero-cost stand-in of the same shapes (``standin.py``: every device operation O(1)) on
+  this machine's CPU, over the real run's seconds;
+* tokens/s (forwarded by the plan, padding included, and the minimum), model FLOPs
+  utilisation: 2 x (non-embedding parameters + output layer) FLOPs per minimum token over the
+  device's dense bf16 peak (``--peak-tflops``, H200: 989);
+* the memory plan of the passes from the configuration (:mod:`calib.scoring.memory`) and the
+  peak CUDA allocated during the run, and whether it stayed within the plan;
 * bfloat16 vs float32 on a subsample (same weights): share of queries with the same predicted
   option, mean and max |difference| of the sentence log-likelihood per statement;
-* first, the tiny registry models on the device against the naive reference (float32).
+* first, the tiny registry models on the device against the naive reference (float32);
+* ``--plans``: the memory plan of every registry model whose configuration is on the machine.
 
 Token ids come from one tokenizer (``--tokenizer``: a registry name or folder; SmolLM2's by
 default) for all three, so their lengths are SmolLM2's.
@@ -162,46 +169,116 @@ def agreement(a, b) -> dict:
     }
 
 
-def one_architecture(name: str, config, groups, sub, args) -> dict:
+def _loaded(name: str, model, tok, start: int, device: str, key: str):
+    from calib.models.loading import LoadedModel
+
+    return LoadedModel(
+        name=f"gpu-check-{name}",
+        objective="clm",
+        model=model,
+        tokenizer=tok,
+        device=torch.device(device),
+        dtype=next(model.parameters()).dtype,
+        key=key,
+        start_token_id=start,
+    )
+
+
+def one_architecture(name: str, config, tok, start: int, bear, sub, args) -> dict:
+    """``score_bear`` end to end (encoding, scoring, the rows stored) with a random model of
+    ``config``, cold (the token cache empty) and as the second model of a family (the token
+    ids cached); the same call with the zero-cost stand-in of the same shapes on the host
+    (``standin.py``) is the host's share; the plan of the passes' memory against the peak."""
+    import tempfile
+
+    from standin import gpu_settings, stand_in_lm
     from transformers import AutoModelForCausalLM
+
+    import calib.scoring.chunks as chunks
+    from calib.scoring.memory import model_shape, plan_passes
+    from calib.scoring.run import score_bear, score_queries
+    from calib.scoring.statements import bear_queries
 
     device = args.device
     torch.manual_seed(0)
     t0 = time.perf_counter()
     model = AutoModelForCausalLM.from_config(config, dtype=torch.bfloat16).to(device).eval()
-    ids = [[e.ids for e in g] for g in groups]
+    built = time.perf_counter() - t0
     budget = args.token_budget or model_token_budget(model, device)
     pad = not device.startswith("cpu")
-    acc = account(plan_clm(ids, budget, pad, pad_prefixes=pad and not sliding_window(model)))
-    built = time.perf_counter() - t0
-    clm_score(model, groups[:8], device=device, token_budget=budget)  # warm-up
-    sync(device)
-    t0 = time.perf_counter()
-    bf16 = clm_score(model, groups, device=device, token_budget=budget)
-    sync(device)
-    seconds = time.perf_counter() - t0
-    n = acc.statements
+    queries = bear_queries(bear.sample(args.per_relation, 0), [args.template])
+    batch = chunks.encode_batch(_loaded(name, model, tok, start, device, "x@0"), queries, "single")
+    acc = account(plan_clm(batch, budget, pad, pad_prefixes=pad and not sliding_window(model)))
+    shape = model_shape(config, parameters=sum(p.numel() for p in model.parameters()))
+    plan = plan_passes(shape, budget, "bfloat16", "cpu" if device.startswith("cpu") else "cuda")
+    kw = dict(
+        token_budget=budget,
+        progress=False,
+        per_relation=args.per_relation,
+        relations=sorted(bear.relations),
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        warm_up = _loaded(name, model, tok, start, device, "warm-up@0")
+        score_queries(warm_up, queries[:8], cache_dir=f"{tmp}/w", token_budget=budget)
+        if device.startswith("cuda"):
+            torch.cuda.reset_peak_memory_stats()
+        sync(device)
+        t0 = time.perf_counter()
+        table = score_bear(
+            _loaded(name, model, tok, start, device, "first@0"), args.template, cache_dir=tmp, **kw
+        )
+        sync(device)
+        cold = time.perf_counter() - t0
+        peak = torch.cuda.max_memory_allocated() if device.startswith("cuda") else None
+        t0 = time.perf_counter()
+        score_bear(
+            _loaded(name, model, tok, start, device, "second@0"), args.template, cache_dir=tmp, **kw
+        )
+        sync(device)
+        warm = time.perf_counter() - t0
+        # the host alone: the stand-in of the same shapes, the GPU's settings, on this CPU
+        real_clm_score = chunks.clm_score
+        gpu_settings(chunks)
+        try:
+            standin = stand_in_lm(tok, start, shape.vocab, shape.hidden, "stand-in@0")
+            score_queries(standin, queries[:8], cache_dir=f"{tmp}/ws", token_budget=budget)
+            t0 = time.perf_counter()
+            score_bear(
+                stand_in_lm(tok, start, shape.vocab, shape.hidden, "stand-in-2@0"),
+                args.template,
+                cache_dir=f"{tmp}/s",
+                **kw,
+            )
+            host = time.perf_counter() - t0
+        finally:
+            chunks.clm_score = real_clm_score
+    n = len(table)
     fpt = flops_per_token(model)
     row = {
         "architecture": name,
         "parameters": sum(p.numel() for p in model.parameters()),
         "budget": budget,
         "statements": n,
-        "seconds": seconds,
-        "statements_per_s": n / seconds,
-        "forwarded_tokens_per_s": acc.forwarded / seconds,
-        "minimum_tokens_per_s": acc.minimum / seconds,
+        "seconds": cold,
+        "statements_per_s": n / cold,
+        "second_of_family_seconds": warm,
+        "second_of_family_statements_per_s": n / warm,
+        "host_seconds": host,
+        "host_share": host / cold,
+        "forwarded_tokens_per_s": acc.forwarded / cold,
+        "minimum_tokens_per_s": acc.minimum / cold,
         "ratio": acc.ratio,
         "padding_share": acc.padding_share,
         "statements_per_pass": acc.statements_per_pass,
-        "mfu": fpt * acc.minimum / seconds / (args.peak_tflops * 1e12),
-        "bear_x12_minutes": 2_513_988 / (n / seconds) / 60,
+        "mfu": fpt * acc.minimum / cold / (args.peak_tflops * 1e12),
+        "bear_x12_minutes": 2_513_988 / (n / cold) / 60,
         "build_s": built,
+        "plan": plan.as_dict(),
     }
-    if device.startswith("cuda"):
-        row["gpu_mem_gb"] = torch.cuda.max_memory_allocated() / 2**30
+    if peak is not None:
+        row["gpu_peak_gib"] = peak / 2**30
+        row["gpu_peak_within_plan"] = peak <= plan.peak
     # bfloat16 vs float32, the same weights, on the subsample
-    del bf16
     low = sentence_totals(clm_score(model, sub, device=device, token_budget=budget))
     model32 = model.float()
     f32 = sentence_totals(clm_score(model32, sub, device=device, token_budget=budget))
@@ -239,6 +316,11 @@ def main(argv=None) -> int:
     ap.add_argument("--token-budget", type=int, default=None, help="default: from the device")
     ap.add_argument("--peak-tflops", type=float, default=H200_BF16_TFLOPS)
     ap.add_argument("--json", default=None)
+    ap.add_argument(
+        "--plans",
+        action="store_true",
+        help="also print the memory plan of every registry model whose configuration is here",
+    )
     args = ap.parse_args(argv)
     from calib.data.bear import load_bear
     from calib.models.loading import load_tokenizer, start_token_id
@@ -274,19 +356,24 @@ def main(argv=None) -> int:
         qs = bear_queries(bear.sample(per_relation, 0), [args.template])
         return [encode_clm(tok, q.statements, start) for q in qs]
 
-    groups, sub = encoded(args.per_relation), encoded(args.agreement_per_relation)
+    sub = encoded(args.agreement_per_relation)
     configs = architectures(args.smoke, len(tok))
     results["architectures"] = [
-        one_architecture(name, configs[name], groups, sub, args)
+        one_architecture(name, configs[name], tok, start, bear, sub, args)
         for name in args.architectures.split(",")
     ]
     for r in results["architectures"]:
         print(
-            f"{r['architecture']:14} {r['statements_per_s']:10,.0f} statements/s "
-            f"{r['forwarded_tokens_per_s']:12,.0f} tokens/s  MFU {r['mfu']:6.1%}  "
-            f"same prediction bf16/fp32 {r['same_prediction_share']:.1%}, |diff| mean "
-            f"{r['mean_abs_diff']:.3f} max {r['max_abs_diff']:.3f}"
+            f"{r['architecture']:14} score_bear {r['statements_per_s']:10,.0f} statements/s "
+            f"(second of a family {r['second_of_family_statements_per_s']:,.0f}), host share "
+            f"{r['host_share']:.0%}, {r['forwarded_tokens_per_s']:12,.0f} tokens/s  MFU "
+            f"{r['mfu']:6.1%}  same prediction bf16/fp32 {r['same_prediction_share']:.1%}, "
+            f"|diff| mean {r['mean_abs_diff']:.3f} max {r['max_abs_diff']:.3f}"
         )
+    if args.plans:  # the registry's models, from their configurations (where they are here)
+        from calib.scoring.memory import H200_BYTES, print_plans
+
+        print_plans(["all"], H200_BYTES)
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
     return 0

@@ -8,9 +8,13 @@
 2. Throughput on this CPU: the scorer of a base commit (``--base``, extracted with
    ``git archive`` into a temporary folder and run in its own process) and this checkout's, each
    in a worker process that loads the model once, timed in alternating rounds on the same
-   statements; statements/s of both, their ratio, and the largest score difference.
+   statements; statements/s of both, their ratio, and the largest score difference. What is
+   timed: ``clm_score`` on statements encoded beforehand, or with ``--end-to-end``
+   ``score_queries`` with the loaded model on an empty cache each round (tokenise, score,
+   store, order: the path of ``calib score``).
 
     python benchmarks/scoring_throughput.py                        # make benchmark (<= 5 min)
+    python benchmarks/scoring_throughput.py --no-accounting --end-to-end --base 5a662fa
     python benchmarks/scoring_throughput.py --accounting-per-relation 5 --rounds 1   # smoke
     python benchmarks/scoring_throughput.py --worker                # (internal: one scorer)
 """
@@ -162,15 +166,38 @@ def worker(args) -> int:
         json.dumps({"ready": sum(len(g) for g in groups), "threads": torch.get_num_threads()}),
         flush=True,
     )
+    rounds = 0
     for line in sys.stdin:
         cmd, _, arg = line.strip().partition(" ")
-        t0 = time.perf_counter()
-        out = clm_score(lm.model, groups, device="cpu")
-        seconds = time.perf_counter() - t0
+        c0 = time.process_time()  # CPU seconds of every thread: a fairer share under load
+        if args.end_to_end:
+            rounds += 1
+            seconds, totals = _score_queries_once(lm, queries, args.cache / f"r{rounds}")
+        else:
+            t0 = time.perf_counter()
+            out = clm_score(lm.model, groups, device="cpu")
+            seconds = time.perf_counter() - t0
+            totals = np.asarray([s.sum() for g in out for s in g])
+        cpu = time.process_time() - c0
         if cmd == "scores":
-            np.save(arg, np.asarray([s.sum() for g in out for s in g]))
-        print(json.dumps({"seconds": seconds}), flush=True)
+            np.save(arg, totals)
+        print(json.dumps({"seconds": seconds, "cpu_seconds": cpu}), flush=True)
     return 0
+
+
+def _score_queries_once(lm, queries, cache: Path) -> tuple[float, np.ndarray]:
+    """Seconds of one :func:`calib.scoring.run.score_queries` of ``queries`` with the loaded
+    model on an empty cache ``cache`` (everything tokenised, scored and stored: the path of
+    ``calib score``), and the sentence totals in the table's order."""
+    from calib.scoring.run import score_queries
+
+    t0 = time.perf_counter()
+    table = score_queries(lm, queries, device="cpu", progress=False, cache_dir=cache)
+    seconds = time.perf_counter() - t0
+    shutil.rmtree(cache, ignore_errors=True)
+    keys = ["relation", "instance", "template", "option"]
+    table = table.sort_values(keys)
+    return seconds, np.asarray([float(np.sum(v)) for v in table["token_logprobs"]])
 
 
 class Worker:
@@ -190,6 +217,7 @@ class Worker:
             str(args.per_relation),
             "--seed",
             str(args.seed),
+            *(["--end-to-end", "--cache", str(args.cache / root.name)] if args.end_to_end else []),
         ]
         self.proc = subprocess.Popen(
             cmd, env=env, cwd=root, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
@@ -202,10 +230,11 @@ class Worker:
             raise RuntimeError(f"worker {self.proc.args} ended (exit {self.proc.wait()})")
         return json.loads(line)
 
-    def run(self, cmd: str = "time") -> float:
+    def run(self, cmd: str = "time") -> dict:
+        """``{"seconds", "cpu_seconds"}`` of one scoring of the sample."""
         self.proc.stdin.write(cmd + "\n")
         self.proc.stdin.flush()
-        return self._reply()["seconds"]
+        return self._reply()
 
     def close(self) -> None:
         self.proc.stdin.close()
@@ -214,6 +243,7 @@ class Worker:
 
 def throughput(args) -> dict:
     tmp = Path(tempfile.mkdtemp(prefix="calib-base-"))
+    args.cache = tmp / "caches"  # end to end: an empty score cache per round, per worker
     try:
         archive = subprocess.run(
             ["git", "-C", str(REPO), "archive", args.base, "calib"], check=True, capture_output=True
@@ -221,19 +251,26 @@ def throughput(args) -> dict:
         subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive, check=True)
         before, after = Worker(tmp, args), Worker(REPO, args)
         n = after.ready["ready"]
+        what = "score_queries end to end" if args.end_to_end else "clm_score after encoding"
         print(
-            f"throughput: {args.model} float32 on cpu ({after.ready['threads']} threads), "
-            f"{n} statements ({args.relations} relations x {args.per_relation} x 5 paraphrase "
-            f"templates); {args.base} vs this checkout, {args.rounds} alternating round(s)"
+            f"throughput ({what}): {args.model} float32 on cpu ({after.ready['threads']} "
+            f"threads), {n} statements ({args.relations} relations x {args.per_relation} x 5 "
+            f"paraphrase templates); {args.base} vs this checkout, {args.rounds} alternating "
+            f"round(s)"
         )
-        t_before, t_after = [], []
+        t_before, t_after, c_before, c_after = [], [], [], []
         for r in range(args.rounds):
             last = r == args.rounds - 1
-            t_before.append(before.run(f"scores {tmp / 'before.npy'}" if last else "time"))
-            t_after.append(after.run(f"scores {tmp / 'after.npy'}" if last else "time"))
+            b = before.run(f"scores {tmp / 'before.npy'}" if last else "time")
+            a = after.run(f"scores {tmp / 'after.npy'}" if last else "time")
+            t_before.append(b["seconds"])
+            t_after.append(a["seconds"])
+            c_before.append(b["cpu_seconds"])
+            c_after.append(a["cpu_seconds"])
             print(
                 f"  round {r + 1}: before {n / t_before[-1]:7.1f}  after "
-                f"{n / t_after[-1]:7.1f} statements/s"
+                f"{n / t_after[-1]:7.1f} statements/s; CPU seconds before {c_before[-1]:.1f}, "
+                f"after {c_after[-1]:.1f}"
             )
         before.close()
         after.close()
@@ -244,18 +281,24 @@ def throughput(args) -> dict:
     # the ratio of each round (the two runs adjacent in time), then their median: robust to a
     # load that changes between rounds
     ratio = float(np.median(np.asarray(t_before) / np.asarray(t_after)))
+    cpu_ratio = float(np.median(np.asarray(c_before) / np.asarray(c_after)))
     print(
         f"  median: before {b:.1f}, after {a:.1f} statements/s; after / before = {ratio:.2f} "
-        f"(median of the rounds' ratios); max |score difference| per statement {diff:.1e}"
+        f"(median of the rounds' ratios; in CPU seconds {cpu_ratio:.2f}); max |score "
+        f"difference| per statement {diff:.1e}"
     )
     return {
         "statements": n,
         "before_per_s": b,
         "after_per_s": a,
         "ratio": ratio,
+        "cpu_ratio": cpu_ratio,
         "max_abs_diff": diff,
+        "end_to_end": bool(args.end_to_end),
         "rounds_before_s": t_before,
         "rounds_after_s": t_after,
+        "rounds_before_cpu_s": c_before,
+        "rounds_after_cpu_s": c_after,
     }
 
 
@@ -277,7 +320,14 @@ def main(argv=None) -> int:
     ap.add_argument("--no-accounting", action="store_true")
     ap.add_argument("--no-throughput", action="store_true")
     ap.add_argument("--json", default=None, help="write the results here as JSON")
+    ap.add_argument(
+        "--end-to-end",
+        action="store_true",
+        help="time score_queries (tokenise, score, store, on an empty cache) instead of "
+        "clm_score after encoding",
+    )
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--cache", type=Path, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
         return worker(args)

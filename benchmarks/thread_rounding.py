@@ -49,7 +49,7 @@ def worker(model: str, threads: int, out: str, per_relation: int, templates: str
         device="cpu",
         cache_dir=os.environ.get("ROUNDING_TINY_CACHE") if model.startswith("tiny-") else None,
     )
-    table = score_chunk(lm, queries, None, None)
+    table = score_chunk(lm, queries, None, None).to_pandas()  # an Arrow table of the rows
     table["threads"] = torch.get_num_threads()
     table.to_parquet(out)
 

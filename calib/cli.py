@@ -1,4 +1,4 @@
-"""The ``calib`` command: ``calib models | score | run | book``.
+"""The ``calib`` command: ``calib models | plan | score | run | book``.
 
 Each subcommand is a thin wrapper; the work lives in the module it names.
 """
@@ -14,6 +14,12 @@ def _models(args: argparse.Namespace) -> int:
 
     print_registry()
     return 0
+
+
+def _plan(args: argparse.Namespace) -> int:
+    from calib.scoring.memory import print_plans
+
+    return print_plans(args.model, int(args.memory_gib * 2**30), args.dtype)
 
 
 def _score(args: argparse.Namespace) -> int:
@@ -294,6 +300,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("models", help="list the model registry and what is available here")
     p.set_defaults(func=_models)
+
+    p = sub.add_parser("plan", help="dry run: the device memory of each pass, from the config")
+    p.add_argument(
+        "--model", nargs="+", required=True, help="registry names, folders or hub ids; all"
+    )
+    p.add_argument("--memory-gib", type=float, default=139.0, help="device memory (H200: 139)")
+    p.add_argument("--dtype", default="bfloat16")
+    p.set_defaults(func=_plan)
 
     p = sub.add_parser("score", help="score a model on BEAR (cached)")
     p.add_argument(

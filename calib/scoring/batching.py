@@ -15,9 +15,11 @@ equal length into a pass: nothing is spent on padding. ``pad=True`` (GPUs, where
 fixed launch cost) mixes lengths, sorted, as long as at most :data:`MAX_PADDING_SHARE` of a
 pass is padding.
 
-:func:`token_budget` picks the budget from the device: small on a CPU (what keeps its caches
-warm), from free memory and the model's sizes on a GPU. :mod:`calib.scoring.accounting` counts
-what a plan forwards against the minimum; the scorers execute the same plan.
+:func:`model_token_budget` picks the budget from the device: small on a CPU (what keeps its
+caches warm), on a GPU from its memory and the model's shapes (:mod:`calib.scoring.memory`:
+the vocabulary no longer counts, since logits are taken a slice of positions at a time).
+:mod:`calib.scoring.accounting` counts what a plan forwards against the minimum; the scorers
+execute the same plan.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from calib.scoring.statements import common_prefix_length
+from calib.scoring.tokens import TokenBatch, offsets_of, segment_index
 
 #: the CPU's token budget: passes this size keep the CPU speed of equal-length buckets
 CPU_TOKEN_BUDGET = 2048
@@ -113,29 +115,56 @@ def pack(
     return runs
 
 
-def shared_prefixes(groups: Sequence[Sequence[np.ndarray]]):
+def _flat(groups) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(ids, starts, group_starts)`` of nested token ids or a
+    :class:`~calib.scoring.tokens.TokenBatch`."""
+    if isinstance(groups, TokenBatch):
+        return groups.ids, groups.starts, groups.groups
+    flat = [np.asarray(ids) for g in groups for ids in g]
+    ids = np.concatenate(flat).astype(np.int64) if flat else np.zeros(0, np.int64)
+    starts = offsets_of(np.asarray([len(x) for x in flat], dtype=np.int64))
+    return ids, starts, offsets_of(np.asarray([len(g) for g in groups], dtype=np.int64))
+
+
+def shared_prefixes(groups):
     """``(lengths, prefix_of, prefix_len, prefix_source)`` of flat statements (see
     :class:`ClmPlan`): a query's prefix is its options' common prefix, but at least one token
-    of each option left to predict; equal prefixes of different queries are one prefix."""
-    lengths = np.asarray([len(ids) for g in groups for ids in g], dtype=np.int64)
+    of each option left to predict; equal prefixes of different queries are one prefix.
+    ``groups``: token ids per option per query, or a :class:`~calib.scoring.tokens.TokenBatch`
+    (worked out on flat arrays, without a loop per statement)."""
+    ids, starts, gstarts = _flat(groups)
+    lengths = np.diff(starts)
+    sizes = np.diff(gstarts)
+    first = np.repeat(gstarts[:-1], sizes)  # each statement's query's first statement
+    # how far each statement agrees with its query's first statement
+    m = np.minimum(lengths, lengths[first])
+    own = segment_index(starts[:-1], m)
+    theirs = segment_index(starts[first], m)
+    pos = np.arange(len(own)) - np.repeat(offsets_of(m)[:-1], m)
+    stop = np.where(ids[own] != ids[theirs], pos, np.repeat(m, m))
+    agree = m.copy()
+    has = m > 0
+    agree[has] = np.minimum.reduceat(stop, offsets_of(m)[:-1][has]) if len(stop) else 0
+    nonempty = np.nonzero(sizes > 0)[0]
+    heads = gstarts[:-1][nonempty]
+    common = np.minimum.reduceat(agree, heads) if len(heads) else np.zeros(0, np.int64)
+    shortest = np.minimum.reduceat(lengths, heads) if len(heads) else np.zeros(0, np.int64)
+    p_group = np.minimum(common, shortest - 1)
+    if len(p_group) and p_group.min() < 1:
+        raise ValueError("every statement needs a start token and at least one more token")
     prefix_of = np.empty(len(lengths), dtype=np.int64)
     prefix_len: list[int] = []
     prefix_source: list[int] = []
     seen: dict[bytes, int] = {}
-    s = 0
-    for g in groups:
-        if not len(g):
-            continue
-        p = min(common_prefix_length(g), min(len(ids) for ids in g) - 1)
-        if p < 1:
-            raise ValueError("every statement needs a start token and at least one more token")
-        key = np.asarray(g[0][:p], dtype=np.int64).tobytes()
-        if key not in seen:
-            seen[key] = len(prefix_len)
+    for g, head, p in zip(nonempty.tolist(), heads.tolist(), p_group.tolist()):
+        a = int(starts[head])
+        key = ids[a : a + p].astype(np.int64).tobytes()
+        k = seen.get(key)
+        if k is None:
+            k = seen[key] = len(prefix_len)
             prefix_len.append(p)
-            prefix_source.append(s)
-        prefix_of[s : s + len(g)] = seen[key]
-        s += len(g)
+            prefix_source.append(head)
+        prefix_of[gstarts[g] : gstarts[g + 1]] = k
     return (
         lengths,
         prefix_of,
@@ -145,10 +174,14 @@ def shared_prefixes(groups: Sequence[Sequence[np.ndarray]]):
 
 
 def plan_clm(
-    groups: Sequence[Sequence[np.ndarray]], budget: int, pad: bool, pad_prefixes: bool | None = None
+    groups: Sequence[Sequence[np.ndarray]] | TokenBatch,
+    budget: int,
+    pad: bool,
+    pad_prefixes: bool | None = None,
 ) -> ClmPlan:
     """The passes that score ``groups[g][o]`` (token ids of option ``o`` of query ``g``, start
-    token first) within ``budget`` tokens per pass. ``pad_prefixes=False`` keeps prefixes of
+    token first; or a :class:`~calib.scoring.tokens.TokenBatch`) within ``budget`` tokens per
+    pass. ``pad_prefixes=False`` keeps prefixes of
     one length per pass even when ``pad`` (a sliding-window model: a padded prefix would shift
     the window of its continuations); by default it follows ``pad``."""
     if budget < 1:
@@ -184,56 +217,34 @@ def plan_mlm(widths: np.ndarray, budget: int, pad: bool) -> list[np.ndarray]:
     return [order[a:b] for a, b in pack(widths[order], budget, pad)]
 
 
-def token_budget(
-    device_type: str,
-    vocab: int,
-    *,
-    free_bytes: int | None = None,
-    dtype_bytes: int = 4,
-    hidden: int = 0,
-    kv_bytes_per_token: int = 0,
-) -> int:
-    """Tokens per forward pass for a model on a device.
-
-    CPU: :data:`CPU_TOKEN_BUDGET`, less when ``vocab`` would put more than
-    :data:`CPU_MAX_LOGITS` logits in a pass. GPU: :data:`GPU_MEMORY_SHARE` of ``free_bytes``
-    divided by what one token of a pass takes (its logits twice, activations of ``hidden``
-    units, ``KV_FACTOR`` cached positions of ``kv_bytes_per_token``), rounded down to a power
-    of two within [MIN_BUDGET, MAX_BUDGET]."""
-    if device_type == "cpu" or free_bytes is None:
-        return max(MIN_BUDGET // 4, min(CPU_TOKEN_BUDGET, CPU_MAX_LOGITS // max(vocab, 1)))
-    per_token = (
-        2 * vocab * max(dtype_bytes, 2) + 64 * hidden * dtype_bytes + KV_FACTOR * kv_bytes_per_token
-    )
-    tokens = int(GPU_MEMORY_SHARE * free_bytes / max(per_token, 1))
-    tokens = 1 << max(tokens, 1).bit_length() - 1
-    return int(min(MAX_BUDGET, max(MIN_BUDGET, tokens)))
+def token_budget(device_type: str, vocab: int) -> int:
+    """Tokens per forward pass on a CPU: :data:`CPU_TOKEN_BUDGET`, less when ``vocab`` would
+    put more than :data:`CPU_MAX_LOGITS` logits in a pass (what keeps a CPU's caches warm). A
+    GPU's budget is planned from its memory and the model's shapes
+    (:func:`model_token_budget`, :func:`calib.scoring.memory.plan_budget`)."""
+    return max(MIN_BUDGET // 4, min(CPU_TOKEN_BUDGET, CPU_MAX_LOGITS // max(vocab, 1)))
 
 
 def model_token_budget(model, device) -> int:
-    """:func:`token_budget` for a loaded model on ``device`` (free memory read from CUDA)."""
+    """The token budget for a loaded model on ``device``: on a CPU :func:`token_budget`; on
+    a GPU the largest power of two whose passes' planned peak fits the memory there (the free
+    memory read from CUDA plus the model's weights, which the plan counts;
+    :func:`calib.scoring.memory.plan_budget`)."""
     import torch
 
     device = torch.device(device)
-    vocab = int(model.get_output_embeddings().weight.shape[0])
     if device.type != "cuda":
+        out = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
+        vocab = int(out.weight.shape[0]) if out is not None else int(model.config.vocab_size)
         return token_budget(device.type, vocab)
-    cfg = getattr(model.config, "text_config", None) or model.config
-    hidden = int(getattr(cfg, "hidden_size", 0) or 0)
-    layers = int(getattr(cfg, "num_hidden_layers", 0) or 0)
-    heads = int(getattr(cfg, "num_attention_heads", 1) or 1)
-    kv_heads = int(getattr(cfg, "num_key_value_heads", None) or heads)
-    head_dim = int(getattr(cfg, "head_dim", None) or hidden // heads)
-    dtype_bytes = next(model.parameters()).element_size()
+    from calib.scoring.memory import model_shape, plan_budget
+
+    params = list(model.parameters())
+    weights = sum(p.numel() * p.element_size() for p in params)
+    dtype = str(params[0].dtype).replace("torch.", "")
     free, _ = torch.cuda.mem_get_info(device)
-    return token_budget(
-        "cuda",
-        vocab,
-        free_bytes=free,
-        dtype_bytes=dtype_bytes,
-        hidden=hidden,
-        kv_bytes_per_token=2 * layers * kv_heads * head_dim * dtype_bytes,
-    )
+    shape = model_shape(model.config, parameters=sum(p.numel() for p in params))
+    return plan_budget(shape, free + weights, dtype).budget
 
 
 def sliding_window(model) -> bool:

@@ -35,12 +35,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from calib.scoring.schema import SCORE_COLUMNS
 from calib.scoring.statements import Query
+from calib.scoring.tokens import offsets_of, segment_index
 from calib.settings import cache_lock, cache_writes
 
 if TYPE_CHECKING:
@@ -72,13 +75,15 @@ _RENAMED = {"correct": "answer_idx"}
 
 
 def unit_hash(query: Query) -> str:
-    """Content hash of a query: its statements (template, subject, answers) and correct index."""
-    digest = hashlib.sha1()
-    for st in query.statements:
-        digest.update(st.text.encode())
-        digest.update(b"\x1f")
-    digest.update(f"|{query.answer_idx}".encode())
-    return digest.hexdigest()[:20]
+    """Content hash of a query: its statements (template, subject, answers) and correct index.
+    Computed once per query object (the lookup, the claim, the write and the token cache all
+    ask for it; a query is immutable)."""
+    known = query.__dict__.get("_unit_hash")
+    if known is None:  # sha1 of every text followed by \x1f, then |answer_idx, in one update
+        texts = "".join(f"{st.text}\x1f" for st in query.statements)
+        known = hashlib.sha1(f"{texts}|{query.answer_idx}".encode()).hexdigest()[:20]
+        object.__setattr__(query, "_unit_hash", known)  # a memo beside the frozen fields
+    return known
 
 
 def slug(text: str) -> str:
@@ -119,8 +124,21 @@ class ScoreStore:
                 else path.with_suffix(".corrupt"),
             )
 
+    @property
+    def root(self) -> Path:
+        """The cache root the store lies under (``<root>/scores/<model>/<options>/<dataset>``)."""
+        return self.folder.parents[3]
+
     def lookup(self, queries: list[Query]) -> tuple[pd.DataFrame, list[Query]]:
         """Rows stored for ``queries`` (in no particular order) and the queries still missing."""
+        parts, missing = self.lookup_rows(queries)
+        if not parts:
+            return empty_scores(), missing
+        return pa.concat_tables([p.table for p in parts]).to_pandas(), missing
+
+    def lookup_rows(self, queries: list[Query]) -> tuple[list[UnitRows], list[Query]]:
+        """As :meth:`lookup`, the rows as :class:`UnitRows` (one per chunk read: Arrow tables,
+        whole units in the chunk's order), without converting them to pandas."""
         wanted = {(q.relation, q.template, q.instance): unit_hash(q) for q in queries}
         where: dict[Path, set] = {}
         claimed: set = set()
@@ -135,20 +153,19 @@ class ScoreStore:
                 if wanted.get(key) == digest and key not in claimed:
                     where.setdefault(path, set()).add(key)
                     claimed.add(key)
-        frames, found = [], set()
+        parts, found = [], set()
         for path, keys in where.items():
-            table = self._read_chunk(path)
-            if table is None:
+            read = self._read_chunk(path)
+            if read is None:
                 continue
-            frame = table.to_pandas()
-            index = pd.MultiIndex.from_frame(frame[["relation", "template", "instance"]])
-            frames.append(frame[index.isin(list(keys))])
+            table, units = read
+            parts.append(_units_of(table, units, keys))
             found |= keys
         missing = [q for q in queries if (q.relation, q.template, q.instance) not in found]
-        rows = pd.concat(frames, ignore_index=True) if frames else empty_scores()
-        return rows, missing
+        return parts, missing
 
-    def _read_chunk(self, path: Path) -> pa.Table | None:
+    def _read_chunk(self, path: Path) -> tuple[pa.Table, list] | None:
+        """The chunk's rows and its footer's units, checked (else set aside: ``None``)."""
         try:
             table = pq.read_table(path, page_checksum_verification=True)
             meta = json.loads(table.schema.metadata[_META_KEY])
@@ -168,19 +185,21 @@ class ScoreStore:
         if any(got.get((r, t, i)) != n for r, t, i, _d, n in meta["units"]):
             self._quarantine(path, "row counts per unit do not match the metadata")
             return None
-        return table.rename_columns([_RENAMED.get(n, n) for n in table.column_names])
+        table = table.rename_columns([_RENAMED.get(n, n) for n in table.column_names])
+        return table.replace_schema_metadata(None), meta["units"]
 
-    def write(self, frame: pd.DataFrame, queries: list[Query], claim: Claim | None = None) -> Path:
-        """Write the rows of ``queries`` as one chunk, atomically (a read-only or full cache
-        is a :class:`~calib.settings.CacheWriteError`, and no partial file is left). Under a
+    def write(
+        self, frame: pd.DataFrame | pa.Table, queries: list[Query], claim: Claim | None = None
+    ) -> Path:
+        """Write the rows of ``queries`` (a score table, or an Arrow table of the store's
+        schema) as one chunk, atomically (a read-only or full cache is a
+        :class:`~calib.settings.CacheWriteError`, and no partial file is left). Under a
         ``claim``, the partial file is named after it, so that it is removed with the claim
         if this process dies while writing."""
         units = [
             [q.relation, q.template, q.instance, unit_hash(q), len(q.statements)] for q in queries
         ]
-        table = pa.Table.from_pandas(
-            frame[list(SCORE_COLUMNS)], schema=SCHEMA, preserve_index=False
-        )
+        table = as_table(frame)
         table = table.replace_schema_metadata({_META_KEY: json.dumps({"units": units})})
         final = self.folder / f"chunk-{uuid.uuid4().hex[:16]}.parquet"
         with cache_writes(self.folder, "scores", needed=table.nbytes):
@@ -207,16 +226,71 @@ class ScoreStore:
         return Claims(self)
 
 
-def as_stored(frame: pd.DataFrame) -> pd.DataFrame:
+def as_table(frame: pd.DataFrame | pa.Table) -> pa.Table:
+    """A score table as an Arrow table of the store's :data:`SCHEMA` (an Arrow table of that
+    schema is returned as it is)."""
+    if isinstance(frame, pa.Table):
+        return (
+            frame if frame.schema.equals(SCHEMA) else frame.select(list(SCORE_COLUMNS)).cast(SCHEMA)
+        )
+    return pa.Table.from_pandas(frame[list(SCORE_COLUMNS)], schema=SCHEMA, preserve_index=False)
+
+
+def as_stored(frame: pd.DataFrame | pa.Table) -> pd.DataFrame:
     """``frame`` with the column types it has when read back from the store."""
-    return pa.Table.from_pandas(
-        frame[list(SCORE_COLUMNS)], schema=SCHEMA, preserve_index=False
-    ).to_pandas()
+    return as_table(frame).to_pandas()
 
 
 def empty_scores() -> pd.DataFrame:
     """A score table with no rows and the schema's columns."""
     return SCHEMA.empty_table().to_pandas()
+
+
+@dataclass(frozen=True)
+class UnitRows:
+    """Score rows of whole units, one unit after another, each unit's options in order:
+    ``table`` (Arrow, the store's :data:`SCHEMA`), ``units`` the ``(relation, template,
+    instance)`` of each unit in row order, ``counts`` the rows of each; ``frame``, where
+    already made, the same rows in pandas."""
+
+    table: pa.Table
+    units: list[tuple[str, str, str]]
+    counts: np.ndarray
+    #: the rows as a pandas score table, where already converted
+    frame: pd.DataFrame | None = None
+
+    def pandas(self) -> pd.DataFrame:
+        """The rows as a pandas score table (:data:`SCHEMA`'s types)."""
+        return self.frame if self.frame is not None else self.table.to_pandas()
+
+
+def _units_of(table: pa.Table, units: list, keys: set) -> UnitRows:
+    """The rows of the units ``keys`` of a chunk whose footer lists ``units`` (as written: the
+    rows of each unit together, in the footer's order; a chunk written otherwise is sorted by
+    its rows' keys first)."""
+    counts = np.asarray([u[4] for u in units], dtype=np.int64)
+    key_of = [(u[0], u[1], u[2]) for u in units]
+    unit_of_row = np.repeat(np.arange(len(units)), counts)
+    expect = {
+        col: pa.array([k[i] for k in key_of], pa.string()).take(pa.array(unit_of_row))
+        for i, col in enumerate(("relation", "template", "instance"))
+    }
+    starts = offsets_of(counts)[:-1]
+    expect["option"] = pa.array(
+        (np.arange(len(unit_of_row)) - starts[unit_of_row]).astype(np.int32)
+    )
+    laid_out = table.num_rows == len(unit_of_row) and all(
+        pc.all(pc.equal(table[c], expect[c])).as_py() is not False for c in expect
+    )
+    if not laid_out:  # rows of units not together in the footer's order: put them so
+        position = {k: i for i, k in enumerate(key_of)}
+        rows = table.select(["relation", "template", "instance", "option"]).to_pandas()
+        unit_pos = [position[k] for k in zip(rows["relation"], rows["template"], rows["instance"])]
+        table = table.take(pa.array(np.lexsort((rows["option"].to_numpy(), unit_pos))))
+    keep = np.asarray([k in keys for k in key_of], dtype=bool)
+    if not keep.all():
+        table = table.take(pa.array(segment_index(starts[keep], counts[keep])))
+    return UnitRows(table, [k for k, y in zip(key_of, keep) if y], counts[keep])
 
 
 @dataclass

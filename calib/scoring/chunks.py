@@ -12,19 +12,24 @@ with whole chunks only.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from calib.interrupt import check_interrupted
 from calib.models.loading import LoadedModel
-from calib.scoring.cache import ScoreStore, as_stored
+from calib.scoring.cache import SCHEMA, ScoreStore, UnitRows, as_table
 from calib.scoring.clm import clm_score
-from calib.scoring.encoding import encode_clm, encode_clm_lm_pub_quiz, encode_mlm
+from calib.scoring.encoding import encode_clm_lm_pub_quiz, encode_mlm
+from calib.scoring.logprobs import Scores
 from calib.scoring.mlm import mlm_score
-from calib.scoring.schema import SCORE_COLUMNS
+from calib.scoring.schema import ROLES
 from calib.scoring.statements import Query
+from calib.scoring.token_cache import TokenCache
+from calib.scoring.tokens import TokenBatch, clm_tokens
 from calib.settings import CacheWriteError
 
 #: bytes a stored statement takes at most, about (for the space a run needs)
@@ -37,21 +42,72 @@ def count_statements(queries: Sequence[Query]) -> int:
 
 
 def encode_groups(lm: LoadedModel, queries: Sequence[Query], start_token: str) -> list:
-    """The encoded statements of each query (CLM: with ``start_token``'s start tokens)."""
+    """The encoded statements of each query (CLM: with ``start_token``'s start tokens), as
+    :class:`~calib.scoring.encoding.Encoded` objects."""
+    batch = encode_batch(lm, queries, start_token)
+    return [batch[g] for g in range(len(batch))]
+
+
+def encode_batch(
+    lm: LoadedModel, queries: Sequence[Query], start_token: str, cache_root=None
+) -> TokenBatch:
+    """The statements of ``queries`` tokenised for ``lm`` (one group per query). A causal
+    model's statements under calib's ``"single"`` start token are read from the token cache
+    under ``cache_root`` where it has them (:mod:`calib.scoring.token_cache`, keyed by the
+    tokenizer's content) and tokenised and added there otherwise (``cache_root`` ``None``: no
+    cache)."""
     if lm.objective == "clm" and start_token == "lm-pub-quiz-0.3.3":
-        return [encode_clm_lm_pub_quiz(lm.tokenizer, q.statements) for q in queries]
-    statements = [st for q in queries for st in q.statements]
+        return TokenBatch.from_groups(
+            [encode_clm_lm_pub_quiz(lm.tokenizer, q.statements) for q in queries]
+        )
     if lm.objective == "clm":
         if lm.start_token_id is None:
             raise ValueError(f"CLM {lm.name!r} has no start token id to prepend")
-        flat = encode_clm(lm.tokenizer, statements, lm.start_token_id)
-    else:
-        flat = encode_mlm(lm.tokenizer, statements)
+        if cache_root is not None:
+            return TokenCache(cache_root, lm.tokenizer).clm(queries, lm.start_token_id)
+        statements = [st for q in queries for st in q.statements]
+        batch = clm_tokens(lm.tokenizer, statements, lm.start_token_id)
+        return batch.grouped(len(q.statements) for q in queries)
+    flat = encode_mlm(lm.tokenizer, [st for q in queries for st in q.statements])
     groups, pos = [], 0
     for q in queries:
         groups.append(flat[pos : pos + len(q.statements)])
         pos += len(q.statements)
-    return groups
+    return TokenBatch.from_groups(groups)
+
+
+def score_table(name: str, queries: Sequence[Query], batch: TokenBatch, scores: Scores) -> pa.Table:
+    """The score-table rows (:mod:`calib.scoring.schema`) of ``queries`` as an Arrow table of
+    the store's schema (:data:`calib.scoring.cache.SCHEMA`), built column by column from the
+    flat token batch and scores (no Python object per row but the answers')."""
+    sizes = np.diff(batch.groups)
+    query_of = pa.array(np.repeat(np.arange(len(queries)), sizes))
+    first = np.repeat(batch.groups[:-1], sizes)
+
+    def per_query(values, kind) -> pa.Array:
+        return pa.array(values, kind).take(query_of)
+
+    roles = pa.DictionaryArray.from_arrays(
+        pa.array(batch.roles.astype(np.int8)), pa.array(list(ROLES))
+    ).cast(pa.string())
+    columns = {
+        "model": pa.array([name], pa.string()).take(pa.array(np.zeros(len(first), np.int64))),
+        "dataset": per_query([q.dataset for q in queries], pa.string()),
+        "relation": per_query([q.relation for q in queries], pa.string()),
+        "instance": per_query([q.instance for q in queries], pa.string()),
+        "template": per_query([q.template for q in queries], pa.string()),
+        "option": pa.array((np.arange(len(first)) - first).astype(np.int32)),
+        "answer": pa.array([a for q in queries for a in q.answers], pa.string()),
+        "answer_idx": per_query([q.answer_idx for q in queries], pa.int32()),
+        "token_logprobs": pa.ListArray.from_arrays(
+            pa.array(scores.starts.astype(np.int32)),
+            pa.array(np.asarray(scores.values, dtype=np.float32)),
+        ),
+        "token_roles": pa.ListArray.from_arrays(
+            pa.array(batch.target_starts.astype(np.int32)), roles
+        ),
+    }
+    return pa.table(columns, schema=SCHEMA)
 
 
 def score_chunk(
@@ -60,42 +116,29 @@ def score_chunk(
     token_budget: int | None,
     progress,
     start_token: str = "single",
-) -> pd.DataFrame:
-    """The score-table rows (:mod:`calib.scoring.schema`) of ``queries`` under ``lm``;
-    ``progress(n)`` is called with the statements finished after each forward pass."""
-    groups = encode_groups(lm, queries, start_token)
+    cache_root=None,
+) -> pa.Table:
+    """The score-table rows (:mod:`calib.scoring.schema`) of ``queries`` under ``lm``, as an
+    Arrow table of the store's schema (:func:`score_table`); ``progress(n)`` is called with
+    the statements finished after each forward pass. ``cache_root``: where the token cache
+    lies (:func:`encode_batch`; ``None``: none)."""
+    batch = encode_batch(lm, queries, start_token, cache_root)
     if lm.objective == "clm":
         scores = clm_score(
-            lm.model, groups, device=lm.device, progress=progress, token_budget=token_budget
+            lm.model, batch, device=lm.device, progress=progress, token_budget=token_budget
         )
     else:
         tok = lm.tokenizer
         scores = mlm_score(
             lm.model,
-            groups,
+            batch,
             tok.mask_token_id,
             tok.pad_token_id or 0,
             device=lm.device,
             progress=progress,
             token_budget=token_budget,
         )
-    rows: dict[str, list] = {c: [] for c in SCORE_COLUMNS}
-    for q, encs, values in zip(queries, groups, scores):
-        for o, (enc, lp) in enumerate(zip(encs, values)):
-            for col, val in (
-                ("model", lm.name),
-                ("dataset", q.dataset),
-                ("relation", q.relation),
-                ("instance", q.instance),
-                ("template", q.template),
-                ("option", o),
-                ("answer", q.answers[o]),
-                ("answer_idx", q.answer_idx),
-                ("token_logprobs", lp.astype(np.float32)),
-                ("token_roles", list(enc.roles)),
-            ):
-                rows[col].append(val)
-    return pd.DataFrame(rows)
+    return score_table(lm.name, queries, batch, scores)
 
 
 def score_missing(
@@ -106,15 +149,15 @@ def score_missing(
     token_budget: int | None,
     bar,
     start_token: str = "single",
-) -> list[pd.DataFrame]:
+) -> list[UnitRows]:
     """Score ``missing`` into ``store`` one claimed chunk at a time; units another process
     claims meanwhile are waited for and read from the store (each unit is scored once). Returns
-    the score frames of all of ``missing``. ``get_model()`` loads the model (once, when a chunk
-    first needs it); ``bar.update(n)`` counts statements. A signal recorded by
-    :func:`calib.interrupt.stop_on_signals` stops it at the next forward pass (or claim, or
-    wait) with :class:`calib.interrupt.Interrupted`: the unfinished chunk is not written and
-    its claim is released."""
-    frames = []
+    the rows of all of ``missing`` (:class:`~calib.scoring.cache.UnitRows`, Arrow).
+    ``get_model()`` loads the model (once, when a chunk first needs it); ``bar.update(n)``
+    counts statements. A signal recorded by :func:`calib.interrupt.stop_on_signals` stops it
+    at the next forward pass (or claim, or wait) with :class:`calib.interrupt.Interrupted`:
+    the unfinished chunk is not written and its claim is released."""
+    parts: list[UnitRows] = []
     claims = store.claims()
     todo = list(missing)
     lost_before: set = set()
@@ -128,19 +171,20 @@ def score_missing(
             if claim.queries:
                 lm = get_model()
                 check_interrupted()  # loading may take long
-                frame = score_chunk(lm, claim.queries, token_budget, bar.update, start_token)
+                frame = score_chunk(
+                    lm, claim.queries, token_budget, bar.update, start_token, store.root
+                )
                 try:
-                    store.write(frame, claim.queries, claim)
+                    parts.append(write_and_convert(store, frame, claim))
                 except CacheWriteError as exc:  # the space for all that is left
                     per = (exc.needed or 0) / max(count_statements(claim.queries), 1)
                     raise exc.needing(
                         int(max(per, STORED_BYTES) * count_statements(todo))
                     ) from exc.__cause__
-                frames.append(as_stored(frame))
         lost: list[Query] = []
         if claim.stored:  # scored by another process meanwhile
-            rows, lost = store.lookup(claim.stored)
-            frames.append(rows)
+            rows, lost = store.lookup_rows(claim.stored)
+            parts += rows
             bar.update(count_statements(claim.stored) - count_statements(lost))
             again = [q for q in lost if q.key in lost_before]
             if again:
@@ -152,4 +196,34 @@ def score_missing(
         todo = [*claim.busy, *claim.rest, *lost]
         if not claim.queries and not claim.rest and not lost and claim.busy:
             claims.wait(stop=check_interrupted)  # only units another process holds are left
-    return frames
+    return parts
+
+
+def write_and_convert(store: ScoreStore, frame: pd.DataFrame | pa.Table, claim) -> UnitRows:
+    """Write the rows :func:`score_chunk` gave for the claim's queries to ``store`` and return
+    them as :class:`~calib.scoring.cache.UnitRows` with their pandas frame: the write (Arrow,
+    without Python's lock) runs in a thread beside the conversion to pandas (which needs it),
+    and is done, or has raised, when this returns."""
+    table = as_table(frame)
+    failed: list[BaseException] = []
+
+    def write() -> None:
+        try:
+            store.write(table, claim.queries, claim)
+        except BaseException as exc:  # noqa: BLE001 - raised again below, in this thread
+            failed.append(exc)
+
+    writer = threading.Thread(target=write, name="calib-store-write")
+    writer.start()
+    try:
+        converted = table.to_pandas()
+    finally:
+        writer.join()
+    if failed:
+        raise failed[0]
+    return UnitRows(
+        table,
+        [(q.relation, q.template, q.instance) for q in claim.queries],
+        np.asarray([len(q.statements) for q in claim.queries], dtype=np.int64),
+        converted,
+    )

@@ -1,5 +1,5 @@
 """Fast causal-LM scoring: full-sentence log-likelihood, shared prefixes computed once, forward
-passes filled to a token budget.
+passes filled to a token budget, logits taken a slice of positions at a time.
 
 Paper §2.3: a statement's score is built from log p(w_t | w_<t) for every token after a start
 token. The options of one query share every token before the answer; that prefix is run once
@@ -7,8 +7,16 @@ token. The options of one query share every token before the answer; that prefix
 the rest of each option is run. :func:`calib.scoring.batching.plan_clm` packs the prefixes of
 all queries handed over (any relations and templates), sorted by length, into passes of at most
 ``token_budget`` tokens (padding included), and then the continuations of each prefix pass into
-passes of the same budget; this module executes that plan. Log-probabilities are taken in
-float32 whatever the model's dtype (:func:`calib.scoring.logprobs.token_logprobs`).
+passes of the same budget; this module executes that plan.
+
+What each pass leaves on the device is bounded whatever the vocabulary: the model runs as its
+backbone, giving hidden states, and its output layer is applied to slices of positions
+(:mod:`calib.scoring.heads`), log-probabilities taken in float32 whatever the model's dtype
+(:func:`calib.scoring.logprobs.logprobs_at_rows`); a prefix pass keeps only its key/value cache
+for its continuation passes. Nothing is read back per pass: every pass's log-probabilities stay
+on the device until the call ends and come back in one copy (:mod:`calib.scoring.transfers`),
+so on a GPU the host builds the next pass's inputs (all flat array arithmetic, no loop per
+statement) while the device runs the current one.
 
 Agreement with :func:`calib.scoring.reference.clm_reference` (one statement, one full forward)
 is tested to 1e-4 per statement in float32, for tiny and huge budgets.
@@ -17,16 +25,18 @@ is tested to 1e-4 per statement in float32, for tiny and huge budgets.
 from __future__ import annotations
 
 import copy
-import inspect
 from collections.abc import Callable, Sequence
 
 import numpy as np
 import torch
 
 from calib.interrupt import check_interrupted, checked_between_layers
-from calib.scoring.batching import model_token_budget, plan_clm, sliding_window
+from calib.scoring.batching import ClmPlan, model_token_budget, plan_clm, sliding_window
 from calib.scoring.encoding import Encoded
-from calib.scoring.logprobs import token_logprobs
+from calib.scoring.heads import OutputSplit, logprobs_at, output_split, slice_positions
+from calib.scoring.logprobs import Scores
+from calib.scoring.tokens import TokenBatch, offsets_of, segment_index
+from calib.scoring.transfers import RunAhead, to_device, to_host
 
 
 def _cache_of(result):
@@ -35,15 +45,21 @@ def _cache_of(result):
     return cache if cache is not None else result.past_key_values
 
 
-def _cache_kwarg(model) -> str:
-    """The name under which this model's forward takes a cache (it changed in transformers 5)."""
-    return "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
+#: cache layers whose ``batch_select_indices`` assigns new tensors (never changes the old ones)
+_SELECT_REASSIGNS = ("DynamicLayer", "DynamicSlidingWindowLayer")
 
 
 def _select_cache(cache, index: torch.Tensor):
-    """A copy of the prefix cache with its batch rows picked by ``index`` (one per option)."""
+    """A copy of the prefix cache with its batch rows picked by ``index`` (one per option),
+    leaving ``cache`` as it was. A cache of layers that select by assigning new tensors is
+    copied shallowly first (the prefix cache is not duplicated); any other is deep-copied."""
     if hasattr(cache, "batch_select_indices"):
-        cache = copy.deepcopy(cache)
+        layers = getattr(cache, "layers", None)
+        if layers is not None and all(type(x).__name__ in _SELECT_REASSIGNS for x in layers):
+            cache = copy.copy(cache)
+            cache.layers = [copy.copy(x) for x in layers]
+        else:
+            cache = copy.deepcopy(cache)
         cache.batch_select_indices(index)
         return cache
     return tuple(tuple(t.index_select(0, index) for t in layer) for layer in cache)
@@ -52,131 +68,150 @@ def _select_cache(cache, index: torch.Tensor):
 @torch.inference_mode()
 def clm_score(
     model,
-    groups: Sequence[Sequence[Encoded]],
+    groups: Sequence[Sequence[Encoded]] | TokenBatch,
     device: torch.device | str = "cpu",
     token_budget: int | None = None,
     progress: Callable[[int], None] | None = None,
     pad: bool | None = None,
-) -> list[list[np.ndarray]]:
+    slice_logits: int | None = None,
+) -> Scores:
     """Per-token log-probabilities for every statement of every group.
 
     ``groups[g][o]`` is the encoded statement of option ``o`` of query ``g`` (see
-    :func:`calib.scoring.encoding.encode_clm`); the result has the same nesting, each entry an
-    array of log p(token) for the statement's targets. ``progress(n)`` is called with the number
-    of statements finished after each pass. A signal recorded by
-    :func:`calib.interrupt.stop_on_signals` stops it before the next pass or within a layer
-    of the current one (:class:`calib.interrupt.Interrupted`).
+    :func:`calib.scoring.encoding.encode_clm`), or all of them as a
+    :class:`~calib.scoring.tokens.TokenBatch`; the result (:class:`~calib.scoring.logprobs.Scores`)
+    has the same nesting, ``result[g][o]`` the float32 array of log p(token) for every token of
+    the statement after the first. ``progress(n)`` is called with the number of statements
+    finished after each pass. A signal recorded by :func:`calib.interrupt.stop_on_signals`
+    stops it before the next pass or within a layer of the current one
+    (:class:`calib.interrupt.Interrupted`).
 
     ``token_budget``: tokens per forward pass (default
     :func:`calib.scoring.batching.model_token_budget`). ``pad``: whether a pass may mix
-    lengths (default: on GPUs, not on CPUs); see :mod:`calib.scoring.batching`. Neither
-    changes the scores beyond float rounding.
+    lengths (default: on GPUs, not on CPUs); see :mod:`calib.scoring.batching`.
+    ``slice_logits``: logits taken at once (default
+    :func:`calib.scoring.heads.slice_positions`'s). None of them changes the scores beyond
+    float rounding.
     """
     device = torch.device(device)
+    batch = TokenBatch.from_groups(groups)
     budget = token_budget or model_token_budget(model, device)
     pad = device.type != "cpu" if pad is None else pad
-    flat = [e.ids for g in groups for e in g]
-    plan = plan_clm(
-        [[e.ids for e in g] for g in groups],
-        budget,
-        pad,
-        pad_prefixes=pad and not sliding_window(model),
-    )
-    cache_kw = _cache_kwarg(model)
-    out: list[np.ndarray | None] = [None] * len(flat)
+    plan = plan_clm(batch, budget, pad, pad_prefixes=pad and not sliding_window(model))
+    split = output_split(model)
+    per_slice = slice_positions(split.vocab, device.type, slice_logits)
     with checked_between_layers(model):  # Ctrl-C stops a pass within one layer
-        _run_plan(model, plan, flat, out, device, cache_kw, progress)
-    scored: list[np.ndarray] = []
-    for i, values in enumerate(out):
-        if values is None:  # the plan covers every statement
-            raise RuntimeError(f"statement {i} of {len(out)} was left unscored by the plan")
-        scored.append(values)
-    nested, pos = [], 0
-    for g in groups:
-        nested.append(scored[pos : pos + len(g)])
-        pos += len(g)
-    return nested
+        values = _run_plan(split, plan, batch, device, per_slice, progress)
+    return Scores(values, offsets_of(batch.lengths - 1), batch.groups)
 
 
-def _run_plan(model, plan, flat, out, device, cache_kw, progress) -> None:
-    """Execute ``plan``'s passes, filling ``out[s]`` with statement ``s``'s log-probabilities
-    (see :func:`clm_score`)."""
-    cont_len = plan.continuation_len
+def _run_plan(
+    split: OutputSplit,
+    plan: ClmPlan,
+    batch: TokenBatch,
+    device: torch.device,
+    per_slice: int,
+    progress: Callable[[int], None] | None,
+) -> np.ndarray:
+    """Execute ``plan``'s passes; the log-probabilities of every statement's tokens after the
+    first, flat (statement ``s`` from ``sum(lengths[:s] - 1)``)."""
+    ids, starts = batch.ids, batch.starts[:-1]
+    cont = plan.continuation_len
+    slot0 = offsets_of(batch.lengths - 1)  # where each statement's values begin
+    request_of = np.full(int(slot0[-1]), -1, dtype=np.int64)  # the request behind each value
+    slot0 = slot0[:-1]
+    row_of = np.zeros(len(plan.prefix_len), dtype=np.int64)  # a prefix's row in its pass
+    parts: list[torch.Tensor] = []  # the log-probabilities of each pass, on the device
+    asked = 0  # requests (position, token) so far
+    pace = RunAhead(device)
+    kw = split.cache_kw
     for pp in plan.passes:
-        width = pp.width
+        k_n, width = len(pp.prefixes), pp.width
         plen = plan.prefix_len[pp.prefixes]
-        prefix = np.zeros((len(pp.prefixes), width), dtype=np.int64)  # right-padded with id 0
-        for k, (src, p) in enumerate(zip(plan.prefix_source[pp.prefixes], plen)):
-            prefix[k, :p] = flat[src][:p]
-        local = {int(p): k for k, p in enumerate(pp.prefixes)}
+        row_of[pp.prefixes] = np.arange(k_n)
+        col = np.arange(width)
+        real = col[None, :] < plen[:, None]
+        rows, cols = np.nonzero(real)
+        prefix = np.zeros((k_n, width), dtype=np.int64)  # right-padded with id 0
+        prefix[rows, cols] = ids[starts[plan.prefix_source[pp.prefixes]][rows] + cols]
+        # requests: every prefix token after the first, then each statement's first token
+        # after its prefix, asked at the prefix's last position
+        sk, st = np.nonzero(col[None, :] < (plen - 1)[:, None])
+        stmts = pp.statements
+        k_s = row_of[plan.prefix_of[stmts]]
+        pos = np.concatenate([sk * width + st, k_s * width + plen[k_s] - 1])
+        tgt = np.concatenate([prefix[sk, st + 1], ids[starts[stmts] + plen[k_s]]])
+        order = np.argsort(pos, kind="stable")
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.arange(len(order)) + asked
+        shared, first = rank[: len(sk)], rank[len(sk) :]
+        n_shared = plen[k_s] - 1
+        request_of[segment_index(slot0[stmts], n_shared)] = shared[
+            segment_index(offsets_of(plen - 1)[:-1][k_s], n_shared)
+        ]
+        request_of[slot0[stmts] + n_shared] = first
+        pos, tgt = pos[order], tgt[order]
         check_interrupted()  # Ctrl-C stops here, before the next pass (calib.interrupt)
-        res = model(input_ids=torch.as_tensor(prefix, device=device), use_cache=True)
-        logits = res.logits  # (K, W, V); causal: the right padding changes no real position
-        shared = (
-            token_logprobs(logits[:, :-1], torch.as_tensor(prefix[:, 1:], device=device))
-            .cpu()
-            .numpy()
-        )
-        # the first token after the prefix, for each statement
-        rows_q = np.asarray([local[int(plan.prefix_of[s])] for s in pp.statements])
-        last = torch.as_tensor(plen - 1, device=device)
-        k_idx = torch.arange(len(plen), device=device)
-        lse = torch.logsumexp(logits[k_idx, last].float(), dim=-1)  # (K,)
-        rq = torch.as_tensor(rows_q, device=device)
-        gold = torch.as_tensor(
-            [int(flat[s][plan.prefix_len[plan.prefix_of[s]]]) for s in pp.statements], device=device
-        )
-        first = (logits[rq, last[rq], gold].float() - lse[rq]).cpu().numpy()
-        del logits
-        prefix_cache = _cache_of(res)
-        first_of = dict(zip(pp.statements.tolist(), first))
-        row_of = dict(zip(pp.statements.tolist(), rows_q.tolist()))
-
-        def finish(
-            s: int,
-            rest: np.ndarray | None,
-            row_of=row_of,
-            shared=shared,
-            plen=plen,
-            first_of=first_of,
-        ) -> None:
-            q = row_of[s]
-            parts = [shared[q, : plen[q] - 1], np.asarray([first_of[s]])]
-            if rest is not None:
-                parts.append(rest)
-            out[s] = np.concatenate(parts).astype(np.float64)
-
-        done = [s for s in pp.statements.tolist() if cont_len[s] == 0]
-        for s in done:
-            finish(s, None)
-        if progress is not None and done:
-            progress(len(done))
-        for cp in pp.continuations:
-            rows, w = cp.rows, cp.width
-            q = np.asarray([row_of[int(s)] for s in rows])
-            p_row = plen[q]
-            seqs = np.zeros((len(rows), w + 1), dtype=np.int64)  # right-padded with id 0
-            mask = np.zeros((len(rows), width + w), dtype=np.int64)
-            for k, s in enumerate(rows):
-                tail = flat[s][p_row[k] :]
-                seqs[k, : len(tail)] = tail
-                mask[k, : p_row[k]] = 1
-                mask[k, width : width + len(tail) - 1] = 1
-            padded = bool((p_row < width).any() or (cont_len[rows] < w).any())
-            cache = _select_cache(prefix_cache, torch.as_tensor(q, device=device))
-            positions = torch.as_tensor(p_row[:, None] + np.arange(w)[None], device=device)
-            check_interrupted()
-            res2 = model(
-                input_ids=torch.as_tensor(seqs[:, :-1], device=device),
-                use_cache=True,
-                **{cache_kw: cache},
-                **({"attention_mask": torch.as_tensor(mask, device=device)} if padded else {}),
-                position_ids=positions,
+        res = split.backbone(input_ids=to_device(prefix, device), use_cache=True)
+        hidden = split.hidden(res)  # causal: the right padding changes no real position
+        parts.append(
+            logprobs_at(
+                split, hidden, pos, to_device(tgt, device), to_device(pos, device), per_slice
             )
-            got = token_logprobs(res2.logits, torch.as_tensor(seqs[:, 1:], device=device))
+        )
+        asked += len(pos)
+        prefix_cache = _cache_of(res)
+        del res, hidden  # only the key/value cache outlives the prefix pass
+        pace.queued()
+        done = int((cont[stmts] == 0).sum())
+        if progress is not None and done:
+            progress(done)
+        for cp in pp.continuations:
+            sel, w = cp.rows, cp.width
+            k_r = row_of[plan.prefix_of[sel]]
+            p_r = plen[k_r]
+            c_r = cont[sel]
+            tcol = np.arange(w)
+            real_c = tcol[None, :] < c_r[:, None]
+            r_i, t_i = np.nonzero(real_c)
+            at = starts[sel][r_i] + p_r[r_i] + t_i  # the input token of each real position
+            seqs = np.zeros((len(sel), w), dtype=np.int64)  # right-padded with id 0
+            seqs[r_i, t_i] = ids[at]
+            c_pos = r_i * w + t_i
+            request_of[slot0[sel][r_i] + p_r[r_i] + t_i] = asked + np.arange(len(c_pos))
+            padded = bool((p_r < width).any() or (c_r < w).any())
+            extra = {}
+            if padded:
+                mask = np.zeros((len(sel), width + w), dtype=np.int64)
+                mask[:, :width] = col[None, :] < p_r[:, None]
+                mask[:, width:] = real_c
+                extra["attention_mask"] = to_device(mask, device)
+            cache = _select_cache(prefix_cache, to_device(k_r, device))
+            check_interrupted()
+            res2 = split.backbone(
+                input_ids=to_device(seqs, device),
+                use_cache=True,
+                position_ids=to_device(p_r[:, None] + tcol[None, :], device),
+                **{kw: cache},
+                **extra,
+            )
+            parts.append(
+                logprobs_at(
+                    split,
+                    split.hidden(res2),
+                    c_pos,
+                    to_device(ids[at + 1], device),
+                    to_device(c_pos, device),
+                    per_slice,
+                )
+            )
+            asked += len(c_pos)
             del res2, cache
-            for s, values in zip(rows.tolist(), got.cpu().numpy()):
-                finish(s, values[: cont_len[s]])
+            pace.queued()
             if progress is not None:
-                progress(len(rows))
-        del prefix_cache, res
+                progress(len(sel))
+        del prefix_cache
+    if (request_of < 0).any():  # the plan covers every statement
+        s = int(np.searchsorted(slot0, int(np.argmax(request_of < 0)), side="right") - 1)
+        raise RuntimeError(f"statement {s} of {len(slot0)} was left unscored by the plan")
+    return to_host(parts)[request_of]

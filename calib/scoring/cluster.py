@@ -261,7 +261,8 @@ def score_on_ray(
     bar=None,
 ):
     """Score the ``missing`` queries of ``model`` into ``store`` on the cluster at ``address``
-    (see the module docstring) and return their rows, read back from the store."""
+    (see the module docstring) and return their rows, read back from the store
+    (:class:`~calib.scoring.cache.UnitRows`, one per chunk)."""
     from calib.interrupt import check_interrupted
     from calib.settings import cache_root
 
@@ -301,7 +302,7 @@ def score_on_ray(
             bar.update(done["statements"])
     if len(actors) < len(_POOL.get("actors", [])):
         _POOL["actors"] = actors
-    rows, lost = store.lookup(list(missing))
+    rows, lost = store.lookup_rows(list(missing))
     if lost:
         raise ClusterError(
             f"{len(lost)} unit(s) scored on the cluster cannot be read from "

@@ -4,8 +4,12 @@ Paper §2.3 follows Kauf & Ivanova (2023): a token is scored by masking it and e
 of the same word, so that a multi-token word does not leak its own continuation. Each statement
 yields one masked copy per scored token; copies of all statements are pooled, sorted by length
 and packed into forward passes of at most ``token_budget`` tokens, padding included
-(:func:`calib.scoring.batching.plan_mlm`; equal lengths only per pass on CPUs). Log-probabilities
-are taken in float32 whatever the model's dtype.
+(:func:`calib.scoring.batching.plan_mlm`; equal lengths only per pass on CPUs). The masked
+copies of a pass are built with array arithmetic from the flat
+:class:`~calib.scoring.tokens.TokenBatch`; the output layer is applied only to each copy's
+masked position (gathered first), a slice of positions at a time (:mod:`calib.scoring.heads`), with
+log-probabilities in float32 whatever the model's dtype; the values of all passes come back to
+the host in one copy (:mod:`calib.scoring.transfers`).
 
 Agreement with :func:`calib.scoring.reference.mlm_reference` (one masked copy per forward pass)
 is tested to 1e-4 per statement in float32.
@@ -20,66 +24,88 @@ import torch
 
 from calib.interrupt import check_interrupted, checked_between_layers
 from calib.scoring.batching import model_token_budget, plan_mlm
-from calib.scoring.encoding import Encoded, mlm_masked_positions
-from calib.scoring.logprobs import token_logprobs
+from calib.scoring.encoding import Encoded
+from calib.scoring.heads import logprobs_at, output_split, slice_positions
+from calib.scoring.logprobs import Scores
+from calib.scoring.tokens import TokenBatch
+from calib.scoring.transfers import RunAhead, to_device, to_host
 
 
 @torch.inference_mode()
 def mlm_score(
     model,
-    groups: Sequence[Sequence[Encoded]],
+    groups: Sequence[Sequence[Encoded]] | TokenBatch,
     mask_id: int,
     pad_id: int = 0,
     device: torch.device | str = "cpu",
     token_budget: int | None = None,
     progress: Callable[[int], None] | None = None,
     pad: bool | None = None,
-) -> list[list[np.ndarray]]:
+    slice_logits: int | None = None,
+) -> Scores:
     """Within-word l2r PLL terms for every statement of every group (same nesting as
-    :func:`calib.scoring.clm.clm_score`). ``progress(n)`` gets the number of statements done.
-    ``token_budget`` and ``pad`` as for :func:`calib.scoring.clm.clm_score`; stops after a
+    :func:`calib.scoring.clm.clm_score`: ``result[g][o]`` holds one float32 value per target of
+    the statement). ``progress(n)`` gets the number of statements done. ``token_budget``,
+    ``pad`` and ``slice_logits`` as for :func:`calib.scoring.clm.clm_score`; stops after a
     signal as it does (before the next pass, or within a layer)."""
     device = torch.device(device)
+    batch = TokenBatch.from_groups(groups)
+    if batch.words is None and batch.n_statements:
+        raise ValueError("masked scoring needs the word index of every position (encode_mlm)")
     budget = token_budget or model_token_budget(model, device)
     pad_lengths = device.type != "cpu" if pad is None else pad
-    # one masked copy per (group, option, target index)
-    copies = [
-        (g, o, k)
-        for g, encs in enumerate(groups)
-        for o, e in enumerate(encs)
-        for k in range(len(e.targets))
-    ]
-    widths = np.asarray([len(groups[g][o].ids) for g, o, _ in copies], dtype=np.int64)
-    out = [[np.zeros(len(e.targets)) for e in encs] for encs in groups]
-    remaining = [[len(e.targets) for e in encs] for encs in groups]
+    split = output_split(model)
+    per_slice = slice_positions(split.vocab, device.type, slice_logits)
+    # one masked copy per target: its statement and its position there
+    n_targets = np.diff(batch.target_starts)
+    stmt = np.repeat(np.arange(batch.n_statements), n_targets)
+    target = batch.targets.astype(np.int64)
+    lengths = batch.lengths
+    left = n_targets.copy()  # targets of each statement not yet scored
+    request_of = np.full(len(target), -1, dtype=np.int64)
+    parts: list[torch.Tensor] = []
+    asked = 0
+    pace = RunAhead(device)
+    ids, words, starts = batch.ids, batch.words, batch.starts[:-1]
     with checked_between_layers(model):  # Ctrl-C stops a pass within one layer
-        for idx in plan_mlm(widths, budget, pad_lengths):
-            batch = [copies[i] for i in idx]
-            width = max(len(groups[g][o].ids) for g, o, _ in batch)
-            ids = np.full((len(batch), width), pad_id, dtype=np.int64)
-            attn = np.zeros((len(batch), width), dtype=np.int64)
-            pos = np.zeros(len(batch), dtype=np.int64)
-            gold = np.zeros(len(batch), dtype=np.int64)
-            for r, (g, o, k) in enumerate(batch):
-                enc = groups[g][o]
-                t = int(enc.targets[k])
-                ids[r, : len(enc.ids)] = enc.ids
-                attn[r, : len(enc.ids)] = 1
-                ids[r, mlm_masked_positions(enc, t)] = mask_id
-                pos[r], gold[r] = t, enc.ids[t]
+        for idx in plan_mlm(lengths[stmt], budget, pad_lengths):
+            s, t = stmt[idx], target[idx]
+            width = int(lengths[s].max())
+            col = np.arange(width)
+            real = col[None, :] < lengths[s][:, None]
+            r, c = np.nonzero(real)
+            at = starts[s][r] + c
+            inp = np.full((len(idx), width), pad_id, dtype=np.int64)
+            inp[r, c] = ids[at]
+            word = np.full((len(idx), width), -2, dtype=np.int64)
+            word[r, c] = words[at]  # type: ignore[index]
+            own = word[np.arange(len(idx)), t]
+            # the target, and every later token of its word (a token without a word: alone)
+            masked = (col[None, :] == t[:, None]) | (
+                (col[None, :] >= t[:, None]) & (word == own[:, None]) & (own[:, None] >= 0)
+            )
+            inp[masked] = mask_id
+            rows = np.arange(len(idx))
+            gold = ids[starts[s] + t]
+            request_of[idx] = asked + np.arange(len(idx))
             check_interrupted()  # Ctrl-C stops here, before the next pass (calib.interrupt)
-            logits = model(
-                input_ids=torch.as_tensor(ids, device=device),
-                attention_mask=torch.as_tensor(attn, device=device),
-            ).logits
-            rows = torch.arange(len(batch), device=device)
-            at = logits[rows, torch.as_tensor(pos, device=device)]  # (B, V)
-            values = token_logprobs(at, torch.as_tensor(gold, device=device)).cpu().numpy()
-            done = 0
-            for (g, o, k), v in zip(batch, values):
-                out[g][o][k] = v
-                remaining[g][o] -= 1
-                done += remaining[g][o] == 0
+            res = split.backbone(
+                input_ids=to_device(inp, device),
+                attention_mask=to_device(real.astype(np.int64), device),
+            )
+            rows_dev = to_device(rows, device)
+            at_target = split.hidden(res)[rows_dev, to_device(t, device)]  # (n, hidden)
+            parts.append(
+                logprobs_at(
+                    split, at_target[:, None], rows, to_device(gold, device), rows_dev, per_slice
+                )
+            )
+            asked += len(idx)
+            del res
+            pace.queued()
+            np.subtract.at(left, s, 1)
+            done = int(np.count_nonzero(left[np.unique(s)] == 0))
             if progress is not None and done:
-                progress(int(done))
-    return out
+                progress(done)
+    values = to_host(parts)[request_of] if len(target) else np.zeros(0, np.float32)
+    return Scores(values, batch.target_starts, batch.groups)

@@ -15,22 +15,26 @@ is discarded and the next call resumes with the chunks stored.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
 import signal
 import sys
 from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
 from tqdm import tqdm  # plain text bars: also readable in a notebook's stderr
 
 from calib.interrupt import check_interrupted, stop_on_signals
 from calib.models.loading import LoadedModel, device_type, dtype_name, load_model, model_key
 from calib.models.registry import get_spec
-from calib.scoring.cache import ScoreStore, empty_scores
+from calib.scoring.cache import ScoreStore, UnitRows, empty_scores
 from calib.scoring.chunks import count_statements, score_missing
 from calib.scoring.cluster import ray_address
 from calib.scoring.encoding import START_TOKENS
 from calib.scoring.statements import Query, bear_queries
+from calib.scoring.tokens import offsets_of, segment_index
 from calib.scoring.usage import record_scores
 from calib.settings import cache_root
 
@@ -40,6 +44,21 @@ SCORER_VERSION = "2"
 PLL_VARIANT = "within-word-l2r"
 #: statements per stored chunk (one scorer call) on a CPU and on a GPU
 CPU_CHUNK_STATEMENTS, GPU_CHUNK_STATEMENTS = 2000, 500_000
+
+
+@contextlib.contextmanager
+def gc_paused():
+    """Python's cyclic garbage collector paused for the block (reference counting still frees
+    everything that is not a cycle). Scoring allocates arrays, not cycles, but a collection
+    that runs meanwhile walks every live object -- hundreds of thousands of statements at the
+    paper's size -- and took up to a second of a chunk's host time; collections resume after."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 class ScoringInterrupted(KeyboardInterrupt):
@@ -205,9 +224,9 @@ def _score_dataset(
         device=device,
     )
     try:
-        stored, missing = store.lookup(qs)
+        stored, missing = store.lookup_rows(qs)
         if not missing:
-            return [stored]
+            return stored
         bar = tqdm(
             total=count_statements(missing),
             desc=f"scoring {name} on {dataset}",
@@ -220,22 +239,20 @@ def _score_dataset(
             if cluster is not None:
                 from calib.scoring.cluster import score_on_ray
 
-                scored = [
-                    score_on_ray(
-                        cluster,
-                        store,
-                        missing,
-                        model=name,
-                        objective=objective,
-                        device=device,
-                        dtype=dtype,
-                        cache_dir=cache_dir,
-                        chunk_statements=chunk_statements,
-                        token_budget=token_budget,
-                        start_token=start_token,
-                        bar=bar,
-                    )
-                ]
+                scored = score_on_ray(
+                    cluster,
+                    store,
+                    missing,
+                    model=name,
+                    objective=objective,
+                    device=device,
+                    dtype=dtype,
+                    cache_dir=cache_dir,
+                    chunk_statements=chunk_statements,
+                    token_budget=token_budget,
+                    start_token=start_token,
+                    bar=bar,
+                )
             else:
                 scored = score_missing(
                     store, missing, get_model, chunk_statements, token_budget, bar, start_token
@@ -245,7 +262,7 @@ def _score_dataset(
         check_interrupted()  # a signal that came after the last safe point
     except KeyboardInterrupt as exc:
         raise ScoringInterrupted(store, getattr(exc, "signum", signal.SIGINT)) from exc
-    return [stored, *scored]
+    return [*stored, *scored]
 
 
 def score_queries(
@@ -330,7 +347,7 @@ def score_queries(
     by_dataset: dict[str, list[Query]] = {}
     for q in queries:
         by_dataset.setdefault(q.dataset, []).append(q)
-    frames = []
+    parts: list[tuple[str, UnitRows]] = []
     loaded = [model] if isinstance(model, LoadedModel) else []
     if cluster is not None:
         from calib.scoring.cluster import cluster_device
@@ -353,9 +370,9 @@ def score_queries(
             )
         return loaded[0]
 
-    with stop_on_signals():  # Ctrl-C / SIGTERM stop at the next forward pass
+    with stop_on_signals(), gc_paused():  # Ctrl-C / SIGTERM stop at the next forward pass
         for dataset, qs in by_dataset.items():
-            frames += _score_dataset(
+            rows = _score_dataset(
                 model,
                 name,
                 dataset,
@@ -371,15 +388,33 @@ def score_queries(
                 progress=progress,
                 start_token=start_token,
             )
-    out = pd.concat(frames, ignore_index=True)
+            parts += [(dataset, r) for r in rows]
+        out = in_query_order(parts, queries)
     out["model"] = name
-    order = {q.key: i for i, q in enumerate(queries)}
-    out["_q"] = [
-        order[k] for k in zip(out["dataset"], out["relation"], out["instance"], out["template"])
-    ]
-    out = out.sort_values(["_q", "option"], kind="stable").drop(columns="_q")
-    out = out.reset_index(drop=True)
     record_scores(out)  # for the chapter's downloads, when a chapter run asked for them
+    return out
+
+
+def in_query_order(parts: Sequence[tuple[str, UnitRows]], queries: Sequence[Query]) -> pd.DataFrame:
+    """The rows of ``parts`` (each a dataset's :class:`~calib.scoring.cache.UnitRows`) as one
+    score table in the order of ``queries`` and their options: the units are placed by their
+    keys (a look-up per unit, not per row) and the rows taken in one ``take``."""
+    if not parts:
+        return empty_scores()
+    order = {q.key: i for i, q in enumerate(queries)}
+    unit_q = np.concatenate(
+        [
+            np.asarray([order[(ds, u[0], u[2], u[1])] for u in rows.units], dtype=np.int64)
+            for ds, rows in parts
+        ]
+    )
+    counts = np.concatenate([rows.counts for _ds, rows in parts])
+    frames = [rows.pandas() for _ds, rows in parts]
+    out = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
+    if np.any(np.diff(unit_q) < 0):  # whole units, each in option order: sort the units
+        by = np.argsort(unit_q, kind="stable")
+        starts = offsets_of(counts)[:-1]
+        out = out.iloc[segment_index(starts[by], counts[by])].reset_index(drop=True)
     return out
 
 

@@ -15,11 +15,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 import pandas as pd
 
 from calib.data.templates import OBJECT, SUBJECT, missing_slot
+from calib.scoring.schema import ROLES
+
+#: a role's index in :data:`~calib.scoring.schema.ROLES` (the codes of :func:`role_codes`)
+ROLE_CODE: dict[str, int] = {role: i for i, role in enumerate(ROLES)}
 
 
 @dataclass(frozen=True)
@@ -144,16 +149,71 @@ def token_roles(
     offsets: Sequence[tuple[int, int]], spans: Sequence[tuple[str, int, int]]
 ) -> list[str]:
     """The role of each token: the span it overlaps most (ties go to the object), else
-    ``template``. Offsets are the tokenizer's ``(start, end)`` character offsets."""
-    roles = []
-    for a, b in offsets:
-        best, best_overlap = "template", 0
-        for role, s, e in spans:
-            overlap = min(b, e) - max(a, s)
-            if overlap > best_overlap or (overlap == best_overlap > 0 and role == "object"):
-                best, best_overlap = role, overlap
-        roles.append(best)
-    return roles
+    ``template``. Offsets are the tokenizer's ``(start, end)`` character offsets (one
+    statement's; :func:`role_codes` does many statements at once, by the same rule)."""
+    offs = np.asarray(offsets, dtype=np.int64).reshape(-1, 2)
+    codes = role_codes(
+        offs[:, 0],
+        offs[:, 1],
+        np.zeros(len(offs), dtype=np.int64),
+        *flat_spans([spans]),
+    )
+    return [ROLES[c] for c in codes]
+
+
+def flat_spans(
+    spans_per_statement: Iterable[Sequence[tuple[str, int, int]]],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The spans of many statements as arrays: ``(starts, role, start, end)``, ``starts`` the
+    offsets of each statement's spans (length statements + 1), ``role`` the index of the
+    span's role in :data:`~calib.scoring.schema.ROLES`."""
+    lists = list(spans_per_statement)
+    starts = np.zeros(len(lists) + 1, dtype=np.int64)
+    np.cumsum([len(spans) for spans in lists], out=starts[1:])
+    flat = list(chain.from_iterable(lists))
+    if not flat:
+        empty = np.zeros(0, dtype=np.int64)
+        return starts, empty.astype(np.int8), empty, empty
+    roles, begins, ends = zip(*flat)
+    return (
+        starts,
+        np.fromiter(map(ROLE_CODE.__getitem__, roles), dtype=np.int8, count=len(flat)),
+        np.asarray(begins, dtype=np.int64),
+        np.asarray(ends, dtype=np.int64),
+    )
+
+
+def role_codes(
+    token_start: np.ndarray,
+    token_end: np.ndarray,
+    statement: np.ndarray,
+    span_starts: np.ndarray,
+    span_role: np.ndarray,
+    span_begin: np.ndarray,
+    span_end: np.ndarray,
+) -> np.ndarray:
+    """The role of many tokens at once, as indices into :data:`~calib.scoring.schema.ROLES`:
+    token ``i`` covers characters ``[token_start[i], token_end[i])`` of statement
+    ``statement[i]``, whose spans are ``span_starts[s]:span_starts[s + 1]`` of the span arrays
+    (:func:`flat_spans`). The rule of :func:`token_roles`: the span overlapping the token most,
+    in the statement's span order, a later span winning a tie only if it is the object; no
+    overlap: ``template``."""
+    n_spans = np.diff(span_starts)[statement]
+    first = span_starts[:-1][statement]
+    best = np.full(len(token_start), ROLE_CODE["template"], dtype=np.int8)
+    best_overlap = np.zeros(len(token_start), dtype=np.int64)
+    last = max(len(span_role) - 1, 0)
+    for j in range(int(n_spans.max()) if len(n_spans) else 0):
+        k = np.minimum(first + j, last)
+        overlap = np.minimum(token_end, span_end[k]) - np.maximum(token_start, span_begin[k])
+        role = span_role[k]
+        win = (overlap > best_overlap) | (
+            (overlap == best_overlap) & (best_overlap > 0) & (role == ROLE_CODE["object"])
+        )
+        win &= n_spans > j
+        best = np.where(win, role, best)
+        best_overlap = np.where(win, overlap, best_overlap)
+    return best
 
 
 def common_prefix_length(sequences: Sequence[Sequence[int] | np.ndarray]) -> int:

@@ -50,7 +50,7 @@ def signal_in_second_chunk(monkeypatch, tiny_models):
             RaisesInFinaliser(seen["signum"])  # made and finalised here, mid-pass
 
     monkeypatch.setattr(chunking, "score_chunk", counted)
-    handle = lm.model.register_forward_hook(hook)
+    handle = lm.model.base_model.register_forward_hook(hook)  # a pass: the backbone's forward
     yield lm, seen
     handle.remove()
 
@@ -149,7 +149,10 @@ def test_a_signal_in_the_first_layer_stops_the_pass_before_the_second(
     stops it before the second block runs."""
     import torch
 
+    from calib.scoring.heads import output_split
+
     lm = tiny_models[score_worker.MODEL]
+    output_split(lm.model)  # its one check of the model runs it: before the hooks count passes
     blocks = next(m for m in lm.model.modules() if isinstance(m, torch.nn.ModuleList))
     assert len(blocks) >= 2
     calls = {"first": 0, "second": 0}

@@ -112,13 +112,19 @@ def test_hand_example_scores_equal_the_reference(share, tiny_models, monkeypatch
 
 
 def test_token_budget_from_the_device():
+    from calib.models.loading import load_config
+    from calib.scoring.memory import H200_BYTES, model_shape, plan_budget
+
     assert token_budget("cpu", 49152) == 2048
-    assert token_budget("cpu", 262144) == 1024  # logits of a pass stay under 1 GiB
-    # SmolLM2-135M in bfloat16 on an H200 (139 GiB free)
-    smol = dict(dtype_bytes=2, hidden=576, kv_bytes_per_token=2 * 30 * 3 * 64 * 2)
-    assert token_budget("cuda", 49152, free_bytes=139 << 30, **smol) == 1 << 18
-    small = token_budget("cuda", 49152, free_bytes=8 << 30, **smol)
-    assert small & (small - 1) == 0 and 256 <= small < 1 << 18
+    assert token_budget("cpu", 262144) == 1024  # a CPU pass keeps its logits' caches warm
+    # on a GPU the plan of the passes' memory: the vocabulary no longer shrinks the budget
+    smol = model_shape(load_config("tiny-llama"))
+    big = plan_budget(smol, H200_BYTES)
+    small = plan_budget(smol, 8 << 30)
+    for plan in (big, small):
+        assert plan.budget & (plan.budget - 1) == 0 and 256 <= plan.budget <= 1 << 20
+        assert plan.peak <= 0.7 * (H200_BYTES if plan is big else 8 << 30)
+    assert small.budget <= big.budget
 
 
 def test_dtype_defaults_to_bfloat16_on_gpus_only():

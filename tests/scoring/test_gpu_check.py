@@ -20,6 +20,8 @@ def test_gpu_check_smoke(tiny_models, tmp_path, monkeypatch):
     assert set(rows) == {"smollm2-135m", "gemma-3-270m", "llama-1b"}
     for r in rows.values():
         assert r["statements"] > 0 and r["statements_per_s"] > 0 and r["mfu"] > 0
+        assert r["host_share"] > 0 and r["second_of_family_statements_per_s"] > 0
+        assert r["plan"]["peak"] > r["plan"]["weights"] > 0
         assert r["ratio"] == 1.0  # CPU: equal lengths per pass, nothing padded
         assert 0 <= r["same_prediction_share"] <= 1
         assert 0 < r["mean_abs_diff"] <= r["max_abs_diff"] < 1  # bfloat16 rounds a little
