@@ -287,7 +287,7 @@ def analyse(
         n_relations=int(scores["relation"].nunique()),
         n_statements=int(len(scores) // max(scores["model"].nunique(), 1)),
         models=info.reset_index(drop=True),
-        estimators=list(dict.fromkeys(every_est["estimator"])),
+        estimators=list(dict.fromkeys(every_est["estimator"].unique())),
         table=table,
         errors=error_table(every_est, p.n_bootstrap, p.seed, n_draws=p.floor_draws),
         accuracy=accuracy,

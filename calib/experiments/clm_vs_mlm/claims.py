@@ -330,7 +330,7 @@ def brier_bound(evidence: Evidence) -> Judgement:
     text += f"; against it: {named(frame[status == CONTRADICTS])}" if c else f" ({named(frame)})"
     if c:
         return Judgement(FAILS, text)
-    lacking = [o.upper() for o in ("clm", "mlm") if o not in set(frame["objective"])]
+    lacking = [o.upper() for o in ("clm", "mlm") if o not in set(frame["objective"].unique())]
     if lacking:
         return Judgement.untestable(
             evidence.missing or f"the evidence has no {' or '.join(lacking)}", text

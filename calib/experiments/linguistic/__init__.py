@@ -219,7 +219,7 @@ def analyse(scores: pd.DataFrame, params: Params) -> LinguisticResult:
     effects = injection_effects(est, n_bootstrap=p.n_bootstrap, seed=p.seed)
     numeric = numeric_differences(est, n_bootstrap=p.n_bootstrap, seed=p.seed)
     diagram = reliability(est, n_bins=p.curve_bins)
-    models = model_table(list(dict.fromkeys(est["model"])))
+    models = model_table(list(dict.fromkeys(est["model"].unique())))
     pairs = size_pairs(models)
     references = [largest_drop_cell(effects)]
     names = dict(zip(models["paper_name"], models["model"]))
@@ -230,7 +230,7 @@ def analyse(scores: pd.DataFrame, params: Params) -> LinguisticResult:
         params=p,
         n_facts=int(effects["n"].iloc[0]),
         n_relations=int(scores["relation"].nunique()),
-        injected=[t for t in dict.fromkeys(est["template"]) if t != PLAIN],
+        injected=[t for t in dict.fromkeys(est["template"].unique()) if t != PLAIN],
         models=models,
         calibration=calibration,
         effects=effects,
