@@ -213,7 +213,6 @@ def params_for(module, args, models, **extra):
         "relations": tuple(args.relations) if args.relations else None,
         "per_relation": args.per_relation,
         "seed": args.seed,
-        "workers": args.workers,
     }
     if args.n_bootstrap is not None:
         values["n_bootstrap"] = args.n_bootstrap
@@ -235,7 +234,7 @@ def prepare(chapter: str, args):
     if chapter in ("calibration", "clm_vs_mlm"):
         scores = bear_table(args, models, PARAPHRASES)
         p = params_for(module, args, models)
-        kw = {"objectives": kinds} if chapter == "clm_vs_mlm" else {}
+        kw = {"objectives": kinds} if chapter == "clm_vs_mlm" else {"workers": args.workers}
         return (lambda: module.analyse(scores, p, **kw)), scores, models, len(scores)
     if chapter == "linguistic":
         scores = bear_table(args, models, (PLAIN, *LINGUISTIC))
@@ -439,7 +438,7 @@ def parse(argv=None):
         "--workers",
         type=int,
         default=None,
-        help="processes per chapter (None: the chapter's default)",
+        help="processes of a chapter's per-model steps (None: per_model's default)",
     )
     ap.add_argument("--n-bootstrap", type=int, default=None, help="None: each chapter's default")
     ap.add_argument("--floor-draws", type=int, default=None, help="None: each chapter's default")
