@@ -56,6 +56,10 @@ CHAPTERS = (
 )
 ROLES = ("subject", "object", "template")
 ROLE_CODE = {r: i for i, r in enumerate(ROLES)}
+#: chapters whose per-model steps run in a pool (calib.experiments.per_model)
+POOLED = ("calibration",)
+#: the paper profile: models of Table 3, facts of BEAR
+PAPER_MODELS, PAPER_FACTS = 29, 7731
 #: Wiki-FACTOR's items (the paper profile's FACTOR sample, Table 4)
 WIKI_FACTOR_ITEMS = 2994
 
@@ -363,40 +367,131 @@ def prepare_lpaqa(module, args, models):
 
 
 class PeakRss:
-    """The largest summed RSS of this process and its descendants, sampled every ``every`` s."""
+    """The largest summed RSS of this process and its descendants (``peak``), of this process
+    alone (``main``) and of any one descendant (``worker``), sampled every ``every`` s."""
 
     def __init__(self, every: float = 0.1):
         import psutil
 
-        self.me, self.every, self.peak, self._stop = psutil.Process(), every, 0, threading.Event()
+        self.me, self.every, self._stop = psutil.Process(), every, threading.Event()
+        self.peak = self.main = self.worker = 0
         self._thread = threading.Thread(target=self._run, daemon=True)
 
-    def _sample(self) -> int:
-        total = 0
-        for p in [self.me, *self.me.children(recursive=True)]:
+    def _sample(self) -> None:
+        own = self.me.memory_info().rss
+        kids = []
+        for p in self.me.children(recursive=True):
             with contextlib.suppress(Exception):  # a worker that just ended
-                total += p.memory_info().rss
-        return total
+                kids.append(p.memory_info().rss)
+        self.main = max(self.main, own)
+        self.worker = max(self.worker, *kids, 0)
+        self.peak = max(self.peak, own + sum(kids))
 
     def _run(self):
         while not self._stop.is_set():
-            self.peak = max(self.peak, self._sample())
+            self._sample()
             self._stop.wait(self.every)
 
     def __enter__(self):
-        self.peak = self._sample()
+        self._sample()
         self._thread.start()
         return self
 
     def __exit__(self, *exc):
         self._stop.set()
         self._thread.join()
-        self.peak = max(self.peak, self._sample())
+        self._sample()
 
 
-def cpu_seconds() -> float:
+def cpu_seconds() -> tuple[float, float]:
+    """CPU seconds of this process and of its ended children (a pool's workers)."""
     s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime
+    return s.ru_utime + s.ru_stime, c.ru_utime + c.ru_stime
+
+
+def pool_workers(chapter: str, n_models: int, rows: int, workers: int | None) -> int:
+    """Processes the chapter's analysis used: its per-model pool's, else 1."""
+    from calib.experiments.per_model import worker_count
+
+    return worker_count(n_models, rows, workers) if chapter in POOLED else 1
+
+
+def project(rows: list[dict], cores: int = 16, ray_workers=(4, 8, 16, 29)) -> list[dict]:
+    """The paper profile's analyses (29 models x 7,731 facts) projected from measured rows,
+    assuming the CPU time and memory linear in models x facts (issue 24's requirement; two sizes
+    measured test it): per chapter the one-process CPU seconds, the wall seconds on ``cores``
+    workers of one machine and on each of ``ray_workers`` Ray workers (a pooled chapter:
+    ``main + ceil(29 / W) * per_model``; otherwise one process: its CPU seconds) and the peak
+    memory (the driver's, scaled by models x facts, plus ``W`` workers' peaks, scaled by
+    facts)."""
+    import math
+
+    out = []
+    for r in rows:
+        fx = PAPER_FACTS / r["facts"] if r["chapter"] != "lpaqa" else 1.0
+        mx = PAPER_MODELS / r["models"]
+        pooled = r["chapter"] in POOLED and r["workers"] > 1
+        per_model = (r["cpu_workers_s"] if pooled else r["cpu_s"]) / r["models"] * fx
+        main = (r["cpu_main_s"] if pooled else 0.0) * fx * mx
+        driver = (r["peak_main_gib"] if pooled else r["peak_rss_gib"]) * fx * mx
+        worker = r["peak_worker_gib"] * fx if pooled else 0.0
+        row = {
+            "chapter": r["chapter"],
+            "from_models": r["models"],
+            "from_facts": r["facts"],
+            "cpu_s": round(main + per_model * PAPER_MODELS, 1),
+        }
+        row["worker_gib"] = round(worker, 2)
+        ray = [(f"{n} Ray workers", n, False) for n in ray_workers]
+        for label, w, local in [(f"{cores} cores", cores, True), *ray]:
+            if r["chapter"] in POOLED:
+                wall = main + math.ceil(PAPER_MODELS / w) * per_model
+                # one machine: the driver and its workers; Ray: the driver (each worker, on its
+                # own node, needs worker_gib)
+                base = driver if pooled else r["rss_before_gib"] * fx * mx
+                mem = base + (min(w, PAPER_MODELS) * worker if local else 0.0)
+            else:
+                wall, mem = per_model * PAPER_MODELS, driver
+            row[f"wall_s {label}"] = round(wall, 1)
+            row[f"peak_gib {label}"] = round(mem, 2)
+        out.append(row)
+    return out
+
+
+def markdown(doc: dict) -> str:
+    """The measured rows and the projection as Markdown tables (included by book/scaling.md)."""
+    lines = [
+        f"Measured by `{doc['command']}` on {doc['when']} ({doc['machine']['cpus']} CPUs, load "
+        f"average {doc['machine']['load'][0]:.1f} at the end):",
+        "",
+        "| chapter | models | facts | workers | wall s | CPU s | peak RSS GiB |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in doc["chapters"]:
+        lines.append(
+            f"| {r['chapter']} | {r['models']} | {r['facts']:,} | {r['workers']} | "
+            f"{r['wall_s']:,.0f} | {r['cpu_s']:,.0f} | {r['peak_rss_gib']:.1f} |"
+        )
+    proj = doc["projection"]
+    labels = [k.removeprefix("wall_s ") for k in proj[0] if k.startswith("wall_s ")]
+    lines += [
+        "",
+        "Projected to the paper profile (29 models x 7,731 facts; minutes, GiB):",
+        "",
+        "| chapter | CPU min | " + " | ".join(f"{x}: min, GiB" for x in labels) + " |",
+        "|---|---|" + "---|" * len(labels),
+    ]
+    for r in proj:
+        cells = [f"{r[f'wall_s {x}'] / 60:,.1f}, {r[f'peak_gib {x}']:.1f}" for x in labels]
+        lines.append(f"| {r['chapter']} | {r['cpu_s'] / 60:,.1f} | " + " | ".join(cells) + " |")
+    total = {x: sum(r[f"wall_s {x}"] for r in proj) / 60 for x in labels}
+    lines.append(
+        "| **sum** | "
+        + f"{sum(r['cpu_s'] for r in proj) / 60:,.1f} | "
+        + " | ".join(f"{total[x]:,.1f}" for x in labels)
+        + " |"
+    )
+    return "\n".join(lines) + "\n"
 
 
 def measure(chapter: str, args) -> dict:
@@ -407,20 +502,29 @@ def measure(chapter: str, args) -> dict:
     facts = int(table[["relation", "instance"]].drop_duplicates().shape[0])
     table_gib = float(table.memory_usage(deep=True).sum()) / 2**30
     del table
+    import psutil
+
+    before = psutil.Process().memory_info().rss
     with PeakRss() as rss:
-        c0, w0 = cpu_seconds(), time.perf_counter()
+        (s0, k0), w0 = cpu_seconds(), time.perf_counter()
         thunk()
-        wall, cpu = time.perf_counter() - w0, cpu_seconds() - c0
+        wall = time.perf_counter() - w0
+        s1, k1 = cpu_seconds()
     return {
         "chapter": chapter,
         "models": len(models),
         "facts": facts,
         "score_rows": int(rows),
-        "workers": args.workers,
+        "workers": pool_workers(chapter, len(models), rows, args.workers),
         "wall_s": round(wall, 2),
-        "cpu_s": round(cpu, 2),
+        "cpu_s": round(s1 - s0 + k1 - k0, 2),
+        "cpu_main_s": round(s1 - s0, 2),
+        "cpu_workers_s": round(k1 - k0, 2),
         "peak_rss_gib": round(rss.peak / 2**30, 3),
+        "peak_main_gib": round(rss.main / 2**30, 3),
+        "peak_worker_gib": round(rss.worker / 2**30, 3),
         "table_gib": round(table_gib, 3),
+        "rss_before_gib": round(before / 2**30, 3),
         "build_s": round(build_s, 2),
     }
 
@@ -489,10 +593,12 @@ def main(argv=None) -> None:
         "chapters": rows,
         "wall_s_total": round(sum(r["wall_s"] for r in rows), 2),
     }
+    out["projection"] = project(rows)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     tmp = args.out.with_suffix(".tmp")
     tmp.write_text(json.dumps(out, indent=1) + "\n")
     os.replace(tmp, args.out)
+    args.out.with_suffix(".md").write_text(markdown(out))
 
 
 def _without(argv: list[str], flag: str) -> list[str]:

@@ -140,7 +140,7 @@ class ScoreStore:
             table = self._read_chunk(path)
             if table is None:
                 continue
-            frame = table.to_pandas()
+            frame = as_frame(table)
             index = pd.MultiIndex.from_frame(frame[["relation", "template", "instance"]])
             frames.append(frame[index.isin(list(keys))])
             found |= keys
@@ -207,16 +207,30 @@ class ScoreStore:
         return Claims(self)
 
 
+def _list_as_arrow(dtype: pa.DataType):
+    return pd.ArrowDtype(dtype) if pa.types.is_list(dtype) else None
+
+
+def as_frame(table: pa.Table) -> pd.DataFrame:
+    """A score table read from the store as a frame: the token lists stay Arrow lists
+    (``pandas.ArrowDtype``: one buffer of values and one of offsets per column, ~12 bytes per
+    token, instead of a Python object holding a NumPy array per row, issue 24); the other
+    columns as ``Table.to_pandas`` gives them. Iterating such a column gives Python lists;
+    :func:`calib.confidence.reductions.token_arrays` reads its buffers without a copy per
+    row."""
+    return table.to_pandas(types_mapper=_list_as_arrow)
+
+
 def as_stored(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` with the column types it has when read back from the store."""
-    return pa.Table.from_pandas(
-        frame[list(SCORE_COLUMNS)], schema=SCHEMA, preserve_index=False
-    ).to_pandas()
+    return as_frame(
+        pa.Table.from_pandas(frame[list(SCORE_COLUMNS)], schema=SCHEMA, preserve_index=False)
+    )
 
 
 def empty_scores() -> pd.DataFrame:
     """A score table with no rows and the schema's columns."""
-    return SCHEMA.empty_table().to_pandas()
+    return as_frame(SCHEMA.empty_table())
 
 
 @dataclass

@@ -82,3 +82,8 @@ def test_the_paper_scale_benchmark_runs_at_a_tiny_size(tmp_path):
     for r in rows.values():
         assert r["models"] == 2 and r["facts"] == 6
         assert {"wall_s", "cpu_s", "peak_rss_gib"} <= set(r) and r["peak_rss_gib"] > 0
+    assert rows["calibration"]["workers"] == 1  # a tiny table stays in one process
+    projected = {r["chapter"]: r for r in doc["projection"]}
+    assert set(projected) == set(rows)
+    assert projected["calibration"]["wall_s 16 cores"] > 0
+    assert "| calibration | 2 | 6 |" in out.with_suffix(".md").read_text()
