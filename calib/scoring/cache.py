@@ -223,9 +223,8 @@ def as_frame(table: pa.Table) -> pd.DataFrame:
 
 def as_stored(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` with the column types it has when read back from the store."""
-    return as_frame(
-        pa.Table.from_pandas(frame[list(SCORE_COLUMNS)], schema=SCHEMA, preserve_index=False)
-    )
+    table = pa.Table.from_pandas(frame[list(SCORE_COLUMNS)], schema=SCHEMA, preserve_index=False)
+    return as_frame(table.replace_schema_metadata(None))  # as stored: no pandas metadata
 
 
 def empty_scores() -> pd.DataFrame:
