@@ -57,7 +57,7 @@ CHAPTERS = (
 ROLES = ("subject", "object", "template")
 ROLE_CODE = {r: i for i, r in enumerate(ROLES)}
 #: chapters whose per-model steps run in a pool (calib.experiments.per_model)
-POOLED = ("calibration",)
+POOLED = ("calibration", "linguistic")
 #: the paper profile: models of Table 3, facts of BEAR
 PAPER_MODELS, PAPER_FACTS = 29, 7731
 #: Wiki-FACTOR's items (the paper profile's FACTOR sample, Table 4)
@@ -243,7 +243,12 @@ def prepare(chapter: str, args):
     if chapter == "linguistic":
         scores = bear_table(args, models, (PLAIN, *LINGUISTIC))
         p = params_for(module, args, models)
-        return (lambda: module.analyse(scores, p)), scores, models, len(scores)
+        return (
+            (lambda: module.analyse(scores, p, workers=args.workers)),
+            scores,
+            models,
+            len(scores),
+        )
     if chapter == "reductions":
         scores = bear_table(args, models, (PLAIN,))
         p = params_for(module, args, models)

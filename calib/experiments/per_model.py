@@ -165,3 +165,14 @@ def concat_parts(parts: Sequence[dict], key: str) -> pd.DataFrame:
     if not frames:
         return parts[0][key]
     return pd.concat(frames, ignore_index=True)
+
+
+def by_first_seen(frame: pd.DataFrame, column: str) -> pd.DataFrame:
+    """``frame`` sorted, stably, by the first-seen order of ``column``'s values: the models'
+    frames put one after the other, in the order of a step that puts ``column`` first (a
+    metric, then the models)."""
+    if not len(frame):
+        return frame
+    rank = {v: i for i, v in enumerate(frame[column].unique())}
+    order = frame[column].map(rank).to_numpy()
+    return frame.iloc[order.argsort(kind="stable")].reset_index(drop=True)

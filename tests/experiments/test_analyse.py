@@ -312,3 +312,17 @@ def test_calibration_analyse_per_model_equals_one_pass_and_the_pool_a_serial_run
     serial = calibration.analyse(scores, params, info, workers=1)
     assert serial.table["model"].unique().tolist() == list(models)
     assert_results_equal(calibration.analyse(scores, params, info, workers=2), serial)
+
+
+def test_linguistic_analyse_per_model_equals_one_pass():
+    """The linguistic chapter's per-model steps on each model's rows, put together, are what
+    one pass over the whole table gives."""
+    from calib.experiments.linguistic import model_frames
+
+    models = ("gemma-3-270m", "smollm2-135m-instruct")
+    scores = random_score_table(models=models, templates=(PLAIN, *LINGUISTIC), n_instances=3)
+    params = linguistic.Params(models=models, n_bootstrap=10, floor_draws=10, curve_bins=4)
+    whole = model_frames(scores, params)
+    result = linguistic.analyse(scores, params, workers=1)
+    for key in ("calibration", "effects", "numeric", "sensitivity", "alignment"):
+        pd.testing.assert_frame_equal(getattr(result, key), whole[key], obj=key)

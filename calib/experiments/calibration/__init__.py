@@ -87,7 +87,7 @@ from calib.experiments.calibration.tables import (
 )
 from calib.experiments.paper_tables import calib_estimator, table1_long, text_value
 from calib.experiments.params import ChapterParams, parameter
-from calib.experiments.per_model import concat_parts, map_models
+from calib.experiments.per_model import by_first_seen, concat_parts, map_models
 
 __all__ = [
     "CLAIMS",
@@ -371,15 +371,6 @@ def model_frames(scores: pd.DataFrame, params: Params) -> dict:
     }
 
 
-def _first_seen(frame: pd.DataFrame, column: str) -> pd.DataFrame:
-    """``frame`` sorted by the first-seen order of ``column``'s values, stable."""
-    if not len(frame):
-        return frame
-    rank = {v: i for i, v in enumerate(frame[column].unique())}
-    order = frame[column].map(rank).to_numpy()
-    return frame.iloc[order.argsort(kind="stable")].reset_index(drop=True)
-
-
 def _by_model(frame: pd.DataFrame, first: str | None = None) -> pd.DataFrame:
     """``frame`` sorted by its models' names (after ``first``'s values in first-seen order),
     rows of one model in their order."""
@@ -406,7 +397,7 @@ def assemble(parts: list[dict]) -> dict:
     for key in ("correct", "accuracy", "temperatures"):
         f[key] = _by_model(f[key])
     f["recalibration_fits"] = _by_model(f["recalibration_fits"], "method")
-    f["differences"] = _first_seen(f["differences"], "metric")  # metric by metric
+    f["differences"] = by_first_seen(f["differences"], "metric")  # metric by metric
     if len(f["recalibrated"]):
         method = ~f["recalibrated"]["estimator"].str.endswith(TEMPERATURE)
         f["recalibrated"] = _by_model(f["recalibrated"].assign(_method=method), "_method").drop(
