@@ -576,7 +576,7 @@ def main(argv=None) -> None:
         print(json.dumps(measure(args.chapters[0], args)), flush=True)
         return
     argv = list(sys.argv[1:] if argv is None else argv)
-    rows = []
+    rows: list[dict] = []
     for chapter in args.chapters:
         child = [*_without(argv, "--chapters"), "--chapters", chapter, "--child"]
         done = subprocess.run(
@@ -587,6 +587,12 @@ def main(argv=None) -> None:
             raise SystemExit(f"{chapter}: the analysis failed (exit {done.returncode})")
         rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
         print(json.dumps(rows[-1]), flush=True)
+        write(args.out, argv, rows)  # after each chapter: a stopped run keeps what it measured
+
+
+def write(path: Path, argv: list[str], rows: list[dict]) -> None:
+    """The measured rows, their projection and the command, as JSON at ``path`` and as
+    Markdown beside it, each written whole (a temporary file renamed into place)."""
     out = {
         "command": "python benchmarks/paper_scale.py " + " ".join(argv),
         "machine": {
@@ -597,13 +603,16 @@ def main(argv=None) -> None:
         "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "chapters": rows,
         "wall_s_total": round(sum(r["wall_s"] for r in rows), 2),
+        "projection": project(rows),
     }
-    out["projection"] = project(rows)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = args.out.with_suffix(".tmp")
-    tmp.write_text(json.dumps(out, indent=1) + "\n")
-    os.replace(tmp, args.out)
-    args.out.with_suffix(".md").write_text(markdown(out))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for target, text in (
+        (path, json.dumps(out, indent=1) + "\n"),
+        (path.with_suffix(".md"), markdown(out)),
+    ):
+        tmp = target.with_suffix(target.suffix + ".tmp")
+        tmp.write_text(text)
+        os.replace(tmp, target)
 
 
 def _without(argv: list[str], flag: str) -> list[str]:
