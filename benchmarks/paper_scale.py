@@ -427,8 +427,10 @@ def project(rows: list[dict], cores: int = 16, ray_workers=(4, 8, 16, 29)) -> li
     measured test it): per chapter the one-process CPU seconds, the wall seconds on ``cores``
     workers of one machine and on each of ``ray_workers`` Ray workers (a pooled chapter:
     ``main + ceil(29 / W) * per_model``; otherwise one process: its CPU seconds) and the peak
-    memory (the driver's, scaled by models x facts, plus ``W`` workers' peaks, scaled by
-    facts)."""
+    memory: the interpreter, the score table (``table_gib``, pandas' deep count, which
+    overstates Arrow-backed columns) scaled by models x facts, the analysis's own (a pooled
+    driver's scaled by facts, one process's by models x facts), plus ``W`` workers' on one
+    machine (each scaled by facts; on Ray each worker needs ``worker_gib`` of its own)."""
     import math
 
     out = []
@@ -438,8 +440,13 @@ def project(rows: list[dict], cores: int = 16, ray_workers=(4, 8, 16, 29)) -> li
         pooled = r["chapter"] in POOLED and r["workers"] > 1
         per_model = (r["cpu_workers_s"] if pooled else r["cpu_s"]) / r["models"] * fx
         main = (r["cpu_main_s"] if pooled else 0.0) * fx * mx
-        driver = (r["peak_main_gib"] if pooled else r["peak_rss_gib"]) * fx * mx
-        worker = r["peak_worker_gib"] * fx if pooled else 0.0
+        # memory: the interpreter with calib (``base``), the score table (scales with models x
+        # facts), the analysis's own: in a pooled driver per model in flight (facts), in one
+        # process over every model (models x facts); each worker's own (facts)
+        base = max(r["rss_before_gib"] - r["table_gib"], 0.0)
+        extra = (r["peak_main_gib"] if pooled else r["peak_rss_gib"]) - r["rss_before_gib"]
+        driver = base + r["table_gib"] * fx * mx + max(extra, 0.0) * fx * (1 if pooled else mx)
+        worker = base + max(r["peak_worker_gib"] - base, 0.0) * fx if pooled else 0.0
         row = {
             "chapter": r["chapter"],
             "from_models": r["models"],
@@ -453,8 +460,7 @@ def project(rows: list[dict], cores: int = 16, ray_workers=(4, 8, 16, 29)) -> li
                 wall = main + math.ceil(PAPER_MODELS / w) * per_model
                 # one machine: the driver and its workers; Ray: the driver (each worker, on its
                 # own node, needs worker_gib)
-                base = driver if pooled else r["rss_before_gib"] * fx * mx
-                mem = base + (min(w, PAPER_MODELS) * worker if local else 0.0)
+                mem = driver + (min(w, PAPER_MODELS) * worker if local else 0.0)
             else:
                 wall, mem = per_model * PAPER_MODELS, driver
             row[f"wall_s {label}"] = round(wall, 1)
