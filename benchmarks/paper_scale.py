@@ -60,6 +60,10 @@ ROLE_CODE = {r: i for i, r in enumerate(ROLES)}
 POOLED = ("calibration", "linguistic")
 #: the paper profile: models of Table 3, facts of BEAR
 PAPER_MODELS, PAPER_FACTS = 29, 7731
+#: where the results go by default, and the Markdown book/scaling.md includes (the book's
+#: sources hold it: a build copies book/, not benchmarks/)
+DEFAULT_OUT = Path(__file__).parent / "results" / "paper_scale.json"
+BOOK_MD = Path(__file__).resolve().parents[1] / "book" / "scaling_measured.md"
 #: Wiki-FACTOR's items (the paper profile's FACTOR sample, Table 4)
 WIKI_FACTOR_ITEMS = 2994
 
@@ -584,9 +588,7 @@ def parse(argv=None):
         action="store_true",
         help="token lists as Python objects (the old read side)",
     )
-    ap.add_argument(
-        "--out", type=Path, default=Path(__file__).parent / "results" / "paper_scale.json"
-    )
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     return ap.parse_args(argv)
 
@@ -627,10 +629,10 @@ def write(path: Path, argv: list[str], rows: list[dict]) -> None:
         "projection": project(rows),
     }
     path.parent.mkdir(parents=True, exist_ok=True)
-    for target, text in (
-        (path, json.dumps(out, indent=1) + "\n"),
-        (path.with_suffix(".md"), markdown(out)),
-    ):
+    targets = [(path, json.dumps(out, indent=1) + "\n"), (path.with_suffix(".md"), markdown(out))]
+    if path.resolve() == DEFAULT_OUT.resolve():
+        targets.append((BOOK_MD, markdown(out)))
+    for target, text in targets:
         tmp = target.with_suffix(target.suffix + ".tmp")
         tmp.write_text(text)
         os.replace(tmp, target)
