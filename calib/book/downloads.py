@@ -73,13 +73,21 @@ def _collect_scores(export: Path, dest: Path, max_bytes: int) -> tuple[list[dict
     size = sum(p.stat().st_size for p in parts)
     if size > max_bytes:
         return [], {"bytes": size, "limit": max_bytes}
-    frame = pd.concat([pd.read_parquet(p) for p in parts], ignore_index=True)
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from calib.scoring.cache import as_frame
+
+    frame = pd.concat([as_frame(pq.read_table(p)) for p in parts], ignore_index=True)
     frame = frame.drop_duplicates(list(KEYS), ignore_index=True)
     (dest / "scores").mkdir(parents=True, exist_ok=True)
     files = []
     for (model, dataset), part in frame.groupby(["model", "dataset"], sort=False):
         name = f"scores/{_file_name(model)}.{_file_name(dataset)}.parquet"
-        part.reset_index(drop=True).to_parquet(dest / name, index=False)
+        table = pa.Table.from_pandas(part.reset_index(drop=True), preserve_index=False)
+        # without pandas metadata (a frame of Arrow lists names a dtype pandas cannot read back):
+        # pandas.read_parquet gives the token lists as arrays, pyarrow as lists
+        pq.write_table(table.replace_schema_metadata(None), dest / name)
         files.append(
             {
                 "file": name,

@@ -810,7 +810,7 @@ def estimator_differences(
     check_bootstrap_args(n_boot, level, metrics)
     by = list(by)
     require_columns(estimates, (*by, "estimator", *keys, "confidence", "correct"), "estimate table")
-    names = list(dict.fromkeys(estimates["estimator"]))
+    names = list(dict.fromkeys(estimates["estimator"].unique()))
     pairs = (
         [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
         if pairs is None

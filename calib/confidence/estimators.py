@@ -111,7 +111,7 @@ def per_template(table: pd.DataFrame) -> pd.DataFrame:
 def _single(sent: pd.DataFrame, templates, column: str) -> pd.DataFrame:
     per = per_template(sent)
     names = _template_list(templates, per["template"].unique())
-    missing = [t for t in names if t not in set(per["template"])]
+    missing = [t for t in names if t not in set(per["template"].unique())]
     if missing:
         raise ValueError(
             f"template(s) {missing} not in the table; it has {sorted(per['template'].unique())}"
@@ -215,7 +215,7 @@ def template_matrix(sent: pd.DataFrame, templates: Sequence[str] = PARAPHRASES):
     if (counts != len(templates)).any():
         k = int(np.flatnonzero(counts != len(templates))[0])
         rows = per[inst == k]
-        have = set(rows["template"])
+        have = set(rows["template"].unique())
         lacking = [t for t in templates if t not in have]
         n_bad = int((counts != len(templates)).sum())
         raise ValueError(

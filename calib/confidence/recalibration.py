@@ -492,8 +492,12 @@ def platt_scaling(
     require_columns(
         estimates, ("estimator", *INSTANCE, "prediction", "correct", "confidence"), "estimate table"
     )
-    names = list(dict.fromkeys(estimates["estimator"])) if estimators is None else list(estimators)
-    unknown = [e for e in names if e not in set(estimates["estimator"])]
+    names = (
+        list(dict.fromkeys(estimates["estimator"].unique()))
+        if estimators is None
+        else list(estimators)
+    )
+    unknown = [e for e in names if e not in set(estimates["estimator"].unique())]
     if unknown:
         raise ValueError(
             f"estimator(s) {unknown} not in the estimate table; it has "

@@ -29,6 +29,8 @@ machinery:
                                         tables and on this build's records (never re-runs)
 :mod:`~calib.experiments.paper_tables`  the papers' printed tables reshaped and checked
 :mod:`~calib.experiments.scores`        the objectives and sample sizes of score tables
+:mod:`~calib.experiments.per_model`     a chapter's per-model steps over processes (a local
+                                        pool or Ray; ``map_models``)
 ======================================  ======================================================
 
 Every chapter is such a package (``reductions`` is the worked example, ``CONTRIBUTING.md``);

@@ -133,7 +133,7 @@ def problems(claims: Sequence[Claim] | None = None) -> list[str]:
     for paper, quote, names in zip(frame["paper"], frame["quote"], frame["claims"]):
         for k in names:
             named.setdefault(k, []).append((paper, quote))
-    planned_keys = set(planned["claim"])
+    planned_keys = set(planned["claim"].unique())
     for key, count in planned["claim"].value_counts().items():
         if count > 1:
             out.append(f"planned claim {key!r} is proposed {count} times (propose it once)")

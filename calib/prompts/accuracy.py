@@ -169,7 +169,7 @@ def majority_baseline(facts: pd.DataFrame, reference: pd.DataFrame | None = None
         .sort_values(["relation", "n", "obj"], ascending=[True, False, True])
     )
     top = counts.drop_duplicates("relation").set_index("relation")["obj"]
-    missing = sorted(set(facts["relation"]) - set(top.index))
+    missing = sorted(set(facts["relation"].unique()) - set(top.index))
     if missing:
         raise ValueError(f"reference has no facts for relation(s) {missing}")
     answer_idx = gold(facts, "facts").to_numpy()
@@ -324,7 +324,7 @@ def accuracy_replicates(
     facts = facts.sort_values(["relation", "answer_idx", "instance"], kind="stable").reset_index(
         drop=True
     )
-    labels = tuple(dict.fromkeys(frame["_label"]))
+    labels = tuple(dict.fromkeys(frame["_label"].unique()))
     wide = frame.pivot_table(index=list(FACT_KEYS), columns="_label", values="hit", aggfunc="first")
     wide = wide.reindex(pd.MultiIndex.from_frame(facts[list(FACT_KEYS)]))
     for label in labels:

@@ -136,7 +136,7 @@ def lpaqa_overlap(prompts: pd.DataFrame, root=None) -> pd.DataFrame:
     :func:`prompt_key`): per relation and source, ``ours``, ``lpaqa`` (their set: ``mine``
     for mined; ``paraphrase`` + ``manual_paraphrase`` for paraphrases, of the manual prompt or
     of a mined one) and ``shared``. Sources ``prompts`` does not have are left out."""
-    rels = sorted(set(prompts["relation"]))
+    rels = sorted(set(prompts["relation"].unique()))
     theirs = {
         "mined": ("mine",),
         "paraphrase": ("paraphrase", "manual_paraphrase"),

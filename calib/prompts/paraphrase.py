@@ -203,7 +203,7 @@ def paraphrase_prompts(
         for cand, score in cands.items():
             pooled[rel][cand] += score
     rows = []
-    for rel in dict.fromkeys(prompts["relation"]):
+    for rel in dict.fromkeys(prompts["relation"].unique()):
         head = [(t, float("nan")) for t in sources[rel]] if keep_source else []
         ranked = sorted(
             ((t, s) for t, s in pooled[rel].items() if not (keep_source and t in sources[rel])),

@@ -268,7 +268,9 @@ def set_sizes(members: pd.DataFrame) -> pd.DataFrame:
             sort=False,
         )
         .reindex(
-            columns=[s for s in (*PAPER_SETS, *ABLATION_SETS) if s in set(members["prompt_set"])]
+            columns=[
+                s for s in (*PAPER_SETS, *ABLATION_SETS) if s in set(members["prompt_set"].unique())
+            ]
         )
         .reset_index()
         .rename_axis(columns=None)

@@ -236,14 +236,29 @@ def as_table(frame: pd.DataFrame | pa.Table) -> pa.Table:
     return pa.Table.from_pandas(frame[list(SCORE_COLUMNS)], schema=SCHEMA, preserve_index=False)
 
 
+def _list_as_arrow(dtype: pa.DataType):
+    return pd.ArrowDtype(dtype) if pa.types.is_list(dtype) else None
+
+
+def as_frame(table: pa.Table) -> pd.DataFrame:
+    """A score table read from the store as a frame: the token lists stay Arrow lists
+    (``pandas.ArrowDtype``: one buffer of values and one of offsets per column, ~12 bytes per
+    token, instead of a Python object holding a NumPy array per row, issue 24); the other
+    columns as ``Table.to_pandas`` gives them (the table's pandas metadata, if any, is not
+    read: it may name the types of another frame). Iterating such a column gives Python
+    lists; :func:`calib.confidence.reductions.token_arrays` reads its buffers without a copy
+    per row."""
+    return table.replace_schema_metadata(None).to_pandas(types_mapper=_list_as_arrow)
+
+
 def as_stored(frame: pd.DataFrame | pa.Table) -> pd.DataFrame:
     """``frame`` with the column types it has when read back from the store."""
-    return as_table(frame).to_pandas()
+    return as_frame(as_table(frame))
 
 
 def empty_scores() -> pd.DataFrame:
     """A score table with no rows and the schema's columns."""
-    return SCHEMA.empty_table().to_pandas()
+    return as_frame(SCHEMA.empty_table())
 
 
 @dataclass(frozen=True)
@@ -261,7 +276,7 @@ class UnitRows:
 
     def pandas(self) -> pd.DataFrame:
         """The rows as a pandas score table (:data:`SCHEMA`'s types)."""
-        return self.frame if self.frame is not None else self.table.to_pandas()
+        return self.frame if self.frame is not None else as_frame(self.table)
 
 
 def _units_of(table: pa.Table, units: list, keys: set) -> UnitRows:

@@ -21,7 +21,7 @@ import pyarrow as pa
 
 from calib.interrupt import check_interrupted
 from calib.models.loading import LoadedModel
-from calib.scoring.cache import SCHEMA, ScoreStore, UnitRows, as_table
+from calib.scoring.cache import SCHEMA, ScoreStore, UnitRows, as_frame, as_table
 from calib.scoring.clm import clm_score
 from calib.scoring.encoding import encode_clm_lm_pub_quiz, encode_mlm
 from calib.scoring.logprobs import Scores
@@ -216,7 +216,7 @@ def write_and_convert(store: ScoreStore, frame: pd.DataFrame | pa.Table, claim) 
     writer = threading.Thread(target=write, name="calib-store-write")
     writer.start()
     try:
-        converted = table.to_pandas()
+        converted = as_frame(table)
     finally:
         writer.join()
     if failed:

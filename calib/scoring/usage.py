@@ -34,5 +34,6 @@ def record_scores(frame: pd.DataFrame) -> None:
     target.mkdir(parents=True, exist_ok=True)
     tmp = target / f".part-{uuid.uuid4().hex}.tmp"
     table = pa.Table.from_pandas(frame[list(SCORE_COLUMNS)], schema=SCHEMA, preserve_index=False)
-    pq.write_table(table, tmp)
+    # no pandas metadata: that of a frame of Arrow lists names a dtype pandas cannot read back
+    pq.write_table(table.replace_schema_metadata(None), tmp)
     tmp.rename(target / f"part-{time.time_ns():020d}-{uuid.uuid4().hex[:8]}.parquet")

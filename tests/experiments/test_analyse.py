@@ -294,3 +294,45 @@ def test_start_tokens_analyse_scores_under_both_rules(tmp_path):
     assert result.table["rule"].tolist() == list(start_tokens.RULES.values())
     assert set(result.differences["metric"]) == {"accuracy", "ace"}
     complete(result, tmp_path)
+
+
+def test_calibration_analyse_per_model_equals_one_pass_and_the_pool_a_serial_run():
+    """The per-model steps on each model's rows, put together, are the frames one call on the
+    whole table gives (every interval of a model draws from the seed alone), and a pool of two
+    processes gives what one process gives, to the bit."""
+    from functools import partial
+
+    from calib.experiments.calibration import assemble, model_frames
+    from calib.experiments.per_model import map_models
+
+    models = ("m3", "m1", "m2")  # not in sorted order
+    scores = random_score_table(models=models, templates=PARAPHRASES, n_instances=4, seed=5)
+    info = pd.DataFrame(
+        {"model": list(models), "objective": "clm", "family": "F", "size_m": [1.0, 2.0, 3.0]}
+    )
+    params = calibration.Params(models=models, n_bootstrap=10, floor_draws=10)
+    whole = assemble([model_frames(scores, params)])
+    split = assemble(map_models(partial(model_frames, params=params), scores, workers=1))
+    assert whole.keys() == split.keys()
+    for key, frame in whole.items():
+        if isinstance(frame, pd.DataFrame):
+            pd.testing.assert_frame_equal(split[key], frame, obj=key)
+        else:
+            assert split[key] == frame, key
+    serial = calibration.analyse(scores, params, info, workers=1)
+    assert serial.table["model"].unique().tolist() == list(models)
+    assert_results_equal(calibration.analyse(scores, params, info, workers=2), serial)
+
+
+def test_linguistic_analyse_per_model_equals_one_pass():
+    """The linguistic chapter's per-model steps on each model's rows, put together, are what
+    one pass over the whole table gives."""
+    from calib.experiments.linguistic import model_frames
+
+    models = ("gemma-3-270m", "smollm2-135m-instruct")
+    scores = random_score_table(models=models, templates=(PLAIN, *LINGUISTIC), n_instances=3)
+    params = linguistic.Params(models=models, n_bootstrap=10, floor_draws=10, curve_bins=4)
+    whole = model_frames(scores, params)
+    result = linguistic.analyse(scores, params, workers=1)
+    for key in ("calibration", "effects", "numeric", "sensitivity", "alignment"):
+        pd.testing.assert_frame_equal(getattr(result, key), whole[key], obj=key)

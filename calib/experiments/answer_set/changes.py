@@ -105,7 +105,7 @@ def option_changes(
         m: _model_terms(est[est["estimator"] == estimator], m)
         for m in ("ace", "confidence", "accuracy", "gap")
     }
-    for model in dict.fromkeys(est["model"]):
+    for model in dict.fromkeys(est["model"].unique()):
         for name, (metric, end, start, what) in CHANGES.items():
             a, b = at[end], at[start]
             if a is None or b is None or a == b:
@@ -176,8 +176,8 @@ def less_pronounced(
     kmin, kmax = at["kmin"], at["kmax"]
     if kmin is None or kmax is None:  # reference_ks gives both for any ks it accepts
         raise ValueError(f"no smallest and largest k among {list(ks)}")
-    small = [m for m, g in groups.items() if g == GROUPS[0] and m in set(est["model"])]
-    others = [m for m, g in groups.items() if g in GROUPS[1:] and m in set(est["model"])]
+    small = [m for m, g in groups.items() if g == GROUPS[0] and m in set(est["model"].unique())]
+    others = [m for m, g in groups.items() if g in GROUPS[1:] and m in set(est["model"].unique())]
     if not small or not others or kmin == kmax:
         return pd.DataFrame(columns=cols)
     terms = _model_terms(est[est["estimator"] == estimator], "ace")

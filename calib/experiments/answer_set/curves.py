@@ -105,7 +105,7 @@ def curve_points(
     )
     if objectives is not None:
         out.insert(1, "objective", out["model"].map(dict(objectives)))
-    order = {m: i for i, m in enumerate(dict.fromkeys(est["model"]))}
+    order = {m: i for i, m in enumerate(dict.fromkeys(est["model"].unique()))}
     return out.sort_values(
         ["model", "estimator", "k"],
         key=lambda s: s.map(order) if s.name == "model" else s,
@@ -160,7 +160,7 @@ def curve_table(curve: pd.DataFrame, ks: Sequence[int] = (5, 30, 60)) -> pd.Data
     mean over repeats at a few ``ks`` (those present) as columns ``k=5``, ``k=30``, ...; the
     change from the smallest to the largest shown ``k`` in ``change``."""
     spread = curve_spread(curve)
-    shown = [k for k in ks if k in set(spread["k"])]
+    shown = [k for k in ks if k in set(spread["k"].unique())]
     if not shown:
         raise ValueError(
             f"none of ks={list(ks)} is in the curve (k = {sorted(spread['k'].unique())})"

@@ -41,7 +41,7 @@ def figure4_points(
         .assign(benchmark="FACTOR " + fac["subset"] + " (4 options)", options=4)
         .drop(columns="subset")
     )
-    both = [m for m in dict.fromkeys(bear["model"]) if m in set(fac["model"])]
+    both = [m for m in dict.fromkeys(bear["model"].unique()) if m in set(fac["model"].unique())]
     out = pd.concat([bear, fac], ignore_index=True)
     out = out[out["model"].isin(both)]
     return out[["model", "benchmark", "options", "n", *cols]].reset_index(drop=True)
@@ -81,7 +81,11 @@ def relation_offsets(
     independently, of the FACTOR items. Columns ``subset``, ``unit``, ``n_models``,
     ``difference``, ``low``, ``high``, ``p_value``, ``raw``."""
     cols = ["subset", "unit", "n_models", "difference", "low", "high", "p_value", "raw"]
-    models = [m for m in models if m in set(factor_est["model"]) and m in set(est["model"])]
+    models = [
+        m
+        for m in models
+        if m in set(factor_est["model"].unique()) and m in set(est["model"].unique())
+    ]
     if len(models) < 2:
         return pd.DataFrame(columns=cols)
     base5 = est[(est["estimator"] == "Base") & (est["k"] == k)]

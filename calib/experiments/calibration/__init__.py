@@ -48,6 +48,7 @@ Signed gaps, gaps per confidence range and AUROC / AURC come from :mod:`calib.co
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import ClassVar
 
 import pandas as pd
@@ -66,7 +67,10 @@ from calib.experiments.calibration.curves import (
     selective_example,
 )
 from calib.experiments.calibration.estimators import (
+    EXTRA_BLOCK,
     PAPER_BLOCK,
+    RECALIBRATED_BLOCK,
+    TEMPERATURE,
     estimates,
     paper_estimators,
     recalibrated,
@@ -83,6 +87,7 @@ from calib.experiments.calibration.tables import (
 )
 from calib.experiments.paper_tables import calib_estimator, table1_long, text_value
 from calib.experiments.params import ChapterParams, parameter
+from calib.experiments.per_model import by_first_seen, concat_parts, map_models
 
 __all__ = [
     "CLAIMS",
@@ -197,10 +202,20 @@ class CalibrationResult:
 
 
 def analyse(
-    scores: pd.DataFrame, params: Params, info: pd.DataFrame | None = None
+    scores: pd.DataFrame,
+    params: Params,
+    info: pd.DataFrame | None = None,
+    workers: int | None = None,
+    ray: str | None = None,
 ) -> CalibrationResult:
     """Every step of the chapter on a score table with ``params``. No model, no disk:
     :func:`run` scores BEAR first, then calls this.
+
+    The steps of one model (its estimates, recalibration, tables, intervals and curves) run
+    on each model's rows in a pool of processes (:func:`calib.experiments.per_model.map_models`;
+    every bootstrap of a model draws from ``params.seed`` alone, so the result is the one a
+    single process gives); what compares models (the contrasts, Figure 9's correlation) runs
+    here on their estimates.
 
     Parameters
     ----------
@@ -214,6 +229,12 @@ def analyse(
         (:func:`~calib.experiments.calibration.contrasts.model_info`, in the order of
         ``params.models``); by default from the registry (a model it does not list is looked up
         in its configuration).
+    workers : int or None
+        Processes for the per-model steps (:func:`calib.experiments.per_model.worker_count`:
+        by default one per CPU on a large table, else this process).
+    ray : str or None
+        A Ray cluster's address for the per-model steps (by default ``$CALIB_RAY``; None: no
+        Ray).
 
     Returns
     -------
@@ -224,44 +245,14 @@ def analyse(
         info = model_info(params.models)
     p = params
     agg = p.aggregation
-    avg = calib_estimator("Average", agg)
-    est = estimates(scores, reduction=p.reduction, aggregations=p.aggregations)
-    recal = recalibrated(
-        scores, est, p.reduction, p.recalibration_folds, p.seed, platt=("Margin", avg)
-    )
-    every_est = (
-        pd.concat([est, recal.estimates], ignore_index=True) if len(recal.estimates) else est
-    )
-    table = calibration_table(every_est, p.n_bootstrap, p.seed, n_draws=p.floor_draws)
-    correct = template_correct(scores, p.reduction)
-    accuracy = template_accuracy(correct, table, p.n_bootstrap, p.seed)
+    parts = map_models(partial(model_frames, params=p), scores, workers=workers, ray=ray)
+    f = assemble(parts)
+    est, every_est, table, accuracy = f["est"], f["every_est"], f["table"], f["accuracy"]
     paper_est = est[est["estimator"].isin(paper_estimators(agg))]
-    differences = estimator_comparisons(
-        every_est, comparison_pairs(agg, bool(recal.folds)), n_bootstrap=p.n_bootstrap, seed=p.seed
-    )
-    gaps = _ordered(
-        signed_gaps(every_est, by=["model", "estimator"], n_boot=p.n_bootstrap, seed=p.seed),
-        every_est,
-    )
-    ranged = _select(est, ["Base", "Margin", avg])
-    gap_ranges = _ordered(
-        gap_by_range(ranged, by=["model", "estimator"], n_boot=p.n_bootstrap, seed=p.seed), ranged
-    )
     curve, histogram = reliability(
         est,
         ["Base", "Margin", *[calib_estimator("Average", a) for a in p.aggregations]],
         p.curve_bins,
-    )
-    selective = _ordered(
-        selective_prediction(
-            paper_est, by=["model", "estimator"], n_boot=p.n_bootstrap, seed=p.seed
-        ),
-        paper_est,
-    )
-    sel_pairs = [("Margin", "Base"), (avg, "Base"), (avg, "Margin")]
-    sel_diff = selective_differences(paper_est, sel_pairs, n_boot=p.n_bootstrap, seed=p.seed)
-    sel_diff = _ordered(sel_diff.assign(estimator=sel_diff["a"]), paper_est).drop(
-        columns="estimator"
     )
     points = table.loc[
         table["block"] == PAPER_BLOCK,
@@ -287,25 +278,23 @@ def analyse(
         n_relations=int(scores["relation"].nunique()),
         n_statements=int(len(scores) // max(scores["model"].nunique(), 1)),
         models=info.reset_index(drop=True),
-        estimators=list(dict.fromkeys(every_est["estimator"])),
+        estimators=list(dict.fromkeys(every_est["estimator"].unique())),
         table=table,
-        errors=error_table(every_est, p.n_bootstrap, p.seed, n_draws=p.floor_draws),
+        errors=f["errors"],
         accuracy=accuracy,
-        folds=recal.folds,
-        temperatures=recal.temperatures,
-        recalibration_fits=recal.fits,
-        differences=differences,
-        gaps=gaps,
-        gap_ranges=gap_ranges,
-        lowest=lowest_bins(est, n_bins=p.curve_bins, n_bootstrap=p.n_bootstrap, seed=p.seed),
+        folds=f["folds"],
+        temperatures=f["temperatures"],
+        recalibration_fits=f["recalibration_fits"],
+        differences=f["differences"],
+        gaps=f["gaps"],
+        gap_ranges=f["gap_ranges"],
+        lowest=f["lowest"],
         reliability_curve=curve,
         reliability_histogram=histogram,
         rejection=rejection_curves(paper_est),
-        selective_example=selective_example(
-            est, avg, text_value("selective_gemma7b_threshold"), p.n_bootstrap, p.seed
-        ),
-        selective=selective,
-        selective_differences=sel_diff,
+        selective_example=f["selective_example"],
+        selective=f["selective"],
+        selective_differences=f["selective_differences"],
         ace_accuracy=points,
         correlation=ace_accuracy_correlation(
             points, estimators=paper_estimators(agg), n_bootstrap=p.n_bootstrap, seed=p.seed
@@ -316,9 +305,116 @@ def analyse(
             n_bootstrap=p.n_bootstrap,
             seed=p.seed,
         ),
-        contrasts=model_contrasts(est, correct, info, agg, p.n_bootstrap, p.seed),
+        contrasts=model_contrasts(est, f["correct"], info, agg, p.n_bootstrap, p.seed),
         below_zero=below_zero(est),
     )
+
+
+def model_frames(scores: pd.DataFrame, params: Params) -> dict:
+    """The steps of :func:`analyse` that look at one model at a time, on ``scores`` (one
+    model's rows, or several models': each model's frames are the same either way, since every
+    interval of a model draws its resamples from ``params.seed`` alone). Returns the frames by
+    name (and ``folds``); :func:`assemble` puts the models' together."""
+    p = params
+    agg = p.aggregation
+    avg = calib_estimator("Average", agg)
+    est = estimates(scores, reduction=p.reduction, aggregations=p.aggregations)
+    recal = recalibrated(
+        scores, est, p.reduction, p.recalibration_folds, p.seed, platt=("Margin", avg)
+    )
+    every_est = (
+        pd.concat([est, recal.estimates], ignore_index=True) if len(recal.estimates) else est
+    )
+    table = calibration_table(every_est, p.n_bootstrap, p.seed, n_draws=p.floor_draws)
+    correct = template_correct(scores, p.reduction)
+    paper_est = est[est["estimator"].isin(paper_estimators(agg))]
+    ranged = _select(est, ["Base", "Margin", avg])
+    sel_pairs = [("Margin", "Base"), (avg, "Base"), (avg, "Margin")]
+    sel_diff = selective_differences(paper_est, sel_pairs, n_boot=p.n_bootstrap, seed=p.seed)
+    return {
+        "est": est,
+        "recalibrated": recal.estimates,
+        "folds": recal.folds,
+        "temperatures": recal.temperatures,
+        "recalibration_fits": recal.fits,
+        "table": table,
+        "errors": error_table(every_est, p.n_bootstrap, p.seed, n_draws=p.floor_draws),
+        "correct": correct,
+        "accuracy": template_accuracy(correct, table, p.n_bootstrap, p.seed),
+        "differences": estimator_comparisons(
+            every_est,
+            comparison_pairs(agg, bool(recal.folds)),
+            n_bootstrap=p.n_bootstrap,
+            seed=p.seed,
+        ),
+        "gaps": _ordered(
+            signed_gaps(every_est, by=["model", "estimator"], n_boot=p.n_bootstrap, seed=p.seed),
+            every_est,
+        ),
+        "gap_ranges": _ordered(
+            gap_by_range(ranged, by=["model", "estimator"], n_boot=p.n_bootstrap, seed=p.seed),
+            ranged,
+        ),
+        "selective": _ordered(
+            selective_prediction(
+                paper_est, by=["model", "estimator"], n_boot=p.n_bootstrap, seed=p.seed
+            ),
+            paper_est,
+        ),
+        "selective_differences": _ordered(sel_diff.assign(estimator=sel_diff["a"]), paper_est).drop(
+            columns="estimator"
+        ),
+        "lowest": lowest_bins(est, n_bins=p.curve_bins, n_bootstrap=p.n_bootstrap, seed=p.seed),
+        "selective_example": selective_example(
+            est, avg, text_value("selective_gemma7b_threshold"), p.n_bootstrap, p.seed
+        ),
+    }
+
+
+def _by_model(frame: pd.DataFrame, first: str | None = None) -> pd.DataFrame:
+    """``frame`` sorted by its models' names (after ``first``'s values in first-seen order),
+    rows of one model in their order."""
+    if not len(frame):
+        return frame
+    keys = ["model"]
+    out = frame
+    if first is not None:
+        rank = {v: i for i, v in enumerate(frame[first].unique())}
+        out = frame.assign(_first=frame[first].map(rank))
+        keys = ["_first", "model"]
+    out = out.sort_values(keys, kind="stable").reset_index(drop=True)
+    return out.drop(columns="_first") if first is not None else out
+
+
+def assemble(parts: list[dict]) -> dict:
+    """The frames of :func:`model_frames` of each model, one model after the other, in the
+    order one call on all models gives them (the calibration table: block by block)."""
+    f = {k: concat_parts(parts, k) for k in parts[0] if k != "folds"}
+    f["folds"] = parts[0]["folds"]
+    if any(part["folds"] != f["folds"] for part in parts):
+        raise ValueError("the models' recalibration folds differ: their relations differ")
+    # what recalibration fits, it fits method by method over the models in sorted order
+    for key in ("correct", "accuracy", "temperatures"):
+        f[key] = _by_model(f[key])
+    f["recalibration_fits"] = _by_model(f["recalibration_fits"], "method")
+    f["differences"] = by_first_seen(f["differences"], "metric")  # metric by metric
+    if len(f["recalibrated"]):
+        method = ~f["recalibrated"]["estimator"].str.endswith(TEMPERATURE)
+        f["recalibrated"] = _by_model(f["recalibrated"].assign(_method=method), "_method").drop(
+            columns="_method"
+        )
+    f["every_est"] = (
+        pd.concat([f["est"], f["recalibrated"]], ignore_index=True)
+        if len(f["recalibrated"])
+        else f["est"]
+    )
+    order = {b: i for i, b in enumerate((PAPER_BLOCK, RECALIBRATED_BLOCK, EXTRA_BLOCK))}
+    f["table"] = (
+        f["table"]
+        .sort_values("block", key=lambda s: s.map(order), kind="stable")
+        .reset_index(drop=True)
+    )
+    return f
 
 
 def run(params: Params) -> CalibrationResult:

@@ -59,20 +59,23 @@ def fact_arrays(
     every model and estimator (a paired bootstrap across models). The groups must cover the
     same facts (one BEAR sample), else ``ValueError``."""
     require_columns(est, (*keys, *FACT, "confidence", "correct"), "estimate table")
-    facts, first = None, None
+    facts: list[np.ndarray] | None = None
+    first = None
     out: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
     for key, part in est.groupby(list(keys), sort=False):
         part = part.sort_values(list(FACT), kind="stable")
-        these = part[list(FACT)].astype(str).agg("|".join, axis=1).to_numpy()
+        these = [part[c].astype(str).to_numpy() for c in FACT]  # column by column, no row loop
         if facts is None:
             facts, first = these, key
-        elif len(these) != len(facts) or (these != facts).any():
+        elif len(these[0]) != len(facts[0]) or any(
+            (a != b).any() for a, b in zip(these, facts, strict=True)
+        ):
             raise ValueError(
                 f"{key} covers other facts than {first}; a paired comparison "
                 f"across models needs one sample of facts"
             )
         out[key] = (part["confidence"].to_numpy(float), part["correct"].to_numpy(float))
-    return out, (0 if facts is None else len(facts))
+    return out, (0 if facts is None else len(facts[0]))
 
 
 @dataclass(frozen=True)
@@ -203,7 +206,7 @@ def contrast_specs(info: pd.DataFrame, aggregation: str = "min") -> list[Contras
                 )
             )
     rest = [m for m in mlm if m != XLMR_LARGE]
-    if XLMR_LARGE in set(info["model"]) and rest:
+    if XLMR_LARGE in set(info["model"].unique()) and rest:
         for metric in ("accuracy", "ace", "brier"):
             ests = _metric_estimators(metric, aggregation)
             sign = -1.0 if metric == "accuracy" else 1.0  # worse: lower accuracy, higher error

@@ -60,7 +60,7 @@ def calibration_curves(
 def _select(est: pd.DataFrame, estimators: Sequence[str] | None) -> pd.DataFrame:
     if estimators is None:
         return est
-    unknown = [e for e in estimators if e not in set(est["estimator"])]
+    unknown = [e for e in estimators if e not in set(est["estimator"].unique())]
     if unknown:
         raise ValueError(
             f"estimator(s) {unknown} not in the estimate table; it has "
@@ -100,7 +100,7 @@ def lowest_bins(
         raise ValueError("lowest_bins needs n_bootstrap >= 1 (a paired bootstrap)")
     arrays, n = fact_arrays(_select(est, [a, b]))
     rows = []
-    for model in dict.fromkeys(est["model"]):
+    for model in dict.fromkeys(est["model"].unique()):
         if (model, a) not in arrays:
             continue
         sa = _lowest_bin_statistic(arrays[(model, a)][0], n_bins)
@@ -250,7 +250,9 @@ def ace_accuracy_correlation(
     ``estimator``, ``n`` (models), ``method``, ``r``, ``low``, ``high``, ``n_used`` (resamples with
     a defined correlation), ``note``."""
     require_columns(table, (unit, "estimator", accuracy, ace), "calibration table")
-    names = list(dict.fromkeys(table["estimator"])) if estimators is None else list(estimators)
+    names = (
+        list(dict.fromkeys(table["estimator"].unique())) if estimators is None else list(estimators)
+    )
     rows = []
     for name in names:
         part = table[table["estimator"] == name]

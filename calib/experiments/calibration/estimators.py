@@ -61,7 +61,7 @@ def _paraphrase_sentences(
 ) -> pd.DataFrame:
     require_columns(scores, ("template",), "score table")
     wanted = [template, *[p for p in paraphrases if p != template]]
-    missing = [t for t in wanted if t not in set(scores["template"])]
+    missing = [t for t in wanted if t not in set(scores["template"].unique())]
     if missing:
         raise ValueError(
             f"the score table lacks template(s) {missing}; the calibration estimators need {wanted}"
@@ -96,7 +96,7 @@ def estimates(
         est = pd.concat([est, extra], ignore_index=True)
         if "rejected" in est.columns:  # an estimator of one's own answers every instance
             est["rejected"] = est["rejected"].astype("boolean").fillna(False).astype(bool)
-    models = list(dict.fromkeys(scores["model"]))
+    models = list(dict.fromkeys(scores["model"].unique()))
     est["model"] = pd.Categorical(est["model"], categories=models, ordered=True)
     est["estimator"] = pd.Categorical(
         est["estimator"],

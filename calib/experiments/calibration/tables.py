@@ -182,14 +182,14 @@ def estimator_comparisons(
     (95% interval), ``method``, ``p_value``, ``n``, ``n_boot``."""
     if n_bootstrap < 1:
         raise ValueError("estimator_comparisons needs n_bootstrap >= 1 (a paired bootstrap)")
-    have = set(est["estimator"])
+    have = set(est["estimator"].unique())
     unknown = sorted({e for p in pairs for e in p if e not in have})
     if unknown:
         raise ValueError(f"estimator(s) {unknown} not in the estimate table; it has {sorted(have)}")
     out = estimator_differences(
         est, list(pairs), metrics, ("model",), n_bootstrap, seed, n_bins=n_bins
     )
-    rank = {m: i for i, m in enumerate(dict.fromkeys(est["model"]))}
+    rank = {m: i for i, m in enumerate(dict.fromkeys(est["model"].unique()))}
     pair_rank = {p: i for i, p in enumerate(pairs)}
     metric_rank = {m: i for i, m in enumerate(metrics)}
     out = out.assign(

@@ -112,7 +112,7 @@ def template_accuracy(
         ]
         .reset_index()
     )
-    unknown = sorted(set(out["model"]) - set(objectives))
+    unknown = sorted(set(out["model"].unique()) - set(objectives))
     if unknown:
         raise ValueError(f"no objective given for model(s) {unknown}")
     out.insert(1, "objective", out["model"].map(dict(objectives)))
@@ -186,6 +186,6 @@ def left_out_pairs(
     """The pairs the rule would form without a gap limit among the models ``pairs`` leaves
     unpaired (:func:`pair_models` with no ``max_gap`` on them): what ``max_gap`` prevents,
     with their gaps (columns of :func:`pair_models`)."""
-    paired = set(pairs["clm"]) | set(pairs["mlm"])
+    paired = set(pairs["clm"].unique()) | set(pairs["mlm"].unique())
     rest = accuracy[~accuracy["model"].isin(paired)]
     return pair_models(rest, None, min_instances)

@@ -54,7 +54,7 @@ def higher_ace(
     FACTOR items (:func:`calib.confidence.combined.combined_interval`); ``raw`` is the same mean
     of the raw ACEs. Columns ``estimator``, ``subset``, ``unit``, ``n_models``, ``difference``,
     ``low``, ``high``, ``p_value``, ``raw``, ``n_bear``, ``n_factor``."""
-    models = [m for m in models if m in set(factor_est["model"])]
+    models = [m for m in models if m in set(factor_est["model"].unique())]
     if not models:
         return pd.DataFrame(
             columns=[
@@ -157,7 +157,7 @@ def gain_comparisons(
         "p_value",
         "raw",
     ]
-    models = [m for m in models if m in set(factor_est["model"])]
+    models = [m for m in models if m in set(factor_est["model"].unique())]
     if not models:
         return pd.DataFrame(columns=mcols), pd.DataFrame(columns=ccols)
     whole = whole[whole["model"].isin(models)]

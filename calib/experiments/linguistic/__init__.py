@@ -50,6 +50,7 @@ templates use the same resamples (one seed), so their differences are paired.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import ClassVar
 
 import pandas as pd
@@ -78,6 +79,7 @@ from calib.experiments.linguistic.scale import (
     sensitivity,
 )
 from calib.experiments.params import ChapterParams, parameter
+from calib.experiments.per_model import by_first_seen, concat_parts, map_models
 
 __all__ = [
     "CLAIMS",
@@ -195,7 +197,9 @@ def run(params: Params) -> LinguisticResult:
     return analyse(scores, p)
 
 
-def analyse(scores: pd.DataFrame, params: Params) -> LinguisticResult:
+def analyse(
+    scores: pd.DataFrame, params: Params, workers: int | None = None, ray: str | None = None
+) -> LinguisticResult:
     """Every step of the chapter on a score table of the plain and the injected templates. No
     model, no disk: :func:`run` scores BEAR first, then calls this.
 
@@ -207,6 +211,9 @@ def analyse(scores: pd.DataFrame, params: Params) -> LinguisticResult:
         and size come from the registry, by name).
     params : calib.experiments.linguistic.Params
         The chapter's parameters.
+    workers, ray
+        Processes or a Ray cluster for the per-model steps (:func:`model_frames`;
+        :func:`calib.experiments.per_model.map_models`): the result is a single process's.
 
     Returns
     -------
@@ -214,12 +221,12 @@ def analyse(scores: pd.DataFrame, params: Params) -> LinguisticResult:
         What the chapter's page shows, with ``params``.
     """
     p = params
-    est = linguistic_estimates(scores, reduction=p.reduction)
-    calibration = template_calibration(est, p.n_bootstrap, p.seed, p.floor_draws)
-    effects = injection_effects(est, n_bootstrap=p.n_bootstrap, seed=p.seed)
-    numeric = numeric_differences(est, n_bootstrap=p.n_bootstrap, seed=p.seed)
+    parts = map_models(partial(model_frames, params=p), scores, workers=workers, ray=ray)
+    f = {k: concat_parts(parts, k) for k in parts[0]}
+    f["effects"] = by_first_seen(f["effects"], "quantity")  # quantity by quantity, as one call
+    est, calibration, effects, numeric = f["est"], f["calibration"], f["effects"], f["numeric"]
     diagram = reliability(est, n_bins=p.curve_bins)
-    models = model_table(list(dict.fromkeys(est["model"])))
+    models = model_table(list(dict.fromkeys(est["model"].unique())))
     pairs = size_pairs(models)
     references = [largest_drop_cell(effects)]
     names = dict(zip(models["paper_name"], models["model"]))
@@ -230,7 +237,7 @@ def analyse(scores: pd.DataFrame, params: Params) -> LinguisticResult:
         params=p,
         n_facts=int(effects["n"].iloc[0]),
         n_relations=int(scores["relation"].nunique()),
-        injected=[t for t in dict.fromkeys(est["template"]) if t != PLAIN],
+        injected=[t for t in dict.fromkeys(est["template"].unique()) if t != PLAIN],
         models=models,
         calibration=calibration,
         effects=effects,
@@ -241,10 +248,27 @@ def analyse(scores: pd.DataFrame, params: Params) -> LinguisticResult:
         numeric=numeric,
         grounding=grounding_checks(effects, numeric),
         pairs=pairs,
-        sensitivity=sensitivity(est, p.n_bootstrap, p.seed),
+        sensitivity=f["sensitivity"],
         sensitivity_pairs=pair_differences(est, pairs, "sensitivity", p.n_bootstrap, p.seed),
-        alignment=alignment(est, p.n_bootstrap, p.seed),
+        alignment=f["alignment"],
         alignment_pairs=pair_differences(est, pairs, "alignment", p.n_bootstrap, p.seed),
         drops=drop_comparisons(est, references, p.n_bootstrap, p.seed),
         authors_legend=authors_legend(),
     )
+
+
+def model_frames(scores: pd.DataFrame, params: Params) -> dict[str, pd.DataFrame]:
+    """The steps of :func:`analyse` that look at one model at a time, on ``scores`` (one model's
+    rows or several models': each model's frames are the same, every interval of a model
+    drawing from ``params.seed`` alone): the estimates, the calibration per template, the
+    injection effects, the numeric differences, sensitivity and alignment."""
+    p = params
+    est = linguistic_estimates(scores, reduction=p.reduction)
+    return {
+        "est": est,
+        "calibration": template_calibration(est, p.n_bootstrap, p.seed, p.floor_draws),
+        "effects": injection_effects(est, n_bootstrap=p.n_bootstrap, seed=p.seed),
+        "numeric": numeric_differences(est, n_bootstrap=p.n_bootstrap, seed=p.seed),
+        "sensitivity": sensitivity(est, p.n_bootstrap, p.seed),
+        "alignment": alignment(est, p.n_bootstrap, p.seed),
+    }

@@ -434,7 +434,7 @@ def largest_drop_rule(evidence: Evidence) -> Judgement:
     )
     if judged.verdict == FAILS:
         return judged
-    present = set(frame["paper_name"]) if "paper_name" in frame.columns else set()
+    present = set(frame["paper_name"].unique()) if "paper_name" in frame.columns else set()
     lacking = [m for m in (LARGEST_DROP_CELL[0], ONLY_GAIN_CELL[0]) if m not in present]
     if lacking:
         return Judgement.untestable(

@@ -37,7 +37,7 @@ def grounding_checks(effects: pd.DataFrame, numeric: pd.DataFrame | None = None)
     conf = effects[effects["quantity"] == "confidence"]
     by_model = None if numeric is None or numeric.empty else numeric.set_index("model")
     rows = []
-    for model in dict.fromkeys(effects["model"]):
+    for model in dict.fromkeys(effects["model"].unique()):
         by_t = conf[conf["model"] == model].set_index("template")
         row: dict = {"model": model}
         moves = []

@@ -45,14 +45,14 @@ def linguistic_estimates(
     ``[plain, *injected]``."""
     require_columns(scores, ("template",), "score table")
     wanted = [plain, *injected]
-    missing = [t for t in wanted if t not in set(scores["template"])]
+    missing = [t for t in wanted if t not in set(scores["template"].unique())]
     if missing:
         raise ValueError(
             f"the score table lacks template(s) {missing}; the linguistic comparison needs {wanted}"
         )
     sent = sentence_scores(scores[scores["template"].isin(wanted)], reduction)
     est = linguistic(sent, list(injected), plain)
-    models = list(dict.fromkeys(scores["model"]))
+    models = list(dict.fromkeys(scores["model"].unique()))
     est["_m"] = est["model"].map({m: i for i, m in enumerate(models)})
     est["_t"] = est["template"].map({t: i for i, t in enumerate(wanted)})
     return (
@@ -64,8 +64,8 @@ def linguistic_estimates(
 
 def _ordered(frame: pd.DataFrame, est: pd.DataFrame) -> pd.DataFrame:
     """``frame`` sorted by the order of the models and templates in ``est``."""
-    models = {m: i for i, m in enumerate(dict.fromkeys(est["model"]))}
-    templates = {t: i for i, t in enumerate(dict.fromkeys(est["template"]))}
+    models = {m: i for i, m in enumerate(dict.fromkeys(est["model"].unique()))}
+    templates = {t: i for i, t in enumerate(dict.fromkeys(est["template"].unique()))}
     out = frame.assign(_m=frame["model"].map(models), _t=frame["template"].map(templates))
     return (
         out.sort_values(["_m", "_t"], kind="stable")
@@ -167,9 +167,9 @@ def injection_effects(
     if n_bootstrap < 1:
         raise ValueError("injection_effects needs n_bootstrap >= 1 (a paired bootstrap)")
     rows = []
-    for model in dict.fromkeys(est["model"]):
+    for model in dict.fromkeys(est["model"].unique()):
         base = _template(est, model, plain)
-        for template in [t for t in dict.fromkeys(est["template"]) if t != plain]:
+        for template in [t for t in dict.fromkeys(est["template"].unique()) if t != plain]:
             inj = _template(est, model, template)
             if not base[list(INSTANCE)].equals(inj[list(INSTANCE)]):
                 raise ValueError(
@@ -308,7 +308,7 @@ def reliability(
     "possibly", "certainly"): the calibration curve on ``n_bins`` equal-count bins with each
     bin's Wilson interval, and the histogram of confidences
     (:func:`calib.confidence.reliability.reliability_diagram` by model and template)."""
-    missing = [t for t in templates if t not in set(est["template"])]
+    missing = [t for t in templates if t not in set(est["template"].unique())]
     if missing:
         raise ValueError(f"template(s) {missing} not in the linguistic estimates")
     part = est[est["template"].isin(list(templates))]
@@ -318,7 +318,7 @@ def reliability(
         .sort_values(["_t"], kind="stable")
         .drop(columns="_t")
     )
-    models = {m: i for i, m in enumerate(dict.fromkeys(est["model"]))}
+    models = {m: i for i, m in enumerate(dict.fromkeys(est["model"].unique()))}
     part = (
         part.assign(_m=part["model"].map(models))
         .sort_values(["_m"], kind="stable")
@@ -371,7 +371,7 @@ def numeric_differences(
     (:func:`paired_confidence_difference`). Columns ``model``, ``a``, ``b``, ``difference``,
     ``low``, ``high``, ``p_value``, ``n``; models lacking a level are left out."""
     rows = []
-    for model in dict.fromkeys(est["model"]):
+    for model in dict.fromkeys(est["model"].unique()):
         hi, lo = _template(est, model, high_level), _template(est, model, low_level)
         if hi.empty or lo.empty:
             continue

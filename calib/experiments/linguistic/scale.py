@@ -106,7 +106,7 @@ def sensitivity(
     correct = aligned_outcomes(est, "correct")
     cols = {
         (m, g): s
-        for m in dict.fromkeys(est["model"])
+        for m in dict.fromkeys(est["model"].unique())
         for g, s in _sensitivity_columns(correct, m, plain).items()
     }
     out = mean_intervals(pd.DataFrame(cols), n_bootstrap, seed)
@@ -141,7 +141,7 @@ def alignment(
     conf = aligned_outcomes(est, "confidence")
     cols = {
         (m, c): s
-        for m in dict.fromkeys(est["model"])
+        for m in dict.fromkeys(est["model"].unique())
         for c, s in _alignment_columns(conf, m, plain).items()
     }
     out = mean_intervals(pd.DataFrame(cols), n_bootstrap, seed)
@@ -247,8 +247,8 @@ def drop_comparisons(
         "n",
     ]
     correct = aligned_outcomes(est, "correct")
-    models = list(dict.fromkeys(est["model"]))
-    injected = [t for t in dict.fromkeys(est["template"]) if t != plain]
+    models = list(dict.fromkeys(est["model"].unique()))
+    injected = [t for t in dict.fromkeys(est["template"].unique()) if t != plain]
     change = {(m, t): correct[(m, t)] - correct[(m, plain)] for m in models for t in injected}
     cols, meta = {}, []
     for ref in references:

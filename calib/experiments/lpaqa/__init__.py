@@ -414,7 +414,9 @@ def run(params: Params) -> LpaqaResult:
         own = para_members.loc[para_members["model"] == m, ["relation", "template"]]
         todo = new.merge(own.drop_duplicates(), on=["relation", "template"])
         queries[m] = (
-            lama_queries(lama.select(sorted(set(todo["relation"]))), todo) if len(todo) else []
+            lama_queries(lama.select(sorted(set(todo["relation"].unique()))), todo)
+            if len(todo)
+            else []
         )
     sent2, para_cost = score(p.models, queries, "LAMA Mine+Para", progress=False)
     sent = pd.concat([sent, sent2], ignore_index=True) if len(sent2) else sent

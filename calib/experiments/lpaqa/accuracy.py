@@ -116,7 +116,7 @@ def set_table(
     if methods is None:
         methods = [
             m
-            for m in dict.fromkeys(frame["method"])
+            for m in dict.fromkeys(frame["method"].unique())
             if not m.endswith(LINEAR) and not m.startswith("optimized (")
         ]
     frame = frame[frame["method"].isin(list(methods))]
@@ -137,7 +137,7 @@ def wide_accuracy(acc: pd.DataFrame, prompt_set: str = "Mine+Man") -> pd.DataFra
     ]
     out = part.pivot_table(index="method", columns="model", values=["micro", "macro"], sort=False)
     out.columns = [f"{model} {avg}" for avg, model in out.columns]
-    models = list(dict.fromkeys(part["model"]))
+    models = list(dict.fromkeys(part["model"].unique()))
     out = out[[f"{m} {a}" for m in models for a in AVERAGES]]
     return (
         out.reset_index()

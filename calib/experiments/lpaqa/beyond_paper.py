@@ -126,7 +126,7 @@ def calibration(
         part = ens[ens["prompt_set"] == name]
         if part.empty:
             continue
-        est = _estimates_of(part, sorted(set(part["method"]), key=method_rank))
+        est = _estimates_of(part, sorted(set(part["method"].unique()), key=method_rank))
         if name != NO_SET:
             ranking = selection.rankings[selection.rankings["prompt_set"] == name]
             multi = consistency_estimates(test, ranking, k)
@@ -227,7 +227,7 @@ def transfer_results(
     if k > 1:
         tables.append(top_k_ensemble(lama, ranking, k, f"LAMA top-{k}"))
     tables = pd.concat(tables, ignore_index=True)
-    est = [_estimates_of(tables, list(dict.fromkeys(tables["template"])))]
+    est = [_estimates_of(tables, list(dict.fromkeys(tables["template"].unique())))]
     est += [
         fn(own, "min", list(bear_templates)).assign(method=f"BEAR {name}/min")
         for name, fn in MULTI.items()

@@ -101,14 +101,14 @@ def select_and_ensemble(
     * ``oracle`` -- correct if any prompt of the set is (§5.1).
     """
     hits, ensembles, rankings, weights = [], [], [], []
-    models = list(dict.fromkeys(test["model"]))
+    models = list(dict.fromkeys(test["model"].unique()))
     manual = test[test["template"] == MANUAL].assign(template="manual")
     ensembles.append(manual.assign(prompt_set=NO_SET, method="manual"))
     hits.append(predictions(manual).assign(prompt_set=NO_SET, method="manual"))
     majority = majority_baseline(facts, reference)
     for m in models:
         hits.append(majority.assign(model=m, prompt_set=NO_SET, method="majority"))
-    names = list(dict.fromkeys(members["prompt_set"])) if sets is None else list(sets)
+    names = list(dict.fromkeys(members["prompt_set"].unique())) if sets is None else list(sets)
     tests: dict[str, pd.DataFrame] = {}
     for name in names:
         tr, te = _in_set(train, members, name), _in_set(test, members, name)

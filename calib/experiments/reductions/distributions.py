@@ -56,7 +56,7 @@ def confidence_histograms(
     out = pd.concat(rows, ignore_index=True)
     if objectives is not None:
         out.insert(1, "objective", out["model"].map(dict(objectives)))
-    order = {m: i for i, m in enumerate(dict.fromkeys(plain["model"]))}
+    order = {m: i for i, m in enumerate(dict.fromkeys(plain["model"].unique()))}
     return out.sort_values("model", key=lambda s: s.map(order), kind="stable").reset_index(
         drop=True
     )

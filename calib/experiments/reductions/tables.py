@@ -93,7 +93,7 @@ def reduction_table(
     ``n_bootstrap`` is 0) and, beyond the paper, ACE's noise floor from ``n_draws`` simulated
     perfectly calibrated outcome vectors (:data:`FLOOR_COLUMNS`, issue 18)."""
     plain = _plain(scores, template)
-    unknown = sorted(set(plain["model"]) - set(objectives))
+    unknown = sorted(set(plain["model"].unique()) - set(objectives))
     if unknown:
         raise ValueError(f"no objective given for model(s) {unknown}")
     table = compare_reductions(plain, template, reductions, n_bins)
@@ -126,7 +126,7 @@ def reduction_table(
     table = table.merge(ints, on=["model", "dataset", "reduction"], how="left")
     table.insert(1, "objective", table["model"].map(dict(objectives)))
     table.insert(3, "label", table["reduction"].map(REDUCTION_LABELS))
-    order = {m: i for i, m in enumerate(dict.fromkeys(plain["model"]))}
+    order = {m: i for i, m in enumerate(dict.fromkeys(plain["model"].unique()))}
     red = {r: i for i, r in enumerate(reductions)}
     table = table.assign(_m=table["model"].map(order), _r=table["reduction"].map(red))
     table = table.sort_values(["_m", "_r"], kind="stable").drop(columns=["_m", "_r"])
@@ -199,8 +199,8 @@ def objective_floors(
     ``n_models``, ``n`` (facts), ``ace``, ``ace_low``, ``ace_high`` and
     :data:`FLOOR_COLUMNS`."""
     require_columns(est, ("model", "reduction", "confidence", "correct", *FACT), "estimate table")
-    models = list(dict.fromkeys(est["model"]))
-    reductions = list(dict.fromkeys(est["reduction"]))
+    models = list(dict.fromkeys(est["model"].unique()))
+    reductions = list(dict.fromkeys(est["reduction"].unique()))
     rows = []
     for obj in dict.fromkeys(objectives[m] for m in models):
         members = [m for m in models if objectives[m] == obj]
@@ -342,7 +342,7 @@ def objective_differences(
     require_columns(est, ("model", "reduction", "confidence", "correct", *FACT), "estimate table")
     method = INTERVAL_METHODS.get(metric, "centred")
     rows = []
-    models = list(dict.fromkeys(est["model"]))
+    models = list(dict.fromkeys(est["model"].unique()))
     for obj in dict.fromkeys(objectives[m] for m in models):
         members = [m for m in models if objectives[m] == obj]
         needed = list(dict.fromkeys(r for pair in pairs for r in pair))

@@ -149,7 +149,7 @@ def margin_under_005_paper() -> Evidence:
 def margin_under_005_build(result: CalibrationResult) -> Evidence:
     rows = _threshold_rows(result.table, ["Margin"])
     rows = rows[rows["model"].isin(UNDER_005)].reset_index(drop=True)
-    missing = [m for m in UNDER_005 if m not in set(rows["model"])]
+    missing = [m for m in UNDER_005 if m not in set(rows["model"].unique())]
     return Evidence(
         rows, THRESHOLD_NOTE, missing=f"this build has no {', '.join(missing)}" if missing else ""
     )

@@ -1,0 +1,37 @@
+"""calib.experiments.per_model: each model's rows to a function, in order, on one process or a
+pool."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from calib.experiments import per_model
+
+
+def _summary(part: pd.DataFrame) -> tuple:
+    return part["model"].iloc[0], len(part), float(part["x"].sum()), part.index.tolist()
+
+
+def table() -> pd.DataFrame:
+    return pd.DataFrame({"model": list("babcab"), "x": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]})
+
+
+def test_each_model_in_first_seen_order_with_its_rows_in_order():
+    got = per_model.map_models(_summary, table(), workers=1)
+    assert got == [("b", 3, 10.0, [0, 1, 2]), ("a", 2, 7.0, [0, 1]), ("c", 1, 4.0, [0])]
+
+
+def test_worker_count(monkeypatch):
+    monkeypatch.delenv(per_model.WORKERS_ENV, raising=False)
+    assert per_model.worker_count(3, 10) == 1  # a small table stays in this process
+    assert per_model.worker_count(3, 10, workers=8) == 3  # at most one per model
+    big = per_model.MIN_ROWS_FOR_POOL
+    assert 1 <= per_model.worker_count(64, big) <= 64
+    monkeypatch.setenv(per_model.WORKERS_ENV, "2")
+    assert per_model.worker_count(5, 10) == 2
+    monkeypatch.setenv(per_model.WORKERS_ENV, "two")
+    with pytest.raises(ValueError, match="CALIB_WORKERS"):
+        per_model.worker_count(5, 10)
+    with pytest.raises(ValueError, match="at least 1"):
+        per_model.worker_count(5, 10, workers=0)
