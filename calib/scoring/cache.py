@@ -54,6 +54,7 @@ log = logging.getLogger(__name__)
 _META_KEY = b"calib"
 _LOCK = ".lock"
 _CLAIMS = "claims"
+#: the Arrow schema of the store's score rows (one row per statement)
 SCHEMA = pa.schema(
     [
         ("model", pa.string()),

@@ -1,5 +1,5 @@
 """The one definition of a token's log-probability from a model's logits, and the flat form
-in which the scorers return them (:class:`Scores`)."""
+in which the scorers return them (:class:`~calib.scoring.logprobs.Scores`)."""
 
 from __future__ import annotations
 

@@ -36,6 +36,8 @@ import pandas as pd
 
 KEYS: tuple[str, ...] = ("model", "dataset", "relation", "instance", "template", "option")
 SCORE_COLUMNS: tuple[str, ...] = (*KEYS, "answer", "answer_idx", "token_logprobs", "token_roles")
+#: the role of a statement's token: part of the subject, of the object (the answer), or of the
+#: template's own words
 ROLES: tuple[str, ...] = ("subject", "object", "template")
 #: the rows that together form one softmax
 GROUP: tuple[str, ...] = ("model", "dataset", "relation", "instance", "template")

@@ -1,5 +1,5 @@
-"""Tokenised statements held flat (:class:`TokenBatch`), and the fast tokenisation of causal
-statements (:func:`clm_tokens`).
+"""Tokenised statements held flat (:class:`~calib.scoring.tokens.TokenBatch`), and the fast
+tokenisation of causal statements (:func:`~calib.scoring.tokens.clm_tokens`).
 
 At the paper's size (29 models x 209,499 statements per template) a Python object per statement
 or per token costs more than the forward pass on a GPU, so the scorers take a
@@ -57,7 +57,8 @@ class TokenBatch:
     """Statements of consecutive queries, tokenised, in flat arrays.
 
     ``ids[starts[s]:starts[s + 1]]``: the model input of statement ``s`` (as
-    :class:`~calib.scoring.encoding.Encoded.ids`); ``groups[g]:groups[g + 1]``: the statements
+    the ``ids`` of :class:`~calib.scoring.encoding.Encoded`); ``groups[g]:groups[g + 1]``: the
+    statements
     of query ``g``; ``targets[target_starts[s]:target_starts[s + 1]]``: the positions of
     statement ``s`` whose tokens are scored, ``roles`` their roles (indices into
     :data:`~calib.scoring.schema.ROLES`); ``words``: MLM only, the word index of every position

@@ -211,9 +211,12 @@ def analyse(
         and size come from the registry, by name).
     params : calib.experiments.linguistic.Params
         The chapter's parameters.
-    workers, ray
-        Processes or a Ray cluster for the per-model steps (:func:`model_frames`;
-        :func:`calib.experiments.per_model.map_models`): the result is a single process's.
+    workers : int or None
+        Processes for the per-model steps (:func:`model_frames`, through
+        :func:`calib.experiments.per_model.map_models`; default: its own choice); the result
+        is a single process's.
+    ray : str or None
+        A Ray cluster's address to run those steps on instead (default: none).
 
     Returns
     -------

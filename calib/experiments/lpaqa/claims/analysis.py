@@ -149,8 +149,9 @@ def ernie_drop_larger_paper() -> Evidence:
 def divergence_correlates(evidence: Evidence) -> Judgement:
     """``edit_distance_divergence``: the Pearson correlation of two prompts' normalised edit
     distance with the divergence of their predictions is above 0 ("as the edit distance
-    becomes larger, the divergence increases") and weak, below :data:`~calib.experiments.
-    lpaqa.claims.evidence.WEAK_R` (0.3, calib's reading of "a weak correlation"; the paper
+    becomes larger, the divergence increases") and weak, below
+    :data:`~calib.experiments.lpaqa.claims.evidence.WEAK_R` (0.3, calib's reading of "a weak
+    correlation"; the paper
     prints 0.25), for every model."""
     what = "Pearson r(normalised edit distance, prediction divergence)"
     return all_parts(
@@ -280,8 +281,9 @@ def lm_aware_ensembles_drop_paper() -> Evidence:
 
 def lm_aware_oracle_up(evidence: Evidence) -> Judgement:
     """``lm_aware_oracle_up``: after §6.1's LM-aware refinement the oracle is more accurate
-    than before, "significantly": by at least :data:`~calib.experiments.lpaqa.claims.evidence.
-    SIGNIFICANT` (2) points (calib's reading; no test is printed)."""
+    than before, "significantly": by at least
+    :data:`~calib.experiments.lpaqa.claims.evidence.SIGNIFICANT` (2) points (calib's reading; no
+    test is printed)."""
     return quantifiers.every(
         evidence,
         ">=",
@@ -309,11 +311,13 @@ def cross_model_losses_small(evidence: Evidence) -> Judgement:
     both judged and shown (the verdict where they agree, undecided where they disagree).
 
     A, absolute: for *most* (tested model, weights' model, prompt set) units the loss with
-    the other model's weights is at most :data:`~calib.experiments.lpaqa.claims.evidence.
-    SMALL` (1) point, cross - own at least -1 (``frame``). B, beside the gains: per tested
+    the other model's weights is at most
+    :data:`~calib.experiments.lpaqa.claims.evidence.SMALL` (1) point, cross - own at least -1
+    (``frame``). B, beside the gains: per tested
     model, its best optimised ensemble with the other model's weights is "still much higher"
-    than its manual prompt, by at least :data:`~calib.experiments.lpaqa.claims.evidence.
-    LARGE` (3) points (``frames["over_manual"]``; the printed 40.1, 42.2, 39.5, 40.5)."""
+    than its manual prompt, by at least
+    :data:`~calib.experiments.lpaqa.claims.evidence.LARGE` (3) points (``frames["over_manual"]``;
+    the printed 40.1, 42.2, 39.5, 40.5)."""
     over = evidence.frames.get("over_manual")
     over_ev = (
         Evidence(over, evidence.source)

@@ -163,8 +163,9 @@ def all_parts(evidence: Evidence, parts: Sequence[tuple[str, Judgement]]) -> Jud
 
 
 def both_readings(evidence: Evidence, parts: Sequence[tuple[str, Judgement]]) -> Judgement:
-    """A sentence of several fair readings on one evidence: :func:`readings` of them, or not
-    testable, once, with the evidence's reason when it has no unit."""
+    """A sentence of several fair readings on one evidence:
+    :func:`calib.experiments.verdicts.readings` of them, or not testable, once, with the
+    evidence's reason when it has no unit."""
     if evidence.frame.empty:
         return Judgement.untestable(evidence.missing or "no unit", evidence.source)
     return readings(parts)

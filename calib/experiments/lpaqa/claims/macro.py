@@ -35,8 +35,9 @@ if TYPE_CHECKING:
 
 
 def macro_below_micro(evidence: Evidence) -> Judgement:
-    """``micro_vs_macro``: macro - micro accuracy at most -:data:`~calib.experiments.lpaqa.
-    claims.evidence.LARGE` (3) points ("much lower", calib's reading) for every printed pair
+    """``micro_vs_macro``: macro - micro accuracy at most
+    -:data:`~calib.experiments.lpaqa.claims.evidence.LARGE` (3) points ("much lower", calib's
+    reading) for every printed pair
     (every model, prompt set and method, and the majority baseline: 22.0% micro, 2.2%
     macro)."""
     return quantifiers.every(

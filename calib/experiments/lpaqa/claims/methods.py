@@ -148,8 +148,9 @@ def rank_beats_top1_build(result: LpaqaResult) -> Evidence:
 def optimised_beats_rank(evidence: Evidence) -> Judgement:
     """``lpaqa_optimised``: Opti. - TopK of the same prompt set above 0 for every prompt set, K
     and model; and, for the sentence's prompt set (Mine, whose Opti. are the printed 38.9 and
-    43.7), by a large margin: Opti. - TopK at least :data:`~calib.experiments.lpaqa.claims.
-    evidence.LARGE` (3) points for every K and model (calib's reading of "a large margin")."""
+    43.7), by a large margin: Opti. - TopK at least
+    :data:`~calib.experiments.lpaqa.claims.evidence.LARGE` (3) points for every K and model
+    (calib's reading of "a large margin")."""
     what = "accuracy(Opti.) - accuracy(TopK)"
     mine = evidence.frame["prompt_set"] == "Mine" if len(evidence.frame) else []
     return all_parts(
@@ -377,9 +378,10 @@ MINED_GAINS_NEEDS = (
 # prompts serve as complements" (Table 5); "the rapidly decreasing weights learned by the
 # optimization-based method"
 
-#: calib's reading of "concentrate on one particular prompt": the largest weight at least this
-#: many times the second (reading A), or more than half of the weight (reading B)
+#: calib's reading of "concentrate on one particular prompt", reading A: the largest weight at
+#: least this many times the second
 CONCENTRATION_RATIO = 2.0
+#: reading B: the largest weight more than this share of the whole weight
 CONCENTRATION_SHARE = 0.5
 
 

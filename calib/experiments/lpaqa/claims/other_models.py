@@ -33,8 +33,9 @@ from calib.experiments.verdicts import Judgement
 
 def uhn_beats_manual(evidence: Evidence) -> Judgement:
     """``uhn_opti_beats_manual``: on LAMA-UHN, the optimised ensemble of every prompt set
-    beats the manual prompts "by a large margin", at least :data:`~calib.experiments.lpaqa.
-    claims.evidence.LARGE` (3) points (calib's reading), for both models."""
+    beats the manual prompts "by a large margin", at least
+    :data:`~calib.experiments.lpaqa.claims.evidence.LARGE` (3) points (calib's reading), for both
+    models."""
     return quantifiers.every(
         evidence,
         ">=",
@@ -53,8 +54,9 @@ DRAMATIC_SHARE = 0.2
 
 def uhn_drop(evidence: Evidence) -> Judgement:
     """``uhn_drop``: accuracy on T-REx-UHN minus that on T-REx, for the same model and method
-    (Man and each set's Opti.), is at most -:data:`~calib.experiments.lpaqa.claims.evidence.
-    DRAMATIC` (5) points for every unit (reading A, ``frame``), and the relative change
+    (Man and each set's Opti.), is at most
+    -:data:`~calib.experiments.lpaqa.claims.evidence.DRAMATIC` (5) points for every unit (reading
+    A, ``frame``), and the relative change
     UHN / T-REx - 1 at most -:data:`DRAMATIC_SHARE` (a fifth) for every unit (reading B,
     ``frames["relative"]``): two fair readings of "drop dramatically" (calib's thresholds), both
     judged and shown: the verdict where they agree, undecided where they disagree."""
