@@ -34,6 +34,16 @@ def score(cache: Path):
     return pd.concat(tables, ignore_index=True), stores
 
 
+def write(frame, path: str) -> None:
+    """``frame`` as Parquet without pandas' metadata: that of a score table's Arrow list
+    columns names a dtype ``pandas.read_parquet`` cannot read back."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pandas(frame, preserve_index=False).replace_schema_metadata(None)
+    pq.write_table(table, path)
+
+
 def main(threads: int, cache: str, out: str, stored: str | None = None) -> None:
     import torch
 
@@ -41,7 +51,7 @@ def main(threads: int, cache: str, out: str, stored: str | None = None) -> None:
     import calib.scoring.run as run
 
     table, stores = score(Path(cache))
-    table.to_parquet(f"{out}.parquet")
+    write(table, f"{out}.parquet")
     info = {"threads": torch.get_num_threads(), "stores": stores}
     if stored:
 
@@ -50,7 +60,7 @@ def main(threads: int, cache: str, out: str, stored: str | None = None) -> None:
 
         run.load_model = no_model
         again, info["stored_stores"] = score(Path(stored))
-        again.to_parquet(f"{out}-stored.parquet")
+        write(again, f"{out}-stored.parquet")
     Path(f"{out}.json").write_text(json.dumps(info))
 
 
