@@ -63,6 +63,16 @@ def local_cluster(tmp_path_factory):
             os.environ["PYTHONPATH"] = old
 
 
+def _float32_lists(column: pd.Series) -> bool:
+    """The token log-probabilities are float32: an Arrow list column's value type (the store's
+    frames, :func:`calib.scoring.cache.as_frame`), else each row's array."""
+    import pyarrow as pa
+
+    if isinstance(column.dtype, pd.ArrowDtype):
+        return pa.types.is_float32(column.dtype.pyarrow_dtype.value_type)
+    return all(np.asarray(a).dtype == np.float32 for a in column)
+
+
 def assert_same_table(got: pd.DataFrame, want: pd.DataFrame) -> None:
     """Every key, answer and token role equal; token log-probabilities float32 and equal
     within the rounding tolerance (the actors' thread count is not the local run's); the same
@@ -72,8 +82,8 @@ def assert_same_table(got: pd.DataFrame, want: pd.DataFrame) -> None:
     plain = [c for c in want.columns if c not in ("token_logprobs", "token_roles")]
     pd.testing.assert_frame_equal(got[plain], want[plain])
     assert [list(r) for r in got["token_roles"]] == [list(r) for r in want["token_roles"]]
+    assert _float32_lists(got["token_logprobs"]) and _float32_lists(want["token_logprobs"])
     for a, b in zip(got["token_logprobs"], want["token_logprobs"]):
-        assert np.asarray(a).dtype == np.asarray(b).dtype == np.float32
         np.testing.assert_allclose(a, b, rtol=0, atol=ROUNDING_TOLERANCE)
     unit = ["relation", "instance", "template"]
 
