@@ -16,6 +16,13 @@ _shared = REPO.parent / "shared" / "data"
 if "CALIB_DATA_DIR" not in os.environ and _shared.exists():
     os.environ["CALIB_DATA_DIR"] = str(_shared)
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+# one intra-op thread per process (torch, and the kernels and workers the tests start, which
+# inherit it): the tests run tiny models, where a second thread saves nothing, and on a loaded
+# 2-core machine OpenMP's threads wait on each other: tiny-bert's small passes ran 24x slower
+# with 2 threads than with 1 under load (7 s against 162 s). tests/scoring/test_thread_counts.py
+# sets its own counts.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("MKL_NUM_THREADS", "1")
 os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
 
 

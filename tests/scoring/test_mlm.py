@@ -30,7 +30,9 @@ def test_fast_equals_reference(name, tiny_models, small_bear):
     lm = tiny_models[name]
     mask, pad = lm.tokenizer.mask_token_id, lm.tokenizer.pad_token_id
     qs = queries(small_bear)
-    groups = encode(lm, qs[::4])  # the reference is slow: one pass per token
+    # the reference is slow (one pass per token): four statements of every fourth query, each
+    # relation of the sample among them
+    groups = [g[:4] for g in encode(lm, qs[::4])]
     fast = mlm_score(lm.model, groups, mask, pad)
     for encs, values in zip(groups, fast):
         for enc, got in zip(encs, values):
@@ -45,10 +47,14 @@ def test_invariant_to_batch_size_and_order(name, tiny_models, small_bear):
     mask, pad = lm.tokenizer.mask_token_id, lm.tokenizer.pad_token_id
     groups = encode(lm, queries(small_bear)[::8])
     big = sentence_totals(mlm_score(lm.model, groups, mask, pad, token_budget=1 << 20))
-    small = sentence_totals(mlm_score(lm.model, groups, mask, pad, token_budget=50))
-    padded = sentence_totals(mlm_score(lm.model, groups, mask, pad, token_budget=50, pad=True))
-    np.testing.assert_allclose(padded, big, atol=1e-4)
-    np.testing.assert_allclose(small, big, atol=1e-4)
+    # a 50-token budget splits every statement's masked copies over several passes (a pass
+    # each for a few copies): a few statements of each query are enough to cover it
+    few = [g[:3] for g in groups]
+    few_big = sentence_totals(mlm_score(lm.model, few, mask, pad, token_budget=1 << 20))
+    small = sentence_totals(mlm_score(lm.model, few, mask, pad, token_budget=50))
+    padded = sentence_totals(mlm_score(lm.model, few, mask, pad, token_budget=50, pad=True))
+    np.testing.assert_allclose(padded, few_big, atol=1e-4)
+    np.testing.assert_allclose(small, few_big, atol=1e-4)
     rev = [list(reversed(g)) for g in reversed(groups)]
     got = sentence_totals(
         [list(reversed(g)) for g in reversed(mlm_score(lm.model, rev, mask, pad))]

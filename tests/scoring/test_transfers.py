@@ -83,7 +83,10 @@ class CountReads(TorchFunctionMode):
 @pytest.mark.parametrize("budget", [64, 4096])
 def test_one_read_back_per_scorer_call(name, budget, tiny_models, small_bear):
     lm = tiny_models[name]
-    groups = encode(lm, queries(small_bear))
+    # every op runs through CountReads' Python hook: at the small budget (hundreds of passes)
+    # a quarter of the sample's queries already gives many passes
+    qs = queries(small_bear)
+    groups = encode(lm, qs[::4] if budget < 1024 else qs)
     output_split(lm.model)  # its one check of the model's logits reads them: done before
     passes = []
     hook = lm.model.base_model.register_forward_hook(lambda *a: passes.append(1))
