@@ -324,6 +324,22 @@ def test_calibration_analyse_per_model_equals_one_pass_and_the_pool_a_serial_run
     assert_results_equal(calibration.analyse(scores, params, info, workers=2), serial)
 
 
+def test_calibration_model_frames_share_resamples_with_the_same_numbers():
+    """One model's steps with their resamples and replicates shared (the path ``analyse``
+    takes) give every frame the unshared steps give, to the bit."""
+    from calib.experiments.calibration import _model_frames, model_frames
+
+    scores = random_score_table(models=("m1",), templates=PARAPHRASES, n_instances=6, seed=2)
+    params = calibration.Params(models=("m1",), n_bootstrap=40, floor_draws=20)
+    shared, plain = model_frames(scores, params), _model_frames(scores, params)
+    assert shared.keys() == plain.keys()
+    for key, frame in plain.items():
+        if isinstance(frame, pd.DataFrame):
+            pd.testing.assert_frame_equal(shared[key], frame, check_exact=True, obj=key)
+        else:
+            assert shared[key] == frame, key
+
+
 def test_linguistic_analyse_per_model_equals_one_pass():
     """The linguistic chapter's per-model steps on each model's rows, put together, are what
     one pass over the whole table gives."""

@@ -53,6 +53,7 @@ from typing import ClassVar
 
 import pandas as pd
 
+from calib.confidence.bootstrap import shared_resamples
 from calib.confidence.gap import gap_by_range, signed_gaps
 from calib.confidence.selective import selective_differences, selective_prediction
 from calib.experiments.calibration.claims import CLAIMS
@@ -314,7 +315,14 @@ def model_frames(scores: pd.DataFrame, params: Params) -> dict:
     """The steps of :func:`analyse` that look at one model at a time, on ``scores`` (one
     model's rows, or several models': each model's frames are the same either way, since every
     interval of a model draws its resamples from ``params.seed`` alone). Returns the frames by
-    name (and ``folds``); :func:`assemble` puts the models' together."""
+    name (and ``folds``); :func:`assemble` puts the models' together. The model's intervals
+    share their resamples and replicates (:func:`calib.confidence.bootstrap.shared_resamples`:
+    the same numbers, computed once)."""
+    with shared_resamples():
+        return _model_frames(scores, params)
+
+
+def _model_frames(scores: pd.DataFrame, params: Params) -> dict:
     p = params
     agg = p.aggregation
     avg = calib_estimator("Average", agg)

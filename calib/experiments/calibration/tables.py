@@ -44,7 +44,7 @@ def _ordered(
     out = frame.copy()
     keys = []
     for col in columns:
-        rank = {v: i for i, v in enumerate(dict.fromkeys(like[col]))}
+        rank = {v: i for i, v in enumerate(like[col].unique())}  # first-seen order
         out[f"_{col}"] = out[col].map(rank)
         keys.append(f"_{col}")
     return out.sort_values(keys, kind="stable").drop(columns=keys).reset_index(drop=True)
