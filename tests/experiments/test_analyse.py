@@ -340,6 +340,20 @@ def test_calibration_model_frames_share_resamples_with_the_same_numbers():
             assert shared[key] == frame, key
 
 
+def test_linguistic_model_frames_share_resamples_with_the_same_numbers():
+    """The linguistic chapter's per-model steps with shared resamples give the unshared
+    frames, to the bit."""
+    from calib.experiments.linguistic import _model_frames, model_frames
+
+    models = ("gemma-3-270m",)
+    scores = random_score_table(models=models, templates=(PLAIN, *LINGUISTIC), n_instances=5)
+    params = linguistic.Params(models=models, n_bootstrap=40, floor_draws=20, curve_bins=4)
+    shared, plain = model_frames(scores, params), _model_frames(scores, params)
+    assert shared.keys() == plain.keys()
+    for key, frame in plain.items():
+        pd.testing.assert_frame_equal(shared[key], frame, check_exact=True, obj=key)
+
+
 def test_linguistic_analyse_per_model_equals_one_pass():
     """The linguistic chapter's per-model steps on each model's rows, put together, are what
     one pass over the whole table gives."""
