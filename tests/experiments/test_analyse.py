@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
 import pandas as pd
 import pytest
 from synthetic_scores import query_score_table, random_score_table
@@ -52,6 +53,20 @@ def _missing_as_none(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` with every missing value as ``None`` (Parquet reads an all-``None`` column of
     objects back as ``<NA>``)."""
     return frame.astype(object).where(frame.notna(), None)
+
+
+def assert_values_equal(a, b, key: str) -> None:
+    """Two values of a chapter's per-model steps are equal: frames, or dicts of tuples of
+    numbers and arrays (the contrasts' cells), exactly."""
+    if isinstance(b, pd.DataFrame):
+        pd.testing.assert_frame_equal(a, b, check_exact=True, obj=key)
+    elif isinstance(b, dict):
+        assert a.keys() == b.keys(), key
+        for k in b:
+            for x, y in zip(a[k], b[k], strict=True):
+                np.testing.assert_array_equal(x, y, err_msg=f"{key} {k}")
+    else:
+        assert a == b, key
 
 
 def assert_results_equal(a, b) -> None:
@@ -315,10 +330,17 @@ def test_calibration_analyse_per_model_equals_one_pass_and_the_pool_a_serial_run
     split = assemble(map_models(partial(model_frames, params=params), scores, workers=1))
     assert whole.keys() == split.keys()
     for key, frame in whole.items():
-        if isinstance(frame, pd.DataFrame):
-            pd.testing.assert_frame_equal(split[key], frame, obj=key)
-        else:
-            assert split[key] == frame, key
+        assert_values_equal(split[key], frame, key)
+    from calib.experiments.calibration.contrasts import model_contrasts
+
+    given = model_contrasts(
+        split["est"], split["correct"], info, "min", 10, 0, cells=split["contrast_cells"]
+    )
+    here = model_contrasts(split["est"], split["correct"], info, "min", 10, 0)  # computed here
+    with pytest.raises(ValueError, match="n_bootstrap"):
+        model_contrasts(split["est"], split["correct"], info, cells=split["contrast_cells"])
+    assert len(given) and set(given["kind"]) == {"size step"}
+    pd.testing.assert_frame_equal(given, here, check_exact=True)
     serial = calibration.analyse(scores, params, info, workers=1)
     assert serial.table["model"].unique().tolist() == list(models)
     assert_results_equal(calibration.analyse(scores, params, info, workers=2), serial)
@@ -334,10 +356,7 @@ def test_calibration_model_frames_share_resamples_with_the_same_numbers():
     shared, plain = model_frames(scores, params), _model_frames(scores, params)
     assert shared.keys() == plain.keys()
     for key, frame in plain.items():
-        if isinstance(frame, pd.DataFrame):
-            pd.testing.assert_frame_equal(shared[key], frame, check_exact=True, obj=key)
-        else:
-            assert shared[key] == frame, key
+        assert_values_equal(shared[key], frame, key)
 
 
 def test_linguistic_model_frames_share_resamples_with_the_same_numbers():

@@ -57,7 +57,12 @@ from calib.confidence.bootstrap import shared_resamples
 from calib.confidence.gap import gap_by_range, signed_gaps
 from calib.confidence.selective import selective_differences, selective_prediction
 from calib.experiments.calibration.claims import CLAIMS
-from calib.experiments.calibration.contrasts import model_contrasts, model_info
+from calib.experiments.calibration.contrasts import (
+    contrast_cells,
+    model_contrasts,
+    model_info,
+    resampled_cells,
+)
 from calib.experiments.calibration.curves import (
     FIGURE10,
     _select,
@@ -306,7 +311,9 @@ def analyse(
             n_bootstrap=p.n_bootstrap,
             seed=p.seed,
         ),
-        contrasts=model_contrasts(est, f["correct"], info, agg, p.n_bootstrap, p.seed),
+        contrasts=model_contrasts(
+            est, f["correct"], info, agg, p.n_bootstrap, p.seed, cells=f["contrast_cells"]
+        ),
         below_zero=below_zero(est),
     )
 
@@ -376,6 +383,8 @@ def _model_frames(scores: pd.DataFrame, params: Params) -> dict:
         "selective_example": selective_example(
             est, avg, text_value("selective_gemma7b_threshold"), p.n_bootstrap, p.seed
         ),
+        # what the cross-model contrasts combine, from this model's resamples (shared above)
+        "contrast_cells": resampled_cells(est, correct, contrast_cells(agg), p.n_bootstrap, p.seed),
     }
 
 
@@ -397,8 +406,9 @@ def _by_model(frame: pd.DataFrame, first: str | None = None) -> pd.DataFrame:
 def assemble(parts: list[dict]) -> dict:
     """The frames of :func:`model_frames` of each model, one model after the other, in the
     order one call on all models gives them (the calibration table: block by block)."""
-    f = {k: concat_parts(parts, k) for k in parts[0] if k != "folds"}
+    f = {k: concat_parts(parts, k) for k in parts[0] if k not in ("folds", "contrast_cells")}
     f["folds"] = parts[0]["folds"]
+    f["contrast_cells"] = {k: v for part in parts for k, v in part["contrast_cells"].items()}
     if any(part["folds"] != f["folds"] for part in parts):
         raise ValueError("the models' recalibration folds differ: their relations differ")
     # what recalibration fits, it fits method by method over the models in sorted order
