@@ -359,6 +359,33 @@ def test_calibration_model_frames_share_resamples_with_the_same_numbers():
         assert_values_equal(shared[key], frame, key)
 
 
+def test_calibration_steps_given_the_sentence_scores_equal_those_computing_them():
+    """Estimates, recalibration and the paraphrase accuracy on sentence scores computed once
+    (as one model's steps pass them) equal each step computing its own."""
+    from calib.experiments.calibration.estimators import (
+        estimates,
+        paraphrase_sentences,
+        recalibrated,
+    )
+    from calib.experiments.calibration.tables import template_correct
+
+    scores = random_score_table(models=("m1", "m2"), templates=PARAPHRASES, n_instances=4)
+    sent = paraphrase_sentences(scores)
+    est = estimates(scores, aggregations=("min", "vote-2"))
+    pd.testing.assert_frame_equal(
+        estimates(scores, aggregations=("min", "vote-2"), sent=sent), est, check_exact=True
+    )
+    pd.testing.assert_frame_equal(
+        template_correct(scores, sent=sent), template_correct(scores), check_exact=True
+    )
+    given, own = recalibrated(scores, est, sent=sent), recalibrated(scores, est)
+    assert given.folds == own.folds == 3
+    for field in ("estimates", "temperatures", "fits"):
+        pd.testing.assert_frame_equal(
+            getattr(given, field), getattr(own, field), check_exact=True, obj=field
+        )
+
+
 def test_linguistic_model_frames_share_resamples_with_the_same_numbers():
     """The linguistic chapter's per-model steps with shared resamples give the unshared
     frames, to the bit."""

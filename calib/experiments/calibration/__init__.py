@@ -79,6 +79,7 @@ from calib.experiments.calibration.estimators import (
     TEMPERATURE,
     estimates,
     paper_estimators,
+    paraphrase_sentences,
     recalibrated,
 )
 from calib.experiments.calibration.tables import (
@@ -333,15 +334,17 @@ def _model_frames(scores: pd.DataFrame, params: Params) -> dict:
     p = params
     agg = p.aggregation
     avg = calib_estimator("Average", agg)
-    est = estimates(scores, reduction=p.reduction, aggregations=p.aggregations)
+    sent = paraphrase_sentences(scores, p.reduction)  # once for the three steps below
+    est = estimates(scores, reduction=p.reduction, aggregations=p.aggregations, sent=sent)
     recal = recalibrated(
-        scores, est, p.reduction, p.recalibration_folds, p.seed, platt=("Margin", avg)
+        scores, est, p.reduction, p.recalibration_folds, p.seed, platt=("Margin", avg), sent=sent
     )
     every_est = (
         pd.concat([est, recal.estimates], ignore_index=True) if len(recal.estimates) else est
     )
     table = calibration_table(every_est, p.n_bootstrap, p.seed, n_draws=p.floor_draws)
-    correct = template_correct(scores, p.reduction)
+    correct = template_correct(scores, p.reduction, sent=sent)
+    del sent
     paper_est = est[est["estimator"].isin(paper_estimators(agg))]
     ranged = _select(est, ["Base", "Margin", avg])
     sel_pairs = [("Margin", "Base"), (avg, "Base"), (avg, "Margin")]
