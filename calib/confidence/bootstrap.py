@@ -309,11 +309,17 @@ class MetricStatistic(Statistic):
 # -- shared resamples ---------------------------------------------------------------------------
 
 
-class _Shared:
+class SharedResamples:
     """What :func:`shared_resamples` keeps: the blocks of resampling weights of the streams
     drawn last (at most ``max_cells`` weights in all, the least recently used dropped first),
-    the replicates of every :class:`MetricStatistic` evaluated on a stream, and noise-floor
-    draws (:mod:`calib.confidence.noise_floor`)."""
+    the replicates of every :class:`MetricStatistic` evaluated on a stream (``replicates``),
+    and noise-floor draws (``floors``, :mod:`calib.confidence.noise_floor`).
+
+    Parameters
+    ----------
+    max_cells : int
+        The resampling weights kept at most (``int64`` cells).
+    """
 
     def __init__(self, max_cells: int):
         self.max_cells = max_cells
@@ -338,15 +344,21 @@ class _Shared:
         return blocks
 
 
-_SHARED: contextvars.ContextVar[_Shared | None] = contextvars.ContextVar(
+_SHARED: contextvars.ContextVar[SharedResamples | None] = contextvars.ContextVar(
     "calib_shared_resamples", default=None
 )
 #: the resampling weights :func:`shared_resamples` keeps at most (int64 cells: 256 MiB)
 SHARED_WEIGHT_CELLS = 32_000_000
 
 
-def shared_store() -> _Shared | None:
-    """What the innermost :func:`shared_resamples` block keeps, or ``None`` outside one."""
+def shared_store() -> SharedResamples | None:
+    """What the innermost :func:`shared_resamples` block keeps.
+
+    Returns
+    -------
+    calib.confidence.bootstrap.SharedResamples or None
+        ``None`` outside such a block.
+    """
     return _SHARED.get()
 
 
@@ -362,7 +374,7 @@ def shared_resamples(max_cells: int = SHARED_WEIGHT_CELLS) -> Iterator[None]:
     weights kept, the least recently used dropped first), the replicates of a metric of given
     confidences and correctness (:class:`MetricStatistic`) are computed once, and a paired
     difference (a :class:`Linear` of them) combines its parts' replicates with the arithmetic
-    of :meth:`Linear.__call__`; the noise floors of one confidence vector draw their outcomes
+    of ``Linear.__call__``; the noise floors of one confidence vector draw their outcomes
     once for every binned metric (:func:`calib.confidence.noise_floor.floor_draws_all`). Every
     number is the one computed outside the block, to the bit; only the work is shared. What
     is kept lives as long as the block (a chapter wraps one model's steps in it).
@@ -377,7 +389,7 @@ def shared_resamples(max_cells: int = SHARED_WEIGHT_CELLS) -> Iterator[None]:
     ------
     None
     """
-    token = _SHARED.set(_Shared(max_cells))
+    token = _SHARED.set(SharedResamples(max_cells))
     try:
         yield
     finally:
@@ -402,7 +414,7 @@ def _leaves(statistic) -> list[MetricStatistic] | None:
 
 def _combined(statistic, reps: dict[int, np.ndarray]) -> np.ndarray:
     """``statistic``'s replicates from those of its leaves (``reps`` by ``id``), with the
-    arithmetic of :meth:`Linear.__call__`."""
+    arithmetic of ``Linear.__call__``."""
     if isinstance(statistic, MetricStatistic):
         return reps[id(statistic)]
     (k, first), *rest = statistic.terms
@@ -426,7 +438,7 @@ def _sorted_weights(
 
 
 def _shared_replicates(
-    stats: Sequence[MetricStatistic], n: int, n_boot: int, seed: int, shared: _Shared
+    stats: Sequence[MetricStatistic], n: int, n_boot: int, seed: int, shared: SharedResamples
 ) -> list[np.ndarray]:
     """The replicates of each of ``stats`` on the stream ``(n, n_boot, seed)``: those computed
     before in ``shared``, the others in one pass over the stream's blocks (one gather per block
