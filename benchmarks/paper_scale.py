@@ -152,8 +152,11 @@ def score_table(
     queries, models, seed: int = 0, prefix: int = 0, arrow: bool = True
 ) -> pd.DataFrame:
     """The store's score table (:data:`calib.scoring.schema.SCORE_COLUMNS`) of ``queries`` for
-    each of ``models``, random token log-probabilities; list columns as Arrow lists (``arrow``)
-    or as the Python objects pandas makes of them (the store's read side before issue 24)."""
+    each of ``models``, random token log-probabilities: with ``arrow`` every column as the store
+    reads it back (:func:`calib.scoring.cache.as_stored`: Arrow-backed strings, Arrow lists, so
+    the table's memory is the real one), model after model; else the list columns as the
+    Python objects pandas makes of them (the store's read side before issue 24)."""
+    from calib.scoring.cache import as_stored
     from calib.scoring.schema import SCORE_COLUMNS
 
     base = query_frame(queries)
@@ -171,7 +174,7 @@ def score_table(
         else:
             part["token_logprobs"] = lp.to_pandas()
             part["token_roles"] = roles.to_pandas()
-        parts.append(part[list(SCORE_COLUMNS)])
+        parts.append(as_stored(part[list(SCORE_COLUMNS)]) if arrow else part[list(SCORE_COLUMNS)])
     return pd.concat(parts, ignore_index=True)
 
 
@@ -523,6 +526,19 @@ def paper_facts(chapter: str, facts: int) -> int:
     return PAPER_FACTS
 
 
+def release_unused() -> None:
+    """Hand memory freed while building the synthetic tables back to the system (Python's
+    garbage, Arrow's pool, glibc's heap), so that ``rss_before_gib`` is the table and the
+    interpreter, not the builder's leftovers."""
+    import ctypes
+    import gc
+
+    gc.collect()
+    pa.default_memory_pool().release_unused()
+    with contextlib.suppress(OSError, AttributeError):  # glibc only
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+
+
 def measure(chapter: str, args) -> dict:
     """Build the chapter's synthetic scores, then time its analysis (this process)."""
     t0 = time.perf_counter()
@@ -531,6 +547,7 @@ def measure(chapter: str, args) -> dict:
     facts = int(table[["relation", "instance"]].drop_duplicates().shape[0])
     table_gib = float(table.memory_usage(deep=True).sum()) / 2**30
     del table
+    release_unused()  # the builder's garbage is no part of the store's table
     import psutil
 
     before = psutil.Process().memory_info().rss

@@ -49,6 +49,9 @@ table never matters.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
@@ -56,7 +59,14 @@ import pandas as pd
 from scipy import stats
 
 from calib.confidence.jackknife import LEAVE_ONE_OUT, MEANS, jackknife_weights
-from calib.confidence.metrics import N_BINS, WEIGHTED, check_inputs, weighted_confidence
+from calib.confidence.metrics import (
+    N_BINS,
+    UNIFORM_ERRORS,
+    WEIGHTED,
+    check_inputs,
+    uniform_errors,
+    weighted_confidence,
+)
 from calib.confidence.schema import INSTANCE, require_columns
 
 #: the metrics with intervals by default
@@ -111,7 +121,15 @@ def _counts(idx: np.ndarray, n: int) -> np.ndarray:
 def resample_weights(n: int, n_boot: int, seed: int) -> Iterator[np.ndarray]:
     """Blocks of bootstrap multiplicities, ``(rows, n)`` integer arrays, ``n_boot`` rows in all:
     row ``r`` counts how often each of the ``n`` instances is drawn in resample ``r``. The
-    stream depends only on ``(n, n_boot, seed)``."""
+    stream depends only on ``(n, n_boot, seed)``; inside :func:`shared_resamples` it is drawn
+    once and its blocks (read-only) are handed out again."""
+    shared = _SHARED.get()
+    if shared is not None:
+        return iter(shared.weights(n, n_boot, seed))
+    return _draw_weights(n, n_boot, seed)
+
+
+def _draw_weights(n: int, n_boot: int, seed: int) -> Iterator[np.ndarray]:
     rng = np.random.default_rng(seed)
     block = max(1, min(256, _BLOCK_CELLS // max(n, 1)))
     done = 0
@@ -241,6 +259,22 @@ class MetricStatistic(Statistic):
         if self.index is not None:
             cols = self.index[self.order] if self.sorted else self.index
         self._cols = cols
+        self._key: tuple | None = None
+
+    @property
+    def key(self) -> tuple:
+        """What the statistic's values depend on: ``(metric, n_bins, conf, corr, index)`` (the
+        arrays as bytes), the key of its replicates in :func:`shared_resamples`."""
+        if self._key is None:
+            index = b"" if self.index is None else self.index.tobytes()
+            self._key = (
+                self.metric,
+                int(self.n_bins),
+                self.conf.tobytes(),
+                self.corr.tobytes(),
+                index,
+            )
+        return self._key
 
     def __call__(self, w: np.ndarray) -> np.ndarray:
         return self.evaluate(w)
@@ -272,8 +306,192 @@ class MetricStatistic(Statistic):
         return out
 
 
+# -- shared resamples ---------------------------------------------------------------------------
+
+
+class SharedResamples:
+    """What :func:`shared_resamples` keeps: the blocks of resampling weights of the streams
+    drawn last (at most ``max_cells`` weights in all, the least recently used dropped first),
+    the replicates of every :class:`MetricStatistic` evaluated on a stream (``replicates``),
+    and noise-floor draws (``floors``, :mod:`calib.confidence.noise_floor`).
+
+    Parameters
+    ----------
+    max_cells : int
+        The resampling weights kept at most (``int64`` cells).
+    """
+
+    def __init__(self, max_cells: int):
+        self.max_cells = max_cells
+        self._weights: OrderedDict[tuple[int, int, int], list[np.ndarray]] = OrderedDict()
+        self.replicates: dict[tuple, np.ndarray] = {}
+        self.floors: dict[tuple, dict[str, np.ndarray]] = {}
+
+    def weights(self, n: int, n_boot: int, seed: int) -> list[np.ndarray]:
+        """The blocks of the stream ``(n, n_boot, seed)``, drawn where not kept."""
+        key = (int(n), int(n_boot), int(seed))
+        blocks = self._weights.get(key)
+        if blocks is not None:
+            self._weights.move_to_end(key)
+            return blocks
+        blocks = list(_draw_weights(n, n_boot, seed))
+        for b in blocks:
+            b.flags.writeable = False
+        if n * n_boot <= self.max_cells:
+            self._weights[key] = blocks
+            while sum(k[0] * k[1] for k in self._weights) > self.max_cells:
+                self._weights.popitem(last=False)
+        return blocks
+
+
+_SHARED: contextvars.ContextVar[SharedResamples | None] = contextvars.ContextVar(
+    "calib_shared_resamples", default=None
+)
+#: the resampling weights :func:`shared_resamples` keeps at most (int64 cells: 256 MiB)
+SHARED_WEIGHT_CELLS = 32_000_000
+
+
+def shared_store() -> SharedResamples | None:
+    """What the innermost :func:`shared_resamples` block keeps.
+
+    Returns
+    -------
+    calib.confidence.bootstrap.SharedResamples or None
+        ``None`` outside such a block.
+    """
+    return _SHARED.get()
+
+
+@contextlib.contextmanager
+def shared_resamples(max_cells: int = SHARED_WEIGHT_CELLS) -> Iterator[None]:
+    """Within this block, compute each metric's bootstrap replicates of the same instances once.
+
+    Every interval of :mod:`calib.confidence` draws its resamples from ``(n, n_boot, seed)``
+    alone, so the tables of one model (Table 1's intervals, the other calibration errors, the
+    signed gaps, AUROC / AURC, the paired differences between estimators) evaluate the same
+    metric of the same confidences on the same resamples many times over. Inside the block
+    the resampling weights of a stream are drawn once (streams of at most ``max_cells``
+    weights kept, the least recently used dropped first), the replicates of a metric of given
+    confidences and correctness (:class:`MetricStatistic`) are computed once, and a paired
+    difference (a :class:`Linear` of them) combines its parts' replicates with the arithmetic
+    of ``Linear.__call__``; the noise floors of one confidence vector draw their outcomes
+    once for every binned metric (:func:`calib.confidence.noise_floor.floor_draws_all`). Every
+    number is the one computed outside the block, to the bit; only the work is shared. What
+    is kept lives as long as the block (a chapter wraps one model's steps in it).
+
+    Parameters
+    ----------
+    max_cells : int
+        The resampling weights kept at most (``int64`` cells; default
+        :data:`SHARED_WEIGHT_CELLS`).
+
+    Yields
+    ------
+    None
+    """
+    token = _SHARED.set(SharedResamples(max_cells))
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
+def _leaves(statistic) -> list[MetricStatistic] | None:
+    """The :class:`MetricStatistic` terms of a statistic built from them by :class:`Linear`
+    (``None`` for any other statistic)."""
+    if isinstance(statistic, MetricStatistic):
+        return [statistic]
+    if isinstance(statistic, Linear):
+        out: list[MetricStatistic] = []
+        for _, term in statistic.terms:
+            leaves = _leaves(term)
+            if leaves is None:
+                return None
+            out += leaves
+        return out
+    return None
+
+
+def _combined(statistic, reps: dict[int, np.ndarray]) -> np.ndarray:
+    """``statistic``'s replicates from those of its leaves (``reps`` by ``id``), with the
+    arithmetic of ``Linear.__call__``."""
+    if isinstance(statistic, MetricStatistic):
+        return reps[id(statistic)]
+    (k, first), *rest = statistic.terms
+    out = k * _combined(first, reps)
+    for k, s in rest:
+        out = out + k * _combined(s, reps)
+    return out
+
+
+def _sorted_weights(
+    w: np.ndarray, s: MetricStatistic, gathered: dict[bytes, np.ndarray]
+) -> np.ndarray | None:
+    """``w[:, s.order]`` for a whole-sample statistic that sorts (gathered once per block and
+    confidence vector, in ``gathered``), else ``None``."""
+    if not s.sorted or s.index is not None:
+        return None
+    conf_key = s.key[2]
+    if conf_key not in gathered:
+        gathered[conf_key] = w[:, s.order]
+    return gathered[conf_key]
+
+
+def _shared_replicates(
+    stats: Sequence[MetricStatistic], n: int, n_boot: int, seed: int, shared: SharedResamples
+) -> list[np.ndarray]:
+    """The replicates of each of ``stats`` on the stream ``(n, n_boot, seed)``: those computed
+    before in ``shared``, the others in one pass over the stream's blocks (one gather per block
+    and confidence vector; the equal-width binned errors of one vector binned once per block)."""
+    stream = (int(n), int(n_boot), int(seed))
+    keys = [(stream, s.key) for s in stats]
+    todo = {}
+    for s, key in zip(stats, keys):
+        if key not in shared.replicates and key not in todo:
+            todo[key] = s
+    if todo:
+        parts: dict[tuple, list[np.ndarray]] = {key: [] for key in todo}
+        # the uniform-binned errors of one (conf, corr, bins), evaluated together
+        groups: dict[tuple, list[tuple]] = {}
+        for key, s in todo.items():
+            if s.metric in UNIFORM_ERRORS and s.index is None:
+                groups.setdefault((s.key[1], s.key[2:]), []).append(key)
+        together = {k for keys_ in groups.values() if len(keys_) > 1 for k in keys_}
+        for w in resample_weights(n, n_boot, seed):
+            gathered: dict[bytes, np.ndarray] = {}
+            for keys_ in groups.values():
+                if len(keys_) < 2:
+                    continue
+                first = todo[keys_[0]]
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    values = uniform_errors(
+                        first.c,
+                        first.y,
+                        _sorted_weights(w, first, gathered),
+                        [todo[k].metric for k in keys_],
+                        first.n_bins,
+                    )
+                for k in keys_:
+                    parts[k].append(values[todo[k].metric])
+            for key, s in todo.items():
+                if key not in together:
+                    parts[key].append(s.evaluate(w, _sorted_weights(w, s, gathered)))
+        for key, blocks in parts.items():
+            reps = np.concatenate(blocks)
+            reps.flags.writeable = False
+            shared.replicates[key] = reps
+    return [shared.replicates[key] for key in keys]
+
+
 def replicates(statistic: WeightedStatistic, n: int, n_boot: int, seed: int) -> np.ndarray:
-    """``statistic`` on each of the ``n_boot`` seeded resamples of ``n`` instances."""
+    """``statistic`` on each of the ``n_boot`` seeded resamples of ``n`` instances (inside
+    :func:`shared_resamples`, a statistic built from :class:`MetricStatistic` terms reuses
+    their replicates)."""
+    shared = _SHARED.get()
+    leaves = _leaves(statistic) if shared is not None else None
+    if shared is not None and leaves is not None:
+        reps = _shared_replicates(leaves, n, n_boot, seed, shared)
+        return _combined(statistic, {id(s): r for s, r in zip(leaves, reps)})
     return np.concatenate([statistic(w) for w in resample_weights(n, n_boot, seed)])
 
 
@@ -442,13 +660,18 @@ def metric_intervals(
     values = {m: float(stat(ones)[0]) for m, stat in stats_.items()}
     if not n_boot:
         return {m: (v, float("nan"), float("nan")) for m, v in values.items()}
-    order = np.argsort(conf, kind="stable")  # that of every statistic: the same confidences
-    gather = any(stat.sorted for stat in stats_.values())
-    reps: dict[str, list[np.ndarray]] = {m: [] for m in stats_}
-    for w in resample_weights(n, n_boot, seed):
-        w_sorted = w[:, order] if gather else None  # one gather per block, for every metric
-        for m, stat in stats_.items():
-            reps[m].append(stat.evaluate(w, w_sorted))
+    shared = _SHARED.get()
+    if shared is not None:  # replicates computed before on these instances are reused
+        done = _shared_replicates(list(stats_.values()), n, n_boot, seed, shared)
+        reps = {m: [r] for m, r in zip(stats_, done)}
+    else:
+        order = np.argsort(conf, kind="stable")  # every statistic's: the same confidences
+        gather = any(stat.sorted for stat in stats_.values())
+        reps = {m: [] for m in stats_}
+        for w in resample_weights(n, n_boot, seed):
+            w_sorted = w[:, order] if gather else None  # one gather per block, for every metric
+            for m, stat in stats_.items():
+                reps[m].append(stat.evaluate(w, w_sorted))
     out = {}
     for m, stat in stats_.items():
         j = jackknife(stat, n) if INTERVAL_METHODS[m] == "bca" else None

@@ -238,27 +238,50 @@ def weighted_ace(conf_sorted, corr_sorted, weights, n_bins: int = N_BINS) -> np.
     return per_bin.sum(axis=1) / full.sum(axis=1)
 
 
+def _ece(count: np.ndarray, gap: np.ndarray) -> np.ndarray:
+    return np.abs(gap).sum(axis=1) / count.sum(axis=1)
+
+
+def _mce(count: np.ndarray, gap: np.ndarray) -> np.ndarray:
+    full = count > 0
+    return np.where(full, np.abs(gap) / np.where(full, count, 1), 0.0).max(axis=1)
+
+
+def _rms(count: np.ndarray, gap: np.ndarray) -> np.ndarray:
+    full = count > 0
+    # sum_b (n_b / N) (acc_b - conf_b)^2 = sum_b (sy_b - sc_b)^2 / n_b / N
+    sq = np.where(full, gap**2 / np.where(full, count, 1), 0.0).sum(axis=1) / count.sum(axis=1)
+    return np.sqrt(sq)
+
+
+#: the calibration errors of the equal-width bins, each from the bins' ``(count, gap)``
+UNIFORM_ERRORS = {"ece": _ece, "mce": _mce, "rms": _rms}
+
+
 def weighted_ece(conf_sorted, corr_sorted, weights, n_bins: int = N_BINS) -> np.ndarray:
     """ECE for every row of multiplicity ``weights`` (see :func:`ece`)."""
-    count, gap = _bin_gaps(conf_sorted, corr_sorted, weights, n_bins, "uniform")
-    return np.abs(gap).sum(axis=1) / count.sum(axis=1)
+    return _ece(*_bin_gaps(conf_sorted, corr_sorted, weights, n_bins, "uniform"))
 
 
 def weighted_mce(conf_sorted, corr_sorted, weights, n_bins: int = N_BINS) -> np.ndarray:
     """Maximum calibration error for every row of ``weights`` (see :func:`mce`)."""
-    count, gap = _bin_gaps(conf_sorted, corr_sorted, weights, n_bins, "uniform")
-    full = count > 0
-    return np.where(full, np.abs(gap) / np.where(full, count, 1), 0.0).max(axis=1)
+    return _mce(*_bin_gaps(conf_sorted, corr_sorted, weights, n_bins, "uniform"))
 
 
 def weighted_rms(conf_sorted, corr_sorted, weights, n_bins: int = N_BINS) -> np.ndarray:
     """Root-mean-square calibration error for every row of ``weights`` (see
     :func:`rms_calibration_error`)."""
+    return _rms(*_bin_gaps(conf_sorted, corr_sorted, weights, n_bins, "uniform"))
+
+
+def uniform_errors(
+    conf_sorted, corr_sorted, weights, metrics: Sequence[str], n_bins: int = N_BINS
+) -> dict[str, np.ndarray]:
+    """``{metric: values}`` of several equal-width binned errors (:data:`UNIFORM_ERRORS`: ECE,
+    MCE, RMS) of the same inputs, binned once: each the values of its ``weighted_*``
+    function."""
     count, gap = _bin_gaps(conf_sorted, corr_sorted, weights, n_bins, "uniform")
-    full = count > 0
-    # sum_b (n_b / N) (acc_b - conf_b)^2 = sum_b (sy_b - sc_b)^2 / n_b / N
-    sq = np.where(full, gap**2 / np.where(full, count, 1), 0.0).sum(axis=1) / count.sum(axis=1)
-    return np.sqrt(sq)
+    return {m: UNIFORM_ERRORS[m](count, gap) for m in metrics}
 
 
 def weighted_brier(conf_sorted, corr_sorted, weights, n_bins: int = N_BINS) -> np.ndarray:

@@ -50,7 +50,15 @@ from collections.abc import Iterator
 import numpy as np
 from scipy import stats
 
-from calib.confidence.metrics import BINNED, N_BINS, WEIGHTED, check_inputs
+from calib.confidence.bootstrap import shared_store
+from calib.confidence.metrics import (
+    BINNED,
+    N_BINS,
+    UNIFORM_ERRORS,
+    WEIGHTED,
+    check_inputs,
+    uniform_errors,
+)
 
 #: default number of simulated outcome vectors (Monte-Carlo error about 3% of the draws' spread)
 N_DRAWS = 1000
@@ -117,9 +125,62 @@ def floor_draws(
     _check(metric, n_draws, 0.5)
     conf, _ = check_inputs(confidence, np.zeros(len(np.asarray(confidence))))
     c = np.sort(conf, kind="stable")
+    shared = shared_store()
+    if shared is not None:  # every binned metric's draws of these outcomes, drawn once
+        key = (c.tobytes(), int(n_draws), int(seed), int(n_bins))
+        if key not in shared.floors:
+            shared.floors[key] = floor_draws_all(c, BINNED, n_draws, seed, n_bins)
+        return shared.floors[key][metric]
     ones = np.ones((1, len(c)), np.int64)
     fn = WEIGHTED[metric]
     return np.concatenate([fn(c, y, ones, n_bins) for y in outcome_blocks(c, n_draws, seed)])
+
+
+def floor_draws_all(
+    conf_sorted: np.ndarray,
+    metrics=BINNED,
+    n_draws: int = N_DRAWS,
+    seed: int = 0,
+    n_bins: int = N_BINS,
+) -> dict[str, np.ndarray]:
+    """:func:`floor_draws` of several binned ``metrics`` for the ascending, validated
+    ``conf_sorted`` at once: one stream of outcomes (:func:`outcome_blocks`) for all of them,
+    the equal-width binned errors binned once per block
+    (:func:`calib.confidence.metrics.uniform_errors`); each metric's draws are those
+    :func:`floor_draws` gives it (read-only).
+
+    Parameters
+    ----------
+    conf_sorted : numpy.ndarray
+        Ascending confidences, validated (:func:`calib.confidence.metrics.check_inputs`).
+    metrics : sequence of str
+        Binned metrics (default all of :data:`calib.confidence.metrics.BINNED`).
+    n_draws : int
+        Simulated outcome vectors, at least 2 (default :data:`N_DRAWS`).
+    seed : int
+        The draws' seed (default 0).
+    n_bins : int
+        The metrics' number of bins (default 20).
+
+    Returns
+    -------
+    dict
+        ``{metric: n_draws values}``.
+    """
+    for m in metrics:
+        _check(m, n_draws, 0.5)
+    ones = np.ones((1, len(conf_sorted)), np.int64)
+    uniform = [m for m in metrics if m in UNIFORM_ERRORS]
+    parts: dict[str, list[np.ndarray]] = {m: [] for m in metrics}
+    for y in outcome_blocks(conf_sorted, n_draws, seed):
+        values = uniform_errors(conf_sorted, y, ones, uniform, n_bins) if uniform else {}
+        for m in metrics:
+            parts[m].append(values[m] if m in values else WEIGHTED[m](conf_sorted, y, ones, n_bins))
+    out = {}
+    for m, blocks in parts.items():
+        out[m] = np.concatenate(blocks)
+        out[m].flags.writeable = False
+    return out
 
 
 def noise_floor(

@@ -9,8 +9,9 @@ processes (the default where the table is large enough for a pool to pay: see
 :func:`worker_count`), or as tasks on a Ray cluster where one is asked for (``ray``, else
 ``$CALIB_RAY``, as ``calib book --ray`` sets it; :mod:`calib.scoring.cluster` connects).
 
-The parts are made one at a time as workers free up, so that at most ``workers`` copies of a
-model's rows exist beside the table; the results come back in the order of the models.
+The parts are made one at a time as workers free up (slices of the table where a model's rows
+are one run, as the store gives them), so that at most ``workers`` models' rows are in flight
+beside the table; the results come back in the order of the models.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 #: the environment variable that sets the default number of worker processes
@@ -69,6 +71,16 @@ def model_rows(scores: pd.DataFrame, column: str = "model") -> dict[Any, Any]:
     return dict(scores.groupby(column, sort=False).indices)
 
 
+def model_part(scores: pd.DataFrame, positions) -> pd.DataFrame:
+    """The rows of ``scores`` at the ascending ``positions`` (one model's), indexed from 0: a
+    slice of the table where they are one run (as the store gives each model's rows, one model
+    after another: no copy of the columns until the part is sent to a worker), else a copy."""
+    positions = np.asarray(positions)
+    if len(positions) and positions[-1] - positions[0] + 1 == len(positions):
+        return scores.iloc[int(positions[0]) : int(positions[-1]) + 1].reset_index(drop=True)
+    return scores.take(positions).reset_index(drop=True)
+
+
 def map_models(
     fn: Callable[[pd.DataFrame], Any],
     scores: pd.DataFrame,
@@ -102,7 +114,7 @@ def map_models(
     from calib.scoring.cluster import ray_address
 
     rows = model_rows(scores, column)
-    parts = (scores.take(rows[m]).reset_index(drop=True) for m in rows)
+    parts = (model_part(scores, rows[m]) for m in rows)
     address = ray_address(ray)
     if address is not None and len(rows) > 1:
         return _on_ray(fn, parts, address)

@@ -11,8 +11,9 @@ from calib.scoring.schema import FACT
 
 
 def objectives(models: Sequence[str]) -> dict[str, str]:
-    """``clm`` or ``mlm`` for each model (from the registry, else from its configuration)."""
-    from calib.models.loading import infer_objective, load_config
+    """``clm`` or ``mlm`` for each model (from the registry, else from its configuration; the
+    model-loading code, torch and transformers, is imported only for a model the registry does
+    not list)."""
     from calib.models.registry import get_spec
 
     out = {}
@@ -21,6 +22,8 @@ def objectives(models: Sequence[str]) -> dict[str, str]:
         if spec is not None:
             out[m] = spec.objective
         else:
+            from calib.models.loading import infer_objective, load_config
+
             out[m] = infer_objective(load_config(m)) or "clm"
     return out
 

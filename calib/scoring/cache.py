@@ -241,6 +241,68 @@ def _list_as_arrow(dtype: pa.DataType):
     return pd.ArrowDtype(dtype) if pa.types.is_list(dtype) else None
 
 
+# -- reading Arrow list dtypes back from pandas' metadata ----------------------------------------
+
+#: an Arrow list type as ``str`` writes it: ``list<item: float>``, ``large_list<x: string not
+#: null>``, nested to any depth
+_LIST_TYPE = re.compile(r"^(list|large_list)<([^:<>]+): (.+)>$")
+_NOT_NULL = " not null"
+
+
+def parse_list_type(text: str) -> pa.DataType:
+    """The Arrow list type whose ``str`` is ``text`` (``list<item: float>``; lists of lists;
+    any item type :func:`pyarrow.type_for_alias` knows), or ``TypeError``."""
+    m = _LIST_TYPE.match(text)
+    if m is None:
+        raise TypeError(f"not an Arrow list type: {text!r}")
+    kind, name, item = m.groups()
+    nullable = not item.endswith(_NOT_NULL)
+    item = item.removesuffix(_NOT_NULL)
+    if _LIST_TYPE.match(item):
+        item_type = parse_list_type(item)
+    else:
+        try:
+            item_type = pa.type_for_alias(item)
+        except ValueError:
+            raise TypeError(f"unknown Arrow item type {item!r} in {text!r}") from None
+    field = pa.field(name, item_type, nullable=nullable)
+    return pa.large_list(field) if kind == "large_list" else pa.list_(field)
+
+
+@pd.api.extensions.register_extension_dtype
+class ArrowListDtypeName(pd.api.extensions.ExtensionDtype):
+    """Reads the name of an Arrow list dtype back (``"list<item: float>[pyarrow]"``, as
+    :func:`as_frame`'s token columns name theirs) as that :class:`pandas.ArrowDtype`.
+
+    ``DataFrame.to_parquet`` records each column's dtype by name in the file's pandas metadata,
+    and ``pandas.read_parquet`` looks the names up in pandas' dtype registry, where
+    ``pandas.ArrowDtype`` parses flat types only (pandas-dev/pandas#53011, #57411; the file
+    itself is fine). Registered with pandas when this module is imported (as every reader of
+    scores does: :func:`calib.scoring.run.score_bear`, the store), this entry parses the list
+    names, so a score table written with ``to_parquet`` reads back with
+    ``pandas.read_parquet`` as the same frame (list columns as ``pandas.ArrowDtype``). A
+    process that has not imported calib can read such a file with
+    ``pandas.read_parquet(path, dtype_backend="pyarrow")`` or ``pyarrow.parquet.read_table``.
+    Only :meth:`construct_from_string` is used: it returns a ``pandas.ArrowDtype``, never an
+    instance of this class."""
+
+    name = "arrow list (calib)"
+    type = list
+
+    @classmethod
+    def construct_from_string(cls, string):
+        """The ``pandas.ArrowDtype`` named ``string`` (``"<list type>[pyarrow]"``), or
+        ``TypeError`` (pandas then tries its other dtypes)."""
+        if not isinstance(string, str) or not string.endswith("[pyarrow]"):
+            raise TypeError(f"not an Arrow list dtype name: {string!r}")
+        return pd.ArrowDtype(parse_list_type(string.removesuffix("[pyarrow]")))
+
+    @classmethod
+    def construct_array_type(cls):
+        """The array type of the dtypes this entry gives."""
+        return pd.arrays.ArrowExtensionArray
+
+
 def as_frame(table: pa.Table) -> pd.DataFrame:
     """A score table read from the store as a frame: the token lists stay Arrow lists
     (``pandas.ArrowDtype``: one buffer of values and one of offsets per column, ~12 bytes per

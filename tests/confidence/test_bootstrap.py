@@ -302,3 +302,86 @@ def test_p_values_agree_with_the_intervals():
                 assert excludes == (d["p_value"] < 0.05), (metric, d)
     assert interval_p_value(0.3, np.linspace(0.2, 0.4, 101), "percentile", null=0.3) > 0.95
     assert interval_p_value(0.3, np.linspace(0.2, 0.4, 101), "bca") < 0.01
+
+
+def test_shared_resamples_give_the_numbers_computed_without_them():
+    """Inside ``shared_resamples`` every interval, paired difference, summary row and noise
+    floor equals the one computed outside it, to the bit, and a metric's replicates of the same
+    instances are computed once (the weights of a stream drawn once)."""
+    from calib.confidence.bootstrap import (
+        MetricStatistic,
+        estimator_differences,
+        metric_intervals,
+        paired_difference,
+        replicates,
+        shared_resamples,
+        shared_store,
+    )
+    from calib.confidence.noise_floor import floor_draws
+    from calib.confidence.summary import summary
+
+    rng = np.random.default_rng(11)
+    n = 300
+    rows = []
+    for name in ("a", "b", "c"):
+        conf = np.round(rng.random(n), 2)  # ties, as real confidences have
+        corr = rng.random(n) < conf
+        rows.append(
+            pd.DataFrame(
+                {
+                    "model": "m",
+                    "dataset": "bear",
+                    "relation": [f"P{i % 7}" for i in range(n)],
+                    "instance": [f"q{i}" for i in range(n)],
+                    "estimator": name,
+                    "confidence": conf,
+                    "correct": corr,
+                }
+            ).sample(frac=1.0, random_state=3)  # row order must not matter
+        )
+    est = pd.concat(rows, ignore_index=True)
+    conf_a = est.loc[est["estimator"] == "a"].sort_values("instance")["confidence"].to_numpy()
+    corr_a = est.loc[est["estimator"] == "a"].sort_values("instance")["correct"].to_numpy()
+    conf_b = est.loc[est["estimator"] == "b"].sort_values("instance")["confidence"].to_numpy()
+    corr_b = est.loc[est["estimator"] == "b"].sort_values("instance")["correct"].to_numpy()
+    every = ("ace", "ece", "mce", "rms", "brier", "accuracy", "gap", "auroc", "aurc")
+
+    def work():
+        return {
+            "summary": summary(
+                est,
+                by=["model", "estimator"],
+                n_boot=120,
+                seed=4,
+                metrics=every,
+                floor=("ace", "ece", "mce", "rms"),
+                n_draws=50,
+            ),
+            "again": summary(
+                est, by=["model", "estimator"], n_boot=120, seed=4, metrics=("ece", "brier")
+            ),
+            "differences": estimator_differences(
+                est, metrics=("ace", "brier", "auroc", "aurc"), n_boot=120, seed=4
+            ),
+            "paired": paired_difference(conf_a, corr_a, conf_b, corr_b, "rms", 120, 4),
+            "intervals": metric_intervals(
+                conf_a.astype(float), corr_a.astype(float), every, 120, 4
+            ),
+            "floor": floor_draws(conf_b, "mce", 50, 4),
+        }
+
+    plain = work()
+    with shared_resamples():
+        shared = work()
+        kept = shared_store()
+        assert kept is not None and len(kept.floors) == 3  # one per confidence vector
+        n_kept = len(kept.replicates)
+        again = replicates(MetricStatistic("brier", conf_a, corr_a), n, 120, 4)
+        assert len(kept.replicates) == n_kept  # computed before: reused
+        assert not again.flags.writeable
+    assert shared_store() is None
+    for key in ("summary", "again", "differences"):
+        pd.testing.assert_frame_equal(shared[key], plain[key], check_exact=True, obj=key)
+    assert shared["paired"] == plain["paired"]
+    assert shared["intervals"] == plain["intervals"]
+    np.testing.assert_array_equal(shared["floor"], plain["floor"])

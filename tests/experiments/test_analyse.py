@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
 import pandas as pd
 import pytest
 from synthetic_scores import query_score_table, random_score_table
@@ -52,6 +53,20 @@ def _missing_as_none(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` with every missing value as ``None`` (Parquet reads an all-``None`` column of
     objects back as ``<NA>``)."""
     return frame.astype(object).where(frame.notna(), None)
+
+
+def assert_values_equal(a, b, key: str) -> None:
+    """Two values of a chapter's per-model steps are equal: frames, or dicts of tuples of
+    numbers and arrays (the contrasts' cells), exactly."""
+    if isinstance(b, pd.DataFrame):
+        pd.testing.assert_frame_equal(a, b, check_exact=True, obj=key)
+    elif isinstance(b, dict):
+        assert a.keys() == b.keys(), key
+        for k in b:
+            for x, y in zip(a[k], b[k], strict=True):
+                np.testing.assert_array_equal(x, y, err_msg=f"{key} {k}")
+    else:
+        assert a == b, key
 
 
 def assert_results_equal(a, b) -> None:
@@ -315,13 +330,74 @@ def test_calibration_analyse_per_model_equals_one_pass_and_the_pool_a_serial_run
     split = assemble(map_models(partial(model_frames, params=params), scores, workers=1))
     assert whole.keys() == split.keys()
     for key, frame in whole.items():
-        if isinstance(frame, pd.DataFrame):
-            pd.testing.assert_frame_equal(split[key], frame, obj=key)
-        else:
-            assert split[key] == frame, key
+        assert_values_equal(split[key], frame, key)
+    from calib.experiments.calibration.contrasts import model_contrasts
+
+    given = model_contrasts(
+        split["est"], split["correct"], info, "min", 10, 0, cells=split["contrast_cells"]
+    )
+    here = model_contrasts(split["est"], split["correct"], info, "min", 10, 0)  # computed here
+    with pytest.raises(ValueError, match="n_bootstrap"):
+        model_contrasts(split["est"], split["correct"], info, cells=split["contrast_cells"])
+    assert len(given) and set(given["kind"]) == {"size step"}
+    pd.testing.assert_frame_equal(given, here, check_exact=True)
     serial = calibration.analyse(scores, params, info, workers=1)
     assert serial.table["model"].unique().tolist() == list(models)
     assert_results_equal(calibration.analyse(scores, params, info, workers=2), serial)
+
+
+def test_calibration_model_frames_share_resamples_with_the_same_numbers():
+    """One model's steps with their resamples and replicates shared (the path ``analyse``
+    takes) give every frame the unshared steps give, to the bit."""
+    from calib.experiments.calibration import _model_frames, model_frames
+
+    scores = random_score_table(models=("m1",), templates=PARAPHRASES, n_instances=6, seed=2)
+    params = calibration.Params(models=("m1",), n_bootstrap=40, floor_draws=20)
+    shared, plain = model_frames(scores, params), _model_frames(scores, params)
+    assert shared.keys() == plain.keys()
+    for key, frame in plain.items():
+        assert_values_equal(shared[key], frame, key)
+
+
+def test_calibration_steps_given_the_sentence_scores_equal_those_computing_them():
+    """Estimates, recalibration and the paraphrase accuracy on sentence scores computed once
+    (as one model's steps pass them) equal each step computing its own."""
+    from calib.experiments.calibration.estimators import (
+        estimates,
+        paraphrase_sentences,
+        recalibrated,
+    )
+    from calib.experiments.calibration.tables import template_correct
+
+    scores = random_score_table(models=("m1", "m2"), templates=PARAPHRASES, n_instances=4)
+    sent = paraphrase_sentences(scores)
+    est = estimates(scores, aggregations=("min", "vote-2"))
+    pd.testing.assert_frame_equal(
+        estimates(scores, aggregations=("min", "vote-2"), sent=sent), est, check_exact=True
+    )
+    pd.testing.assert_frame_equal(
+        template_correct(scores, sent=sent), template_correct(scores), check_exact=True
+    )
+    given, own = recalibrated(scores, est, sent=sent), recalibrated(scores, est)
+    assert given.folds == own.folds == 3
+    for field in ("estimates", "temperatures", "fits"):
+        pd.testing.assert_frame_equal(
+            getattr(given, field), getattr(own, field), check_exact=True, obj=field
+        )
+
+
+def test_linguistic_model_frames_share_resamples_with_the_same_numbers():
+    """The linguistic chapter's per-model steps with shared resamples give the unshared
+    frames, to the bit."""
+    from calib.experiments.linguistic import _model_frames, model_frames
+
+    models = ("gemma-3-270m",)
+    scores = random_score_table(models=models, templates=(PLAIN, *LINGUISTIC), n_instances=5)
+    params = linguistic.Params(models=models, n_bootstrap=40, floor_draws=20, curve_bins=4)
+    shared, plain = model_frames(scores, params), _model_frames(scores, params)
+    assert shared.keys() == plain.keys()
+    for key, frame in plain.items():
+        pd.testing.assert_frame_equal(shared[key], frame, check_exact=True, obj=key)
 
 
 def test_linguistic_analyse_per_model_equals_one_pass():

@@ -35,3 +35,18 @@ def test_worker_count(monkeypatch):
         per_model.worker_count(5, 10)
     with pytest.raises(ValueError, match="at least 1"):
         per_model.worker_count(5, 10, workers=0)
+
+
+def test_model_part_is_the_rows_taken_whether_one_run_or_not():
+    """A model's part is its rows (indexed from 0): a slice where they are one run, a copy
+    where they are interleaved with other models'; the same frame either way."""
+    from calib.experiments.per_model import model_part, model_rows
+
+    frame = pd.DataFrame({"model": list("aabbbc"), "x": range(6)})
+    mixed = frame.iloc[[0, 2, 1, 3, 4, 5]].reset_index(drop=True)  # a's rows: 0 and 2
+    for table in (frame, mixed):
+        for positions in model_rows(table).values():
+            pd.testing.assert_frame_equal(
+                model_part(table, positions), table.take(positions).reset_index(drop=True)
+            )
+    assert model_part(frame, model_rows(frame)["b"])["x"].tolist() == [2, 3, 4]

@@ -180,3 +180,34 @@ def test_lm_pub_quiz_start_tokens_with_right_padding_score_as_single(tiny_models
         lm, qs[:4], cache_dir=cache, progress=False, start_token="lm-pub-quiz-0.3.3"
     )
     _assert_same_scores(a, b)
+
+
+def test_score_frames_round_trip_through_pandas_parquet(tiny_models, tmp_path):
+    """``score_bear``'s frame (Arrow list columns, cache.as_frame) written by
+    ``DataFrame.to_parquet`` reads back with plain ``pandas.read_parquet`` as the same frame
+    (pandas cannot parse the list dtypes' names in its metadata by itself: pandas#53011)."""
+    from calib.scoring.cache import ArrowListDtypeName, parse_list_type
+
+    scores = run.score_bear(
+        tiny_models["tiny-gpt2"],
+        "paraphrase-0..1",
+        per_relation=1,
+        relations=["P36", "P19"],
+        cache_dir=tmp_path / "cache",
+        progress=False,
+    )
+    assert isinstance(scores["token_logprobs"].dtype, pd.ArrowDtype)
+    path = tmp_path / "scores.parquet"
+    scores.to_parquet(path)
+    back = pd.read_parquet(path)
+    pd.testing.assert_frame_equal(back, scores)
+    empty = scores.iloc[:0]
+    empty.to_parquet(tmp_path / "empty.parquet")
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / "empty.parquet"), empty)
+    import pyarrow as pa
+
+    for t in (pa.list_(pa.float32()), pa.large_list(pa.string()), pa.list_(pa.list_(pa.int64()))):
+        assert parse_list_type(str(t)) == t
+    with pytest.raises(TypeError):
+        ArrowListDtypeName.construct_from_string("float64")  # pandas' own dtypes stay theirs
+    assert pd.api.types.pandas_dtype("int64[pyarrow]") == pd.ArrowDtype(pa.int64())

@@ -53,10 +53,16 @@ from typing import ClassVar
 
 import pandas as pd
 
+from calib.confidence.bootstrap import shared_resamples
 from calib.confidence.gap import gap_by_range, signed_gaps
 from calib.confidence.selective import selective_differences, selective_prediction
 from calib.experiments.calibration.claims import CLAIMS
-from calib.experiments.calibration.contrasts import model_contrasts, model_info
+from calib.experiments.calibration.contrasts import (
+    contrast_cells,
+    model_contrasts,
+    model_info,
+    resampled_cells,
+)
 from calib.experiments.calibration.curves import (
     FIGURE10,
     _select,
@@ -73,6 +79,7 @@ from calib.experiments.calibration.estimators import (
     TEMPERATURE,
     estimates,
     paper_estimators,
+    paraphrase_sentences,
     recalibrated,
 )
 from calib.experiments.calibration.tables import (
@@ -305,7 +312,9 @@ def analyse(
             n_bootstrap=p.n_bootstrap,
             seed=p.seed,
         ),
-        contrasts=model_contrasts(est, f["correct"], info, agg, p.n_bootstrap, p.seed),
+        contrasts=model_contrasts(
+            est, f["correct"], info, agg, p.n_bootstrap, p.seed, cells=f["contrast_cells"]
+        ),
         below_zero=below_zero(est),
     )
 
@@ -314,19 +323,28 @@ def model_frames(scores: pd.DataFrame, params: Params) -> dict:
     """The steps of :func:`analyse` that look at one model at a time, on ``scores`` (one
     model's rows, or several models': each model's frames are the same either way, since every
     interval of a model draws its resamples from ``params.seed`` alone). Returns the frames by
-    name (and ``folds``); :func:`assemble` puts the models' together."""
+    name (and ``folds``); :func:`assemble` puts the models' together. The model's intervals
+    share their resamples and replicates (:func:`calib.confidence.bootstrap.shared_resamples`:
+    the same numbers, computed once)."""
+    with shared_resamples():
+        return _model_frames(scores, params)
+
+
+def _model_frames(scores: pd.DataFrame, params: Params) -> dict:
     p = params
     agg = p.aggregation
     avg = calib_estimator("Average", agg)
-    est = estimates(scores, reduction=p.reduction, aggregations=p.aggregations)
+    sent = paraphrase_sentences(scores, p.reduction)  # once for the three steps below
+    est = estimates(scores, reduction=p.reduction, aggregations=p.aggregations, sent=sent)
     recal = recalibrated(
-        scores, est, p.reduction, p.recalibration_folds, p.seed, platt=("Margin", avg)
+        scores, est, p.reduction, p.recalibration_folds, p.seed, platt=("Margin", avg), sent=sent
     )
     every_est = (
         pd.concat([est, recal.estimates], ignore_index=True) if len(recal.estimates) else est
     )
     table = calibration_table(every_est, p.n_bootstrap, p.seed, n_draws=p.floor_draws)
-    correct = template_correct(scores, p.reduction)
+    correct = template_correct(scores, p.reduction, sent=sent)
+    del sent
     paper_est = est[est["estimator"].isin(paper_estimators(agg))]
     ranged = _select(est, ["Base", "Margin", avg])
     sel_pairs = [("Margin", "Base"), (avg, "Base"), (avg, "Margin")]
@@ -368,6 +386,8 @@ def model_frames(scores: pd.DataFrame, params: Params) -> dict:
         "selective_example": selective_example(
             est, avg, text_value("selective_gemma7b_threshold"), p.n_bootstrap, p.seed
         ),
+        # what the cross-model contrasts combine, from this model's resamples (shared above)
+        "contrast_cells": resampled_cells(est, correct, contrast_cells(agg), p.n_bootstrap, p.seed),
     }
 
 
@@ -389,8 +409,9 @@ def _by_model(frame: pd.DataFrame, first: str | None = None) -> pd.DataFrame:
 def assemble(parts: list[dict]) -> dict:
     """The frames of :func:`model_frames` of each model, one model after the other, in the
     order one call on all models gives them (the calibration table: block by block)."""
-    f = {k: concat_parts(parts, k) for k in parts[0] if k != "folds"}
+    f = {k: concat_parts(parts, k) for k in parts[0] if k not in ("folds", "contrast_cells")}
     f["folds"] = parts[0]["folds"]
+    f["contrast_cells"] = {k: v for part in parts for k, v in part["contrast_cells"].items()}
     if any(part["folds"] != f["folds"] for part in parts):
         raise ValueError("the models' recalibration folds differ: their relations differ")
     # what recalibration fits, it fits method by method over the models in sorted order

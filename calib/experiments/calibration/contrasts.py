@@ -241,6 +241,67 @@ CONTRAST_COLUMNS = (
 )
 
 
+def contrast_cells(aggregation: str = "min") -> list[tuple[str, str]]:
+    """The ``(estimator, metric)`` cells of one model that any contrast of
+    :func:`contrast_specs` can use: the signed gap of Base and Margin, the ACE of the paper's
+    estimators with an ACE in Table 1, their Brier scores, the paper's accuracy
+    (:data:`~calib.experiments.calibration.tables.TEMPLATES`)."""
+    out = [(e, "gap") for e in SINGLE_ESTIMATORS]
+    for metric in ("ace", "brier", "accuracy"):
+        out += [(e, metric) for e in _metric_estimators(metric, aggregation)]
+    return out
+
+
+def _cell_table(est: pd.DataFrame, correct: pd.DataFrame) -> pd.DataFrame:
+    """The estimates and the paper's accuracy per fact (``correct``, as an estimator named
+    :data:`~calib.experiments.calibration.tables.TEMPLATES`) in one long table."""
+    accuracy = correct.assign(
+        estimator=TEMPLATES, confidence=0.0, correct=correct["fraction"].to_numpy(float)
+    )
+    columns = ["model", "estimator", *FACT, "confidence", "correct"]
+    return pd.concat([est[columns], accuracy[columns]], ignore_index=True)
+
+
+def resampled_cells(
+    est: pd.DataFrame,
+    correct: pd.DataFrame,
+    cells: Sequence[tuple[str, str]],
+    n_bootstrap: int = 1000,
+    seed: int = 0,
+    n_bins: int = N_BINS,
+) -> dict[tuple[str, str, str], tuple[float, np.ndarray, np.ndarray | None]]:
+    """``{(model, estimator, metric): (point, replicates, jackknife or None)}`` of each model's
+    ``cells`` (``(estimator, metric)``, :func:`contrast_cells`): what :func:`model_contrasts`
+    combines, on the same seeded resamples of the facts. A model's cells depend on its own
+    estimates only, so they can be computed beside its other steps (in its worker, where its
+    tables have resampled the same metrics already:
+    :func:`calib.confidence.bootstrap.shared_resamples`) and passed to
+    :func:`model_contrasts`."""
+    table = _cell_table(est, correct)
+    wanted = {(m, e) for m in table["model"].unique() for e, _ in cells}
+    table = table[[k in wanted for k in zip(table["model"], table["estimator"])]]
+    arrays, n = fact_arrays(table)
+    out = {}
+    for (model, estimator), (conf, corr) in arrays.items():
+        for e, metric in cells:
+            if e == estimator:
+                out[(model, estimator, metric)] = _resample_cell(
+                    metric, conf, corr, n, n_bootstrap, seed, n_bins
+                )
+    return out
+
+
+def _resample_cell(metric, conf, corr, n, n_bootstrap, seed, n_bins):
+    """(point, replicates, jackknife or None) of one cell's metric."""
+    stat = metric_statistic(metric, conf, corr, n_bins)[0]
+    method = INTERVAL_METHODS.get(metric, "centred")
+    return (
+        float(stat(np.ones((1, n), np.int64))[0]),
+        replicates(stat, n, n_bootstrap, seed),
+        jackknife(stat, n) if method == "bca" else None,
+    )
+
+
 def model_contrasts(
     est: pd.DataFrame,
     correct: pd.DataFrame,
@@ -250,6 +311,7 @@ def model_contrasts(
     seed: int = 0,
     n_bins: int = N_BINS,
     level: float = 0.95,
+    cells: Mapping[tuple[str, str, str], tuple] | None = None,
 ) -> pd.DataFrame:
     """Each contrast of :func:`contrast_specs` on this build, with a 95% paired bootstrap interval
     over facts: each resample of the facts is applied to every model, estimator and template at once
@@ -260,39 +322,33 @@ def model_contrasts(
 
     A contrast is linear in its cells, and every cell is resampled with the same seeded
     weights, so each cell's point value, replicates and jackknife values are computed once and
-    combined (the same numbers as resampling each contrast's statistic as a whole)."""
+    combined (the same numbers as resampling each contrast's statistic as a whole). ``cells``:
+    those computed already (:func:`resampled_cells` with this ``n_bootstrap``, ``seed`` and
+    ``n_bins``, e.g. in each model's worker); the others are computed here."""
     specs = contrast_specs(info, aggregation)
     if not specs:
         return pd.DataFrame(columns=list(CONTRAST_COLUMNS))
     if n_bootstrap < 1:
         raise ValueError("model_contrasts needs n_bootstrap >= 1 (a paired bootstrap)")
-    accuracy = correct.assign(
-        estimator=TEMPLATES, confidence=0.0, correct=correct["fraction"].to_numpy(float)
-    )
-    cells = pd.concat(
-        [
-            est[["model", "estimator", *FACT, "confidence", "correct"]],
-            accuracy[["model", "estimator", *FACT, "confidence", "correct"]],
-        ],
-        ignore_index=True,
-    )
+    table = _cell_table(est, correct)
     wanted = {k for s in specs for k in s.coefficients}
-    cells = cells[[k in wanted for k in zip(cells["model"], cells["estimator"])]]
-    arrays, n = fact_arrays(cells)
-    cache: dict = {}
+    table = table[[k in wanted for k in zip(table["model"], table["estimator"])]]
+    arrays, n = fact_arrays(table)  # also: every model covers the same facts
+    cache: dict = dict(cells or {})
+    for k, (_, reps, _) in cache.items():
+        if len(reps) != n_bootstrap:
+            raise ValueError(
+                f"the given contrast cell {k} has {len(reps)} resamples, not n_bootstrap "
+                f"{n_bootstrap}: compute the cells with this call's n_bootstrap and seed"
+            )
 
     def resampled(key, metric):
         """(point, replicates, jackknife or None) of one cell's metric, computed once."""
-        if (key, metric) not in cache:
+        cell = (*key, metric)
+        if cell not in cache:
             conf, corr = arrays[key]
-            stat = metric_statistic(metric, conf, corr, n_bins)[0]
-            method = INTERVAL_METHODS.get(metric, "centred")
-            cache[(key, metric)] = (
-                float(stat(np.ones((1, n), np.int64))[0]),
-                replicates(stat, n, n_bootstrap, seed),
-                jackknife(stat, n) if method == "bca" else None,
-            )
-        return cache[(key, metric)]
+            cache[cell] = _resample_cell(metric, conf, corr, n, n_bootstrap, seed, n_bins)
+        return cache[cell]
 
     rows = []
     for s in specs:

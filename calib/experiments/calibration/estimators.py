@@ -56,9 +56,15 @@ def paper_estimators(aggregation: str = "min", with_ace: bool = False) -> list[s
 Estimator = Callable[[pd.DataFrame], pd.DataFrame]
 
 
-def _paraphrase_sentences(
-    scores: pd.DataFrame, reduction: str, template: str, paraphrases: Sequence[str]
+def paraphrase_sentences(
+    scores: pd.DataFrame,
+    reduction: str = "sum",
+    template: str = PLAIN,
+    paraphrases: Sequence[str] = PARAPHRASES,
 ) -> pd.DataFrame:
+    """The sentence scores (:func:`calib.confidence.reductions.sentence_scores`) of the rows of
+    ``template`` and ``paraphrases`` (a ``ValueError`` naming any the table lacks), in the
+    table's order: what the estimators, the paraphrase accuracy and the recalibration read."""
     require_columns(scores, ("template",), "score table")
     wanted = [template, *[p for p in paraphrases if p != template]]
     missing = [t for t in wanted if t not in set(scores["template"].unique())]
@@ -76,6 +82,7 @@ def estimates(
     template: str = PLAIN,
     paraphrases: Sequence[str] = PARAPHRASES,
     extra_estimators: Mapping[str, Estimator] | None = None,
+    sent: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Every estimator of §3 on a score table: Base and Margin (Eqs. 1-2) on ``template``,
     Average, Consistency and Entropy (Eqs. 3-7) over ``paraphrases`` for each aggregation.
@@ -85,9 +92,12 @@ def estimates(
     :func:`calib.confidence.estimators.all_estimates`, the ``estimator`` column ordered as
     :func:`estimator_names`, then ``extra_estimators``: ``{name: function}``, each function
     called with the sentence-score table (those templates, ``reduction``) and returning an
-    estimate table (:func:`extra_estimates`), shown after the paper's estimators.
+    estimate table (:func:`extra_estimates`), shown after the paper's estimators. ``sent``: the
+    sentence scores of those templates where computed already (:func:`paraphrase_sentences`
+    with the same arguments; one model's steps compute them once).
     """
-    sent = _paraphrase_sentences(scores, reduction, template, paraphrases)
+    if sent is None:
+        sent = paraphrase_sentences(scores, reduction, template, paraphrases)
     est = all_estimates(
         sent, template=template, paraphrases=list(paraphrases), aggregations=list(aggregations)
     )
@@ -179,6 +189,7 @@ def recalibrated(
     seed: int = 0,
     platt: Sequence[str] = ("Margin",),
     template: str = PLAIN,
+    sent: pd.DataFrame | None = None,
 ) -> Recalibrated:
     """The recalibration baselines of :mod:`calib.confidence.recalibration`, beyond the paper:
     temperature scaling of the option softmax on ``template`` (``Base (temperature)``) and
@@ -187,13 +198,17 @@ def recalibrated(
     two relations: nothing is recalibrated, ``folds`` 0). ``est``: :func:`estimates`.
 
     ``fits`` has one row per method, model, estimator and fold with the relations it was
-    fitted on and those it scored (as text), its size and parameters."""
+    fitted on and those it scored (as text), its size and parameters. ``sent``: sentence scores
+    of ``scores`` with this ``reduction`` computed already (those of ``template`` are used)."""
     n_rel = int(scores["relation"].nunique())
     k = min(folds, n_rel)
     if k < 2:
         empty = pd.DataFrame(columns=list(est.columns))
         return Recalibrated(empty, pd.DataFrame(), pd.DataFrame(), 0)
-    sent = sentence_scores(scores[scores["template"] == template], reduction)
+    if sent is None:
+        sent = sentence_scores(scores[scores["template"] == template], reduction)
+    else:
+        sent = sent[sent["template"] == template].reset_index(drop=True)
     temp = temperature_scaling(sent, template, k=k, seed=seed)
     plat = platt_scaling(est, estimators=list(platt), k=k, seed=seed)
     out = pd.concat([temp.estimates, plat.estimates], ignore_index=True).drop(columns="fold")

@@ -21,9 +21,9 @@ from calib.experiments.calibration.estimators import (
     PAPER_BLOCK,
     RECALIBRATED_BLOCK,
     TEMPERATURE,
-    _paraphrase_sentences,
     estimator_block,
     paper_estimators,
+    paraphrase_sentences,
 )
 from calib.experiments.paper_tables import calib_estimator
 from calib.scoring.schema import FACT
@@ -44,7 +44,7 @@ def _ordered(
     out = frame.copy()
     keys = []
     for col in columns:
-        rank = {v: i for i, v in enumerate(dict.fromkeys(like[col]))}
+        rank = {v: i for i, v in enumerate(like[col].unique())}  # first-seen order
         out[f"_{col}"] = out[col].map(rank)
         keys.append(f"_{col}")
     return out.sort_values(keys, kind="stable").drop(columns=keys).reset_index(drop=True)
@@ -110,12 +110,18 @@ def error_table(
 
 
 def template_correct(
-    scores: pd.DataFrame, reduction: str = "sum", paraphrases: Sequence[str] = PARAPHRASES
+    scores: pd.DataFrame,
+    reduction: str = "sum",
+    paraphrases: Sequence[str] = PARAPHRASES,
+    sent: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Per model and fact, the share of the ``paraphrases`` whose Base prediction (the
     arg-max option, §3) is correct: ``model``, the fact keys, ``fraction``, ``n_templates``.
-    A fact must have been scored under every paraphrase (else ``ValueError``)."""
-    sent = _paraphrase_sentences(scores, reduction, paraphrases[0], paraphrases)
+    A fact must have been scored under every paraphrase (else ``ValueError``). ``sent``: their
+    sentence scores where computed already
+    (:func:`~calib.experiments.calibration.estimators.paraphrase_sentences`)."""
+    if sent is None:
+        sent = paraphrase_sentences(scores, reduction, paraphrases[0], paraphrases)
     per = template_predictions(sent)
     grouped = per.groupby(["model", *FACT], sort=False)["correct"]
     out = grouped.agg(fraction="mean", n_templates="size").reset_index()

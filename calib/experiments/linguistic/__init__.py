@@ -55,6 +55,7 @@ from typing import ClassVar
 
 import pandas as pd
 
+from calib.confidence.bootstrap import shared_resamples
 from calib.confidence.noise_floor import N_DRAWS
 from calib.data.bear import LINGUISTIC, PLAIN
 from calib.experiments.linguistic.claims import CLAIMS, pairs_note
@@ -264,7 +265,14 @@ def model_frames(scores: pd.DataFrame, params: Params) -> dict[str, pd.DataFrame
     """The steps of :func:`analyse` that look at one model at a time, on ``scores`` (one model's
     rows or several models': each model's frames are the same, every interval of a model
     drawing from ``params.seed`` alone): the estimates, the calibration per template, the
-    injection effects, the numeric differences, sensitivity and alignment."""
+    injection effects, the numeric differences, sensitivity and alignment. The model's intervals
+    share their resamples and replicates (:func:`calib.confidence.bootstrap.shared_resamples`:
+    the same numbers, computed once)."""
+    with shared_resamples():
+        return _model_frames(scores, params)
+
+
+def _model_frames(scores: pd.DataFrame, params: Params) -> dict[str, pd.DataFrame]:
     p = params
     est = linguistic_estimates(scores, reduction=p.reduction)
     return {
