@@ -321,8 +321,15 @@ FACT_KEYS: tuple[str, ...] = ("dataset", "relation", "instance")
 
 
 def instance_ids(frame, keys: Sequence[str] = FACT_KEYS) -> np.ndarray:
-    """``"dataset|relation|instance"`` per row of ``frame``."""
-    return frame[list(keys)].astype(str).agg("|".join, axis=1).to_numpy()
+    """``"dataset|relation|instance"`` per row of ``frame``: the columns as strings joined
+    by ``|``, column by column (no Python per row)."""
+    keys = list(keys)
+    if not len(frame):
+        return np.array([], dtype=object)
+    out = frame[keys[0]].astype(str).to_numpy(dtype=object)
+    for k in keys[1:]:
+        out = out + "|" + frame[k].astype(str).to_numpy(dtype=object)
+    return out
 
 
 def estimate_terms(
@@ -340,7 +347,7 @@ def estimate_terms(
     ``index`` gives the positions. Anything else is a ``ValueError`` naming the group."""
     out: dict[tuple, Term] = {}
     reference = None if within is None else np.asarray(within)
-    position = None if reference is None else {k: i for i, k in enumerate(reference)}
+    position = None if reference is None else pd.Index(reference)
     for label, part in estimates.groupby(list(by), sort=False):
         label = label if isinstance(label, tuple) else (label,)
         part = part.sort_values(list(keys), kind="stable")
@@ -361,13 +368,12 @@ def estimate_terms(
                     f"sample share its instances"
                 )
         else:
-            missing = [k for k in ids if k not in position]
-            if missing:
+            index = position.get_indexer(ids).astype(np.int64)
+            if (index < 0).any():
                 raise ValueError(
-                    f"group {dict(zip(by, label))}: instance {missing[0]!r} is "
+                    f"group {dict(zip(by, label))}: instance {ids[np.argmax(index < 0)]!r} is "
                     f"not in sample {sample!r}"
                 )
-            index = np.array([position[k] for k in ids], dtype=np.int64)
             if (
                 reference is not None  # always: position is made from it
                 and len(index) == len(reference)

@@ -174,6 +174,27 @@ def test_estimate_terms_align_the_instances_of_a_sample():
         estimate_terms(est, "s", "ace", ["estimator"])
 
 
+def test_instance_ids_join_the_keys_of_each_row_as_the_row_wise_join_did():
+    # the reference is the row-wise join instance_ids replaced (issue 24: Python per row);
+    # keys of string, Arrow-string, categorical and integer columns
+    frame = pd.DataFrame(
+        {
+            "dataset": pd.Series(["bear", "factor-wiki", "bear"] * 5, dtype="string[pyarrow]"),
+            "relation": pd.Categorical(["P19", "P1", "P1"] * 5),
+            "instance": np.arange(15),
+        }
+    )
+    want = frame[["dataset", "relation", "instance"]].astype(str).agg("|".join, axis=1)
+    got = instance_ids(frame)
+    assert got.dtype == object and list(got) == list(want)
+    assert list(instance_ids(frame, ["relation"])) == list(frame["relation"].astype(str))
+    assert len(instance_ids(frame.iloc[:0])) == 0
+    conf, corr = _sample(6, 3)
+    est = _estimates(conf, corr)
+    with pytest.raises(ValueError, match="not in sample"):
+        estimate_terms(est, "s", "ace", ["model"], within=instance_ids(est.iloc[1:]))
+
+
 def test_bad_terms_are_errors():
     conf, corr = _sample(10, 12)
     with pytest.raises(ValueError, match="unknown metric"):

@@ -17,6 +17,7 @@ from calib.confidence.bootstrap import (
     metric_statistic,
     replicates,
 )
+from calib.confidence.combined import instance_ids
 from calib.confidence.estimators import base
 from calib.confidence.metrics import N_BINS
 from calib.confidence.noise_floor import N_DRAWS, mean_floor_record
@@ -290,12 +291,13 @@ def _aligned_arrays(
     keys = list(FACT)
     facts = None
     out = {}
+    rows = est.groupby(["model", "reduction"], sort=False).indices  # one pass, not one per pair
     for m in models:
         for r in reductions:
-            part = est[(est["model"] == m) & (est["reduction"] == r)].sort_values(keys)
-            if part.empty:
+            if (m, r) not in rows:
                 raise ValueError(f"no Base estimates of model {m!r} under reduction {r!r}")
-            these = part[keys].astype(str).agg("|".join, axis=1).to_numpy()
+            part = est.take(rows[(m, r)]).sort_values(keys)
+            these = instance_ids(part, keys)
             if facts is None:
                 facts = these
             elif len(these) != len(facts) or (these != facts).any():
