@@ -57,7 +57,7 @@ CHAPTERS = (
 ROLES = ("subject", "object", "template")
 ROLE_CODE = {r: i for i, r in enumerate(ROLES)}
 #: chapters whose per-model steps run in a pool (calib.experiments.per_model)
-POOLED = ("calibration", "linguistic")
+POOLED = ("calibration", "linguistic", "factor")
 #: the paper profile: models of Table 3, facts of BEAR
 PAPER_MODELS, PAPER_FACTS = 29, 7731
 #: where the results go by default, and the Markdown book/scaling.md includes (the book's
@@ -293,7 +293,12 @@ def prepare(chapter: str, args):
         bear = bear_table(args, models, (PLAIN,))
         p = params_for(module, args, models, factor_subsets=("wiki",), factor_items=None)
         fs = module.FactorScores(factor=fac, bear=bear)
-        return (lambda: module.analyse(fs, p, objectives=kinds)), bear, models, len(fac) + len(bear)
+        return (
+            (lambda: module.analyse(fs, p, objectives=kinds, workers=args.workers)),
+            bear,
+            models,
+            len(fac) + len(bear),
+        )
     if chapter == "answer_set":
         ones = set(one_to_one_relations())
         keep = [r for r in (args.relations or ones) if r in ones]

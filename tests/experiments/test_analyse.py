@@ -336,3 +336,37 @@ def test_linguistic_analyse_per_model_equals_one_pass():
     result = linguistic.analyse(scores, params, workers=1)
     for key in ("calibration", "effects", "numeric", "sensitivity", "alignment"):
         pd.testing.assert_frame_equal(getattr(result, key), whole[key], obj=key)
+
+
+def test_factor_analyse_per_model_equals_one_pass_and_the_pool_a_serial_run():
+    """The FACTOR chapter's per-model steps on each model's estimates, put together, are the
+    frames each step gives on every model's at once, and a pool of two processes gives what
+    one process gives."""
+    from functools import partial
+
+    from calib.confidence.combined import _MEMO
+    from calib.experiments.factor import assemble, model_frames
+    from calib.experiments.factor.bear import bear_option_estimates
+    from calib.experiments.factor.scoring import factor_estimates
+    from calib.experiments.per_model import map_models
+
+    models = ("c2", "m1", "c1")  # not in sorted order
+    kinds = {"c2": "clm", "m1": "mlm", "c1": "clm"}
+    scores = factor.FactorScores(
+        factor=synthetic_factor_scores(models), bear=synthetic_bear_scores(models)
+    )
+    params = factor.Params(models=models, n_bootstrap=10, repeats=2)
+    est, mean_est = factor_estimates(scores.factor), factor_estimates(scores.factor, "mean")
+    whole, cut = bear_option_estimates(scores.bear, None, params.seed, repeats=params.repeats)
+    one = model_frames(est, whole, cut, mean_est, params)
+    split = assemble(
+        map_models(partial(model_frames, params=params), [est, whole, cut, mean_est], workers=1),
+        est,
+        mean_est,
+    )
+    for key, frame in one.items():
+        pd.testing.assert_frame_equal(split[key], frame, obj=key)
+    serial = factor.analyse(scores, params, objectives=kinds, workers=1)
+    assert serial.summary["model"].unique().tolist() == sorted(models)
+    _MEMO.clear()  # the pool's workers start without the parent's replicates
+    assert_results_equal(factor.analyse(scores, params, objectives=kinds, workers=2), serial)
