@@ -57,7 +57,7 @@ CHAPTERS = (
 ROLES = ("subject", "object", "template")
 ROLE_CODE = {r: i for i, r in enumerate(ROLES)}
 #: chapters whose per-model steps run in a pool (calib.experiments.per_model)
-POOLED = ("calibration", "linguistic", "factor")
+POOLED = ("calibration", "linguistic", "factor", "answer_set")
 #: the paper profile: models of Table 3, facts of BEAR
 PAPER_MODELS, PAPER_FACTS = 29, 7731
 #: where the results go by default, and the Markdown book/scaling.md includes (the book's
@@ -308,7 +308,7 @@ def prepare(chapter: str, args):
         p = params_for(module, args, models, factor_subsets=("wiki",), factor_items=None)
         scores = module.AnswerSetScores(bear=bear, factor=fac)
         return (
-            (lambda: module.analyse(scores, p, objectives=kinds)),
+            (lambda: module.analyse(scores, p, objectives=kinds, workers=args.workers)),
             bear,
             models,
             len(fac) + len(bear),

@@ -370,3 +370,40 @@ def test_factor_analyse_per_model_equals_one_pass_and_the_pool_a_serial_run():
     assert serial.summary["model"].unique().tolist() == sorted(models)
     _MEMO.clear()  # the pool's workers start without the parent's replicates
     assert_results_equal(factor.analyse(scores, params, objectives=kinds, workers=2), serial)
+
+
+def test_answer_set_analyse_per_model_equals_one_pass_and_the_pool_a_serial_run():
+    """The answer-set chapter's per-model steps on each model's estimates, put together, are
+    the frames each step gives on every model's at once, and a pool of two processes gives
+    what one process gives."""
+    from functools import partial
+
+    from calib.confidence.combined import _MEMO
+    from calib.confidence.reductions import sentence_scores
+    from calib.data.bear import one_to_one_relations
+    from calib.experiments.answer_set import assemble, model_frames
+    from calib.experiments.answer_set.curves import option_estimates
+    from calib.experiments.factor.scoring import factor_estimates
+    from calib.experiments.per_model import map_models
+
+    models = ("m1", "c2", "c1")  # not in sorted order
+    kinds = {"c2": "clm", "m1": "mlm", "c1": "clm"}
+    sizes = {"c2": 2000.0, "m1": None, "c1": 100.0}
+    ones = one_to_one_relations()
+    bear = random_score_table(models=models, templates=(PLAIN,), sizes=(60, 60), n_instances=4)
+    bear = bear.assign(relation=bear["relation"].map({"R0": ones[0], "R1": ones[1]}))
+    scores = answer_set.AnswerSetScores(bear=bear, factor=synthetic_factor_scores(models))
+    params = answer_set.Params(models=models, ks=(5, 30, 60), repeats=2, n_bootstrap=10)
+    groups = answer_set.model_groups(kinds, sizes)
+    est = option_estimates(sentence_scores(bear), (5, 30, 60), 2, params.seed)
+    fac = factor_estimates(scores.factor)
+    step = partial(model_frames, params=params, objectives=kinds, groups=groups)
+    one = step(est, fac)
+    one["factor_summary"] = one["factor_summary"].reset_index(drop=True)
+    split = assemble(map_models(step, [est, fac], workers=1))
+    for key, frame in one.items():
+        pd.testing.assert_frame_equal(split[key], frame, obj=key)
+    serial = answer_set.analyse(scores, params, kinds, sizes, workers=1)
+    assert serial.points["model"].unique().tolist() == est["model"].unique().tolist()
+    _MEMO.clear()
+    assert_results_equal(answer_set.analyse(scores, params, kinds, sizes, workers=2), serial)
