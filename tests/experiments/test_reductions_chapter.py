@@ -424,3 +424,18 @@ def test_the_new_claims_on_a_synthetic_result(scores):
     assert len(caps.frame) == 4
     by_acc = claims.mean_ace_by_accuracy(claims.mean_ace_by_accuracy_build(r))
     assert by_acc.verdict == "not testable"  # two models: no correlation across them
+
+
+def test_reduction_table_on_given_estimates_is_the_table_it_computes_them_for(scores, table):
+    """analyse computes Base under every reduction once (base_estimates) and hands it to
+    reduction_table and compare_reductions; their tables are the ones they make on their own."""
+    from calib.data.bear import PLAIN
+
+    est = tables.base_estimates(scores)
+    given = tables.reduction_table(scores, OBJECTIVES, n_bootstrap=30, est=est)
+    pd.testing.assert_frame_equal(given, table, check_exact=True)
+    plain = scores[scores["template"] == PLAIN]
+    per = {r: p.drop(columns="reduction") for r, p in est.groupby("reduction", sort=False)}
+    pd.testing.assert_frame_equal(
+        compare_reductions(plain, estimates=per), compare_reductions(plain), check_exact=True
+    )

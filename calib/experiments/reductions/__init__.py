@@ -173,8 +173,8 @@ def analyse(
     """
     p = params
     objectives = model_objectives(list(p.models)) if objectives is None else dict(objectives)
-    table = reduction_table(scores, objectives, n_bootstrap=p.n_bootstrap, seed=p.seed)
     est = base_estimates(scores)
+    table = reduction_table(scores, objectives, n_bootstrap=p.n_bootstrap, seed=p.seed, est=est)
     others = [r for r in REDUCTIONS if r != "sum"]
     mean_vs_sum = pd.concat(
         [

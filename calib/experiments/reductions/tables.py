@@ -84,6 +84,7 @@ def reduction_table(
     seed: int = 0,
     n_bins: int = N_BINS,
     n_draws: int = N_DRAWS,
+    est: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Appendix C for every model: accuracy, ACE of Base-Confidence on ``template`` and
     ``H = 2 ACC (1 - ACE) / (ACC + 1 - ACE)`` per reduction
@@ -92,16 +93,19 @@ def reduction_table(
     :func:`calib.experiments.scores.objectives`), the paper's ``label`` of the reduction,
     95% bootstrap intervals of accuracy and ACE (``accuracy_low`` ...; NaN when
     ``n_bootstrap`` is 0) and, beyond the paper, ACE's noise floor from ``n_draws`` simulated
-    perfectly calibrated outcome vectors (:data:`FLOOR_COLUMNS`, issue 18)."""
+    perfectly calibrated outcome vectors (:data:`FLOOR_COLUMNS`, issue 18). ``est``: the
+    :func:`base_estimates` of ``scores`` for ``template`` and ``reductions`` where the caller
+    has them (None: computed here, once for both steps)."""
     plain = _plain(scores, template)
     unknown = sorted(set(plain["model"].unique()) - set(objectives))
     if unknown:
         raise ValueError(f"no objective given for model(s) {unknown}")
-    table = compare_reductions(plain, template, reductions, n_bins)
-    est = pd.concat(
-        [base(sentence_scores(plain, r), template).assign(reduction=r) for r in reductions],
-        ignore_index=True,
-    )
+    if est is None:
+        est = base_estimates(plain, template, reductions)
+    by_reduction = {
+        r: part.drop(columns="reduction") for r, part in est.groupby("reduction", sort=False)
+    }
+    table = compare_reductions(plain, template, reductions, n_bins, estimates=by_reduction)
     ints = summary(
         est,
         by=["model", "dataset", "reduction"],
