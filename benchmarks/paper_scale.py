@@ -57,7 +57,7 @@ CHAPTERS = (
 ROLES = ("subject", "object", "template")
 ROLE_CODE = {r: i for i, r in enumerate(ROLES)}
 #: chapters whose per-model steps run in a pool (calib.experiments.per_model)
-POOLED = ("calibration", "linguistic", "factor", "answer_set")
+POOLED = ("calibration", "linguistic", "reductions", "factor", "answer_set")
 #: the paper profile: models of Table 3, facts of BEAR
 PAPER_MODELS, PAPER_FACTS = 29, 7731
 #: where the results go by default, and the Markdown book/scaling.md includes (the book's
@@ -256,7 +256,12 @@ def prepare(chapter: str, args):
     if chapter == "reductions":
         scores = bear_table(args, models, (PLAIN,))
         p = params_for(module, args, models)
-        return (lambda: module.analyse(scores, p, objectives=kinds)), scores, models, len(scores)
+        return (
+            (lambda: module.analyse(scores, p, objectives=kinds, workers=args.workers)),
+            scores,
+            models,
+            len(scores),
+        )
     if chapter == "start_tokens":
         causal = [m for m in models if kinds[m] == "clm"]
         p = params_for(module, args, models)

@@ -407,3 +407,25 @@ def test_answer_set_analyse_per_model_equals_one_pass_and_the_pool_a_serial_run(
     assert serial.points["model"].unique().tolist() == est["model"].unique().tolist()
     _MEMO.clear()
     assert_results_equal(answer_set.analyse(scores, params, kinds, sizes, workers=2), serial)
+
+
+def test_reductions_analyse_per_model_equals_one_pass_and_the_pool_a_serial_run():
+    """The reductions chapter's per-model steps on each model's scores, put together, are the
+    frames each step gives on every model's scores at once, and a pool of two processes gives
+    what one process gives."""
+    from functools import partial
+
+    from calib.experiments.per_model import map_models
+    from calib.experiments.reductions import assemble, model_frames
+
+    models = ("m3", "m1", "m2")  # not in sorted order
+    kinds = {"m3": "clm", "m1": "mlm", "m2": "clm"}
+    scores = random_score_table(models=models, templates=(PLAIN,), n_instances=4, seed=3)
+    scores = scores.iloc[::-1].reset_index(drop=True)  # models first seen: m3, m2, m1
+    params = reductions.Params(models=models, n_bootstrap=10)
+    one = model_frames(scores, params, kinds)
+    split = assemble(map_models(partial(model_frames, params=params, objectives=kinds), scores))
+    for key, frame in one.items():
+        pd.testing.assert_frame_equal(split[key], frame, obj=key)
+    serial = reductions.analyse(scores, params, kinds, workers=1)
+    assert_results_equal(reductions.analyse(scores, params, kinds, workers=2), serial)
