@@ -57,7 +57,7 @@ CHAPTERS = (
 ROLES = ("subject", "object", "template")
 ROLE_CODE = {r: i for i, r in enumerate(ROLES)}
 #: chapters whose per-model steps run in a pool (calib.experiments.per_model)
-POOLED = ("calibration", "linguistic", "reductions", "factor", "answer_set")
+POOLED = ("calibration", "linguistic", "reductions", "clm_vs_mlm", "factor", "answer_set")
 #: the paper profile: models of Table 3, facts of BEAR
 PAPER_MODELS, PAPER_FACTS = 29, 7731
 #: where the results go by default, and the Markdown book/scaling.md includes (the book's
@@ -242,7 +242,9 @@ def prepare(chapter: str, args):
     if chapter in ("calibration", "clm_vs_mlm"):
         scores = bear_table(args, models, PARAPHRASES)
         p = params_for(module, args, models)
-        kw = {"objectives": kinds} if chapter == "clm_vs_mlm" else {"workers": args.workers}
+        kw = {"workers": args.workers}
+        if chapter == "clm_vs_mlm":
+            kw["objectives"] = kinds
         return (lambda: module.analyse(scores, p, **kw)), scores, models, len(scores)
     if chapter == "linguistic":
         scores = bear_table(args, models, (PLAIN, *LINGUISTIC))

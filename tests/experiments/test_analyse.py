@@ -429,3 +429,37 @@ def test_reductions_analyse_per_model_equals_one_pass_and_the_pool_a_serial_run(
         pd.testing.assert_frame_equal(split[key], frame, obj=key)
     serial = reductions.analyse(scores, params, kinds, workers=1)
     assert_results_equal(reductions.analyse(scores, params, kinds, workers=2), serial)
+
+
+@pytest.mark.parametrize("within", ["probe", "domain"])
+def test_clm_vs_mlm_analyse_per_model_equals_one_pass_and_the_pool_a_serial_run(within):
+    """The CLM-vs-MLM chapter's per-model steps (sentence scores, estimates, accuracy over the
+    templates) on each model's scores, put together, are what one pass over every model's
+    scores gives, and a pool of two processes gives what one process gives."""
+    from functools import partial
+
+    from calib.experiments.clm_vs_mlm import assemble, model_frames
+    from calib.experiments.clm_vs_mlm.pairing import relation_domains
+    from calib.experiments.per_model import map_models
+
+    models = ("m1", "c2", "c1")
+    kinds = {"c1": "clm", "m1": "mlm", "c2": "clm"}
+    relations = ("P36", "P19", "P30")
+    scores = random_score_table(models=models, templates=PARAPHRASES, n_instances=6, seed=2)
+    scores = scores.assign(
+        relation=scores["relation"].map(dict(zip(("R0", "R1", "R2"), relations)))
+    ).iloc[::-1]
+    params = clm_vs_mlm.Params(
+        models=models, relations=relations, n_bootstrap=10, max_gap=1.0, pair_within=within
+    )
+    step = partial(
+        model_frames, params=params, objectives=kinds, domains=relation_domains(relations)
+    )
+    one, split = step(scores), assemble(map_models(step, scores, workers=1))
+    for key, frame in one.items():
+        if frame is None:
+            assert split[key] is None, key
+        else:
+            pd.testing.assert_frame_equal(split[key], frame.reset_index(drop=True), obj=key)
+    serial = clm_vs_mlm.analyse(scores, params, objectives=kinds, workers=1)
+    assert_results_equal(clm_vs_mlm.analyse(scores, params, objectives=kinds, workers=2), serial)
