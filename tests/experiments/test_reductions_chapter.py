@@ -439,3 +439,20 @@ def test_reduction_table_on_given_estimates_is_the_table_it_computes_them_for(sc
     pd.testing.assert_frame_equal(
         compare_reductions(plain, estimates=per), compare_reductions(plain), check_exact=True
     )
+
+
+def test_objective_differences_with_kept_values_are_those_computed_afresh(scores, monkeypatch):
+    """Each (model, reduction)'s accuracy and ACE on a block of resamples is kept and given
+    again to the next pair and metric (issue 24): the intervals are those of statistics
+    computed for every pair afresh, as before."""
+    from calib.confidence.bootstrap import metric_statistic
+
+    est = tables.base_estimates(scores)
+    pairs = [("sum", "mean"), ("sum", "sum-answer"), ("mean", "sum")]
+    tables._KEPT.clear()
+    kept = [tables.objective_differences(est, OBJECTIVES, pairs, m, 20) for m in ("H", "ace")]
+    assert len(tables._KEPT)
+    monkeypatch.setattr(tables, "_kept", lambda m, c, y, b: metric_statistic(m, c, y, b)[0])
+    for metric, got in zip(("H", "ace"), kept):
+        fresh = tables.objective_differences(est, OBJECTIVES, pairs, metric, 20)
+        pd.testing.assert_frame_equal(got, fresh, check_exact=True)
