@@ -57,7 +57,7 @@ CHAPTERS = (
 ROLES = ("subject", "object", "template")
 ROLE_CODE = {r: i for i, r in enumerate(ROLES)}
 #: chapters whose per-model steps run in a pool (calib.experiments.per_model)
-POOLED = ("calibration", "linguistic")
+POOLED = ("calibration", "linguistic", "reductions", "clm_vs_mlm", "factor", "answer_set")
 #: the paper profile: models of Table 3, facts of BEAR
 PAPER_MODELS, PAPER_FACTS = 29, 7731
 #: where the results go by default, and the Markdown book/scaling.md includes (the book's
@@ -245,7 +245,9 @@ def prepare(chapter: str, args):
     if chapter in ("calibration", "clm_vs_mlm"):
         scores = bear_table(args, models, PARAPHRASES)
         p = params_for(module, args, models)
-        kw = {"objectives": kinds} if chapter == "clm_vs_mlm" else {"workers": args.workers}
+        kw = {"workers": args.workers}
+        if chapter == "clm_vs_mlm":
+            kw["objectives"] = kinds
         return (lambda: module.analyse(scores, p, **kw)), scores, models, len(scores)
     if chapter == "linguistic":
         scores = bear_table(args, models, (PLAIN, *LINGUISTIC))
@@ -259,7 +261,12 @@ def prepare(chapter: str, args):
     if chapter == "reductions":
         scores = bear_table(args, models, (PLAIN,))
         p = params_for(module, args, models)
-        return (lambda: module.analyse(scores, p, objectives=kinds)), scores, models, len(scores)
+        return (
+            (lambda: module.analyse(scores, p, objectives=kinds, workers=args.workers)),
+            scores,
+            models,
+            len(scores),
+        )
     if chapter == "start_tokens":
         causal = [m for m in models if kinds[m] == "clm"]
         p = params_for(module, args, models)
@@ -296,7 +303,12 @@ def prepare(chapter: str, args):
         bear = bear_table(args, models, (PLAIN,))
         p = params_for(module, args, models, factor_subsets=("wiki",), factor_items=None)
         fs = module.FactorScores(factor=fac, bear=bear)
-        return (lambda: module.analyse(fs, p, objectives=kinds)), bear, models, len(fac) + len(bear)
+        return (
+            (lambda: module.analyse(fs, p, objectives=kinds, workers=args.workers)),
+            bear,
+            models,
+            len(fac) + len(bear),
+        )
     if chapter == "answer_set":
         ones = set(one_to_one_relations())
         keep = [r for r in (args.relations or ones) if r in ones]
@@ -306,7 +318,7 @@ def prepare(chapter: str, args):
         p = params_for(module, args, models, factor_subsets=("wiki",), factor_items=None)
         scores = module.AnswerSetScores(bear=bear, factor=fac)
         return (
-            (lambda: module.analyse(scores, p, objectives=kinds)),
+            (lambda: module.analyse(scores, p, objectives=kinds, workers=args.workers)),
             bear,
             models,
             len(fac) + len(bear),

@@ -25,6 +25,8 @@ combination itself (for a mean over draws of the options).
 
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -133,6 +135,44 @@ def _sample_seed(seed: int, j: int) -> int:
     return int(np.random.SeedSequence([int(seed), j]).generate_state(1)[0])
 
 
+#: the bytes of terms' replicates (and floors) :func:`term_replicates` (:func:`term_floors`)
+#: keep, the least recently used given up first: a chapter asks for the same term in several
+#: statistics (Margin's gain on BEAR in the mean gain and in each comparison with FACTOR, a
+#: small CLM's fall of ACE against every larger model, a curve's point and a change between two
+#: points), each ``n_boot`` (``n_draws``) floats: 8 KB at 1000
+MEMO_BYTES = 128 * 2**20
+_MEMO: OrderedDict[bytes, np.ndarray] = OrderedDict()
+_MEMO_SIZE = [0]
+
+
+def _term_key(term: Term, *what) -> bytes:
+    """A digest of ``term``'s data (metric, confidences, correctness, index) and ``what`` (the
+    seed, the number of resamples, ...): equal keys, equal replicates."""
+    h = hashlib.blake2b(digest_size=20)
+    h.update(repr((term.metric, len(term.confidence), what)).encode())
+    h.update(term.confidence.tobytes())
+    h.update(term.correct.tobytes())
+    h.update(b"whole" if term.index is None else term.index.tobytes())
+    return h.digest()
+
+
+def _recall(key: bytes) -> np.ndarray | None:
+    got = _MEMO.get(key)
+    if got is not None:
+        _MEMO.move_to_end(key)
+    return got
+
+
+def _keep(key: bytes, values: np.ndarray) -> None:
+    values.flags.writeable = False  # given out again: nobody may change it
+    if key in _MEMO:
+        _MEMO_SIZE[0] -= _MEMO.pop(key).nbytes
+    _MEMO[key] = values
+    _MEMO_SIZE[0] += values.nbytes
+    while _MEMO_SIZE[0] > MEMO_BYTES and _MEMO:
+        _MEMO_SIZE[0] -= _MEMO.popitem(last=False)[1].nbytes
+
+
 def term_replicates(
     terms: Sequence[Term],
     n_boot: int,
@@ -141,17 +181,34 @@ def term_replicates(
     sizes: dict[str, int] | None = None,
 ) -> np.ndarray:
     """``(n_boot, terms)``: each term on each bootstrap resample (the terms of a sample on the
-    same resamples, the samples independent)."""
+    same resamples, the samples independent). A term's column depends only on its data, its
+    sample's size and seed, ``n_boot`` and ``n_bins``: the columns are kept (up to
+    :data:`MEMO_BYTES`) and given again (the same numbers, not computed twice)."""
     n = sample_sizes(terms, sizes)
     out = np.empty((n_boot, len(terms)))
     statistic = [t.statistic(n_bins) for t in terms]
     for j, (name, size) in enumerate(n.items()):
-        mine = [i for i, t in enumerate(terms) if t.sample == name]
+        sample_seed = _sample_seed(seed, j)
+        todo = []
+        keys = {}
+        for i, t in enumerate(terms):
+            if t.sample != name:
+                continue
+            keys[i] = _term_key(t, "replicates", n_boot, sample_seed, size, n_bins)
+            kept = _recall(keys[i])
+            if kept is None:
+                todo.append(i)
+            else:
+                out[:, i] = kept
+        if not todo:
+            continue
         row = 0
-        for w in resample_weights(size, n_boot, _sample_seed(seed, j)):
-            for i in mine:
+        for w in resample_weights(size, n_boot, sample_seed):
+            for i in todo:
                 out[row : row + len(w), i] = statistic[i](w)
             row += len(w)
+        for i in todo:
+            _keep(keys[i], out[:, i].copy())
     return out
 
 
@@ -179,7 +236,11 @@ def term_floors(
         if not t.binned:
             draws.append(None)
             continue
-        d = floor_draws(t.confidence, t.metric, n_draws, seed, n_bins)
+        key = _term_key(t, "floor", n_draws, seed, n_bins)
+        d = _recall(key)
+        if d is None:  # the floor depends on the confidences only: correct is in the key too
+            d = floor_draws(t.confidence, t.metric, n_draws, seed, n_bins)
+            _keep(key, d)
         floors[i], ses[i] = d.mean(), d.std(ddof=1) / np.sqrt(len(d))
         draws.append(d)
     return floors, ses, draws
@@ -321,8 +382,15 @@ FACT_KEYS: tuple[str, ...] = ("dataset", "relation", "instance")
 
 
 def instance_ids(frame, keys: Sequence[str] = FACT_KEYS) -> np.ndarray:
-    """``"dataset|relation|instance"`` per row of ``frame``."""
-    return frame[list(keys)].astype(str).agg("|".join, axis=1).to_numpy()
+    """``"dataset|relation|instance"`` per row of ``frame``: the columns as strings joined
+    by ``|``, column by column (no Python per row)."""
+    keys = list(keys)
+    if not len(frame):
+        return np.array([], dtype=object)
+    out = frame[keys[0]].astype(str).to_numpy(dtype=object)
+    for k in keys[1:]:
+        out = out + "|" + frame[k].astype(str).to_numpy(dtype=object)
+    return out
 
 
 def estimate_terms(
@@ -340,11 +408,19 @@ def estimate_terms(
     ``index`` gives the positions. Anything else is a ``ValueError`` naming the group."""
     out: dict[tuple, Term] = {}
     reference = None if within is None else np.asarray(within)
-    position = None if reference is None else {k: i for i, k in enumerate(reference)}
-    for label, part in estimates.groupby(list(by), sort=False):
+    position = None if reference is None else pd.Index(reference)
+    # once for the whole table, not per group: each row's rank in the stable order of ``keys``
+    # (a group's rows in that order are its rows sorted by ``keys``, stably), its instance id,
+    # its confidence and correctness
+    rank = _key_ranks(estimates, keys)
+    all_ids = instance_ids(estimates, keys)
+    confidence = estimates["confidence"].to_numpy(float)
+    correct = estimates["correct"].to_numpy(bool)
+    groups = estimates.groupby(list(by), sort=False).indices
+    for label, rows in sorted(groups.items(), key=lambda kv: kv[1][0]):  # first seen first
         label = label if isinstance(label, tuple) else (label,)
-        part = part.sort_values(list(keys), kind="stable")
-        ids = instance_ids(part, keys)
+        rows = rows[np.argsort(rank[rows], kind="stable")]
+        ids = all_ids[rows]
         if len(set(ids)) != len(ids):
             raise ValueError(
                 f"group {dict(zip(by, label))} has several rows per instance; add "
@@ -361,27 +437,28 @@ def estimate_terms(
                     f"sample share its instances"
                 )
         else:
-            missing = [k for k in ids if k not in position]
-            if missing:
+            index = position.get_indexer(ids).astype(np.int64)
+            if (index < 0).any():
                 raise ValueError(
-                    f"group {dict(zip(by, label))}: instance {missing[0]!r} is "
+                    f"group {dict(zip(by, label))}: instance {ids[np.argmax(index < 0)]!r} is "
                     f"not in sample {sample!r}"
                 )
-            index = np.array([position[k] for k in ids], dtype=np.int64)
             if (
                 reference is not None  # always: position is made from it
                 and len(index) == len(reference)
                 and (index == np.arange(len(index))).all()
             ):
                 index = None
-        out[label] = Term(
-            sample,
-            metric,
-            part["confidence"].to_numpy(float),
-            part["correct"].to_numpy(bool),
-            index,
-        )
+        out[label] = Term(sample, metric, confidence[rows], correct[rows], index)
     return out
+
+
+def _key_ranks(frame: pd.DataFrame, keys: Sequence[str]) -> np.ndarray:
+    """Each row's position in ``frame.sort_values(keys, kind="stable")``."""
+    order = frame.reset_index(drop=True).sort_values(list(keys), kind="stable").index.to_numpy()
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return rank
 
 
 def _floor_columns(

@@ -10,7 +10,7 @@ reduction by the harmonic mean of accuracy and ``1 - ACE``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
@@ -176,6 +176,7 @@ def compare_reductions(
     template: str = PLAIN,
     reductions: Sequence[str] = REDUCTIONS,
     n_bins: int = N_BINS,
+    estimates: Mapping[str, pd.DataFrame] | None = None,
 ) -> pd.DataFrame:
     """Appendix C: accuracy, ACE of Base-Confidence on ``template`` and their harmonic mean
     ``H`` for each sentence-score reduction, per model and dataset. The paper picks the
@@ -191,6 +192,9 @@ def compare_reductions(
         The reductions (default all, :data:`calib.confidence.reductions.REDUCTIONS`).
     n_bins : int
         ACE's number of bins (default 20).
+    estimates : Mapping[str, pandas.DataFrame] or None
+        Reduction -> Base-Confidence of ``scores`` on ``template`` under it, where the caller
+        has them already (None: computed here).
 
     Returns
     -------
@@ -200,7 +204,10 @@ def compare_reductions(
     """
     rows = []
     for reduction in reductions:
-        est = base(sentence_scores(scores, reduction), template)
+        if estimates is not None and reduction in estimates:
+            est = estimates[reduction]
+        else:
+            est = base(sentence_scores(scores, reduction), template)
         table = summary(
             est, by=["model", "dataset"], n_bins=n_bins, n_boot=0, metrics=("accuracy", "ace")
         )

@@ -82,22 +82,24 @@ def model_part(scores: pd.DataFrame, positions) -> pd.DataFrame:
 
 
 def map_models(
-    fn: Callable[[pd.DataFrame], Any],
-    scores: pd.DataFrame,
+    fn: Callable[..., Any],
+    scores: pd.DataFrame | Sequence[pd.DataFrame],
     workers: int | None = None,
     ray: str | None = None,
     column: str = "model",
 ) -> list:
     """``[fn(part) for part in each model's rows of scores]``, in the order in which the
-    models first appear, spread over processes.
+    models first appear, spread over processes; with several tables,
+    ``fn(part_1, part_2, ...)``, each part the model's rows of one table (none: its first 0
+    rows), the models in the order they first appear in the first table, then the others.
 
     Parameters
     ----------
     fn : callable
         A picklable function of one model's rows (a module-level function, or a
         ``functools.partial`` of one): it must not depend on the other models.
-    scores : pandas.DataFrame
-        A table with a ``column`` (default ``model``).
+    scores : pandas.DataFrame or sequence of pandas.DataFrame
+        A table with a ``column`` (default ``model``), or several.
     workers : int or None
         Processes (:func:`worker_count`); 1 runs in the calling process.
     ray : str or None
@@ -113,6 +115,8 @@ def map_models(
     """
     from calib.scoring.cluster import ray_address
 
+    if not isinstance(scores, pd.DataFrame):
+        return _map_tables(fn, list(scores), workers, ray, column)
     rows = model_rows(scores, column)
     parts = (model_part(scores, rows[m]) for m in rows)
     address = ray_address(ray)
@@ -122,6 +126,41 @@ def map_models(
     if n == 1:
         return [fn(part) for part in parts]
     return _on_pool(fn, parts, len(rows), n)
+
+
+def _map_tables(fn, tables: list[pd.DataFrame], workers, ray, column) -> list:
+    """:func:`map_models` over several tables: each model's rows of every table, as one
+    tuple, to ``fn(*parts)``."""
+    from functools import partial
+
+    rows = [model_rows(t, column) for t in tables]
+    models = list(dict.fromkeys(m for r in rows for m in r))
+
+    def part(t, r, m):
+        return model_part(t, r[m]) if m in r else t.iloc[:0]
+
+    parts = (tuple(part(t, r, m) for t, r in zip(tables, rows)) for m in models)
+    return map_models_parts(
+        partial(_star, fn), parts, len(models), sum(map(len, tables)), workers, ray
+    )
+
+
+def map_models_parts(fn, parts, n_models: int, rows: int, workers=None, ray=None) -> list:
+    """``[fn(p) for p in parts]`` (one part per model, made lazily), in the calling process,
+    a local pool or on Ray as :func:`map_models` decides for ``n_models`` and ``rows``."""
+    from calib.scoring.cluster import ray_address
+
+    address = ray_address(ray)
+    if address is not None and n_models > 1:
+        return _on_ray(fn, parts, address)
+    n = worker_count(n_models, rows, workers)
+    if n == 1:
+        return [fn(p) for p in parts]
+    return _on_pool(fn, parts, n_models, n)
+
+
+def _star(fn, parts):
+    return fn(*parts)
 
 
 def _on_pool(fn, parts, n_tasks: int, n_workers: int) -> list:
@@ -188,3 +227,23 @@ def by_first_seen(frame: pd.DataFrame, column: str) -> pd.DataFrame:
     rank = {v: i for i, v in enumerate(frame[column].unique())}
     order = frame[column].map(rank).to_numpy()
     return frame.iloc[order.argsort(kind="stable")].reset_index(drop=True)
+
+
+def in_first_seen_order(frame: pd.DataFrame, source: pd.DataFrame, columns) -> pd.DataFrame:
+    """``frame`` sorted, stably, by the order in which its ``columns`` values (e.g. model and
+    dataset) first appear in ``source``: the models' frames put one after the other, in the
+    order of a step that groups ``source`` by ``columns`` unsorted (``groupby(sort=False)``)."""
+    if not len(frame):
+        return frame.reset_index(drop=True)
+    columns = list(columns)
+    seen = pd.MultiIndex.from_frame(source[columns].drop_duplicates())
+    rank = seen.get_indexer(pd.MultiIndex.from_frame(frame[columns]))
+    if (rank < 0).any():
+        raise ValueError(f"a row of the frame has {columns} values the source does not have")
+    return frame.iloc[rank.argsort(kind="stable")].reset_index(drop=True)
+
+
+def by_sorted(frame: pd.DataFrame, column: str = "model") -> pd.DataFrame:
+    """``frame`` sorted, stably, by ``column``: the models' frames put one after the other, in
+    the order of a step that groups by ``column`` first, sorted (``groupby(sort=True)``)."""
+    return frame.sort_values(column, kind="stable").reset_index(drop=True)

@@ -174,6 +174,79 @@ def test_estimate_terms_align_the_instances_of_a_sample():
         estimate_terms(est, "s", "ace", ["estimator"])
 
 
+def test_instance_ids_join_the_keys_of_each_row_as_the_row_wise_join_did():
+    # the reference is the row-wise join instance_ids replaced (issue 24: Python per row);
+    # keys of string, Arrow-string, categorical and integer columns
+    frame = pd.DataFrame(
+        {
+            "dataset": pd.Series(["bear", "factor-wiki", "bear"] * 5, dtype="string[pyarrow]"),
+            "relation": pd.Categorical(["P19", "P1", "P1"] * 5),
+            "instance": np.arange(15),
+        }
+    )
+    want = frame[["dataset", "relation", "instance"]].astype(str).agg("|".join, axis=1)
+    got = instance_ids(frame)
+    assert got.dtype == object and list(got) == list(want)
+    assert list(instance_ids(frame, ["relation"])) == list(frame["relation"].astype(str))
+    assert len(instance_ids(frame.iloc[:0])) == 0
+    conf, corr = _sample(6, 3)
+    est = _estimates(conf, corr)
+    with pytest.raises(ValueError, match="not in sample"):
+        estimate_terms(est, "s", "ace", ["model"], within=instance_ids(est.iloc[1:]))
+
+
+def _terms_per_group(estimates, by, keys=("dataset", "relation", "instance")):
+    """estimate_terms' terms as it made them before issue 24: each group sorted on its own."""
+    out = {}
+    for label, part in estimates.groupby(list(by), sort=False):
+        part = part.sort_values(list(keys), kind="stable")
+        out[label] = (part["confidence"].to_numpy(float), part["correct"].to_numpy(bool))
+    return out
+
+
+def test_estimate_terms_sort_each_group_as_a_sort_of_the_group_alone_would():
+    rng = np.random.default_rng(5)
+    parts = []
+    for model in ("m2", "m1", "m3"):
+        for rep in (1, 0):
+            conf, corr = _sample(30, int(rng.integers(1000)))
+            part = _estimates(conf, corr, model, repeat=rep)
+            part["relation"] = rng.choice(["P19", "P1", "P20"], len(part))
+            parts.append(part)
+    est = pd.concat(parts).sample(frac=1, random_state=1)
+    est.index = rng.permutation(len(est)) + 100  # positions, not labels, count
+    est = est.drop_duplicates(["model", "repeat", "relation", "instance"])
+    want = _terms_per_group(est, ["model", "repeat"])
+    ids = instance_ids(
+        est.sort_values(["dataset", "relation", "instance"]).drop_duplicates(
+            ["dataset", "relation", "instance"]
+        )
+    )
+    got = estimate_terms(est, "s", "ace", ["model", "repeat"], within=np.sort(ids))
+    assert list(got) == list(want)  # the groups in first-seen order
+    for label, (conf, corr) in want.items():
+        assert np.array_equal(got[label].confidence, conf)
+        assert np.array_equal(got[label].correct, corr)
+
+
+def test_a_term_asked_for_again_gets_the_same_replicates_and_floor():
+    from calib.confidence import combined
+
+    conf, corr = _sample(80, 21)
+    terms = [Term("s", "ace", conf, corr), Term("s", "brier", conf, corr)]
+    combined._MEMO.clear()
+    fresh = combined_interval(terms, [1.0, -1.0], n_boot=50, seed=3, debias=True)
+    again = combined_interval(terms, [1.0, -1.0], n_boot=50, seed=3, debias=True)
+    assert fresh == again and len(combined._MEMO) == 3  # two replicate columns, one floor
+    reps = term_replicates(terms, 50, 3)
+    combined._MEMO.clear()
+    assert np.array_equal(reps, term_replicates(terms, 50, 3))
+    other = term_replicates(terms, 50, 4)  # another seed: other resamples
+    assert not np.array_equal(reps, other)
+    shifted = Term("s", "ace", np.clip(conf + 0.01, 0, 1), corr)
+    assert not np.array_equal(term_replicates([shifted], 50, 3)[:, 0], reps[:, 0])
+
+
 def test_bad_terms_are_errors():
     conf, corr = _sample(10, 12)
     with pytest.raises(ValueError, match="unknown metric"):

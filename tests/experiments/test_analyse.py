@@ -412,3 +412,130 @@ def test_linguistic_analyse_per_model_equals_one_pass():
     result = linguistic.analyse(scores, params, workers=1)
     for key in ("calibration", "effects", "numeric", "sensitivity", "alignment"):
         pd.testing.assert_frame_equal(getattr(result, key), whole[key], obj=key)
+
+
+def test_factor_analyse_per_model_equals_one_pass_and_the_pool_a_serial_run():
+    """The FACTOR chapter's per-model steps on each model's estimates, put together, are the
+    frames each step gives on every model's at once, and a pool of two processes gives what
+    one process gives."""
+    from functools import partial
+
+    from calib.confidence.combined import _MEMO
+    from calib.experiments.factor import assemble, model_frames
+    from calib.experiments.factor.bear import bear_option_estimates
+    from calib.experiments.factor.scoring import factor_estimates
+    from calib.experiments.per_model import map_models
+
+    models = ("c2", "m1", "c1")  # not in sorted order
+    kinds = {"c2": "clm", "m1": "mlm", "c1": "clm"}
+    scores = factor.FactorScores(
+        factor=synthetic_factor_scores(models), bear=synthetic_bear_scores(models)
+    )
+    params = factor.Params(models=models, n_bootstrap=10, repeats=2)
+    est, mean_est = factor_estimates(scores.factor), factor_estimates(scores.factor, "mean")
+    whole, cut = bear_option_estimates(scores.bear, None, params.seed, repeats=params.repeats)
+    one = model_frames(est, whole, cut, mean_est, params)
+    split = assemble(
+        map_models(partial(model_frames, params=params), [est, whole, cut, mean_est], workers=1),
+        est,
+        mean_est,
+    )
+    for key, frame in one.items():
+        pd.testing.assert_frame_equal(split[key], frame, obj=key)
+    serial = factor.analyse(scores, params, objectives=kinds, workers=1)
+    assert serial.summary["model"].unique().tolist() == sorted(models)
+    _MEMO.clear()  # the pool's workers start without the parent's replicates
+    assert_results_equal(factor.analyse(scores, params, objectives=kinds, workers=2), serial)
+
+
+def test_answer_set_analyse_per_model_equals_one_pass_and_the_pool_a_serial_run():
+    """The answer-set chapter's per-model steps on each model's estimates, put together, are
+    the frames each step gives on every model's at once, and a pool of two processes gives
+    what one process gives."""
+    from functools import partial
+
+    from calib.confidence.combined import _MEMO
+    from calib.confidence.reductions import sentence_scores
+    from calib.data.bear import one_to_one_relations
+    from calib.experiments.answer_set import assemble, model_frames
+    from calib.experiments.answer_set.curves import option_estimates
+    from calib.experiments.factor.scoring import factor_estimates
+    from calib.experiments.per_model import map_models
+
+    models = ("m1", "c2", "c1")  # not in sorted order
+    kinds = {"c2": "clm", "m1": "mlm", "c1": "clm"}
+    sizes = {"c2": 2000.0, "m1": None, "c1": 100.0}
+    ones = one_to_one_relations()
+    bear = random_score_table(models=models, templates=(PLAIN,), sizes=(60, 60), n_instances=4)
+    bear = bear.assign(relation=bear["relation"].map({"R0": ones[0], "R1": ones[1]}))
+    scores = answer_set.AnswerSetScores(bear=bear, factor=synthetic_factor_scores(models))
+    params = answer_set.Params(models=models, ks=(5, 30, 60), repeats=2, n_bootstrap=10)
+    groups = answer_set.model_groups(kinds, sizes)
+    est = option_estimates(sentence_scores(bear), (5, 30, 60), 2, params.seed)
+    fac = factor_estimates(scores.factor)
+    step = partial(model_frames, params=params, objectives=kinds, groups=groups)
+    one = step(est, fac)
+    one["factor_summary"] = one["factor_summary"].reset_index(drop=True)
+    split = assemble(map_models(step, [est, fac], workers=1))
+    for key, frame in one.items():
+        pd.testing.assert_frame_equal(split[key], frame, obj=key)
+    serial = answer_set.analyse(scores, params, kinds, sizes, workers=1)
+    assert serial.points["model"].unique().tolist() == est["model"].unique().tolist()
+    _MEMO.clear()
+    assert_results_equal(answer_set.analyse(scores, params, kinds, sizes, workers=2), serial)
+
+
+def test_reductions_analyse_per_model_equals_one_pass_and_the_pool_a_serial_run():
+    """The reductions chapter's per-model steps on each model's scores, put together, are the
+    frames each step gives on every model's scores at once, and a pool of two processes gives
+    what one process gives."""
+    from functools import partial
+
+    from calib.experiments.per_model import map_models
+    from calib.experiments.reductions import assemble, model_frames
+
+    models = ("m3", "m1", "m2")  # not in sorted order
+    kinds = {"m3": "clm", "m1": "mlm", "m2": "clm"}
+    scores = random_score_table(models=models, templates=(PLAIN,), n_instances=4, seed=3)
+    scores = scores.iloc[::-1].reset_index(drop=True)  # models first seen: m3, m2, m1
+    params = reductions.Params(models=models, n_bootstrap=10)
+    one = model_frames(scores, params, kinds)
+    split = assemble(map_models(partial(model_frames, params=params, objectives=kinds), scores))
+    for key, frame in one.items():
+        pd.testing.assert_frame_equal(split[key], frame, obj=key)
+    serial = reductions.analyse(scores, params, kinds, workers=1)
+    assert_results_equal(reductions.analyse(scores, params, kinds, workers=2), serial)
+
+
+@pytest.mark.parametrize("within", ["probe", "domain"])
+def test_clm_vs_mlm_analyse_per_model_equals_one_pass_and_the_pool_a_serial_run(within):
+    """The CLM-vs-MLM chapter's per-model steps (sentence scores, estimates, accuracy over the
+    templates) on each model's scores, put together, are what one pass over every model's
+    scores gives, and a pool of two processes gives what one process gives."""
+    from functools import partial
+
+    from calib.experiments.clm_vs_mlm import assemble, model_frames
+    from calib.experiments.clm_vs_mlm.pairing import relation_domains
+    from calib.experiments.per_model import map_models
+
+    models = ("m1", "c2", "c1")
+    kinds = {"c1": "clm", "m1": "mlm", "c2": "clm"}
+    relations = ("P36", "P19", "P30")
+    scores = random_score_table(models=models, templates=PARAPHRASES, n_instances=6, seed=2)
+    scores = scores.assign(
+        relation=scores["relation"].map(dict(zip(("R0", "R1", "R2"), relations)))
+    ).iloc[::-1]
+    params = clm_vs_mlm.Params(
+        models=models, relations=relations, n_bootstrap=10, max_gap=1.0, pair_within=within
+    )
+    step = partial(
+        model_frames, params=params, objectives=kinds, domains=relation_domains(relations)
+    )
+    one, split = step(scores), assemble(map_models(step, scores, workers=1))
+    for key, frame in one.items():
+        if frame is None:
+            assert split[key] is None, key
+        else:
+            pd.testing.assert_frame_equal(split[key], frame.reset_index(drop=True), obj=key)
+    serial = clm_vs_mlm.analyse(scores, params, objectives=kinds, workers=1)
+    assert_results_equal(clm_vs_mlm.analyse(scores, params, objectives=kinds, workers=2), serial)

@@ -50,3 +50,28 @@ def test_model_part_is_the_rows_taken_whether_one_run_or_not():
                 model_part(table, positions), table.take(positions).reset_index(drop=True)
             )
     assert model_part(frame, model_rows(frame)["b"])["x"].tolist() == [2, 3, 4]
+
+
+def _pair(part: pd.DataFrame, other: pd.DataFrame) -> tuple:
+    return (part["model"].iloc[0] if len(part) else None, len(part), other["y"].tolist())
+
+
+def test_several_tables_give_each_model_its_rows_of_every_table():
+    other = pd.DataFrame({"model": list("acad"), "y": [10, 20, 30, 40]})
+    got = per_model.map_models(_pair, [table(), other], workers=1)
+    # the models of the first table first seen first, then the others'; none: no rows
+    assert got == [("b", 3, []), ("a", 2, [10, 30]), ("c", 1, [20]), (None, 0, [40])]
+    pooled = per_model.map_models(_pair, [table(), other], workers=2)
+    assert pooled == got
+
+
+def test_frames_put_in_the_order_of_an_unsorted_and_a_sorted_groupby():
+    source = pd.DataFrame({"model": list("bbaab"), "dataset": list("xyxyz")})
+    frame = pd.DataFrame({"model": list("aabbb"), "dataset": list("xyxyz"), "v": range(5)})
+    want = source.groupby(["model", "dataset"], sort=False).size().index.tolist()
+    got = per_model.in_first_seen_order(frame, source, ["model", "dataset"])
+    assert list(zip(got["model"], got["dataset"])) == want
+    assert got["v"].tolist() == [2, 3, 0, 1, 4]
+    assert per_model.by_sorted(frame.iloc[::-1])["model"].tolist() == list("aabbb")
+    with pytest.raises(ValueError, match="source does not have"):
+        per_model.in_first_seen_order(frame, source.iloc[:2], ["model", "dataset"])

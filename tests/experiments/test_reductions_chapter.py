@@ -424,3 +424,35 @@ def test_the_new_claims_on_a_synthetic_result(scores):
     assert len(caps.frame) == 4
     by_acc = claims.mean_ace_by_accuracy(claims.mean_ace_by_accuracy_build(r))
     assert by_acc.verdict == "not testable"  # two models: no correlation across them
+
+
+def test_reduction_table_on_given_estimates_is_the_table_it_computes_them_for(scores, table):
+    """analyse computes Base under every reduction once (base_estimates) and hands it to
+    reduction_table and compare_reductions; their tables are the ones they make on their own."""
+    from calib.data.bear import PLAIN
+
+    est = tables.base_estimates(scores)
+    given = tables.reduction_table(scores, OBJECTIVES, n_bootstrap=30, est=est)
+    pd.testing.assert_frame_equal(given, table, check_exact=True)
+    plain = scores[scores["template"] == PLAIN]
+    per = {r: p.drop(columns="reduction") for r, p in est.groupby("reduction", sort=False)}
+    pd.testing.assert_frame_equal(
+        compare_reductions(plain, estimates=per), compare_reductions(plain), check_exact=True
+    )
+
+
+def test_objective_differences_with_kept_values_are_those_computed_afresh(scores, monkeypatch):
+    """Each (model, reduction)'s accuracy and ACE on a block of resamples is kept and given
+    again to the next pair and metric (issue 24): the intervals are those of statistics
+    computed for every pair afresh, as before."""
+    from calib.confidence.bootstrap import metric_statistic
+
+    est = tables.base_estimates(scores)
+    pairs = [("sum", "mean"), ("sum", "sum-answer"), ("mean", "sum")]
+    tables._KEPT.clear()
+    kept = [tables.objective_differences(est, OBJECTIVES, pairs, m, 20) for m in ("H", "ace")]
+    assert len(tables._KEPT)
+    monkeypatch.setattr(tables, "_kept", lambda m, c, y, b: metric_statistic(m, c, y, b)[0])
+    for metric, got in zip(("H", "ace"), kept):
+        fresh = tables.objective_differences(est, OBJECTIVES, pairs, metric, 20)
+        pd.testing.assert_frame_equal(got, fresh, check_exact=True)

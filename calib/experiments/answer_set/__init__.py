@@ -52,6 +52,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import ClassVar
 
 import pandas as pd
@@ -74,6 +75,7 @@ from calib.experiments.answer_set.groups import model_groups, model_sizes
 from calib.experiments.factor.scoring import FACTOR_MAX_TOKENS, factor_estimates, score_factor
 from calib.experiments.factor.tables import factor_summary
 from calib.experiments.params import ChapterParams, parameter
+from calib.experiments.per_model import by_sorted, concat_parts, map_models, worker_count
 from calib.experiments.scores import objectives as model_objectives
 
 __all__ = [
@@ -174,6 +176,8 @@ def analyse(
     params: Params,
     objectives: Mapping[str, str] | None = None,
     sizes: Mapping[str, float | None] | None = None,
+    workers: int | None = None,
+    ray: str | None = None,
 ) -> AnswerSetResult:
     """The answer-set chapter on given scores: the answer spaces cut to each ``k``, Figure 3's
     curves, the changes the claims are about, and Figure 4 (BEAR with five options beside
@@ -192,6 +196,12 @@ def analyse(
     sizes : Mapping[str, float or None] or None
         Model -> millions of parameters (None: unknown); by default from the registry
         (:func:`~calib.experiments.answer_set.groups.model_sizes`).
+    workers : int or None
+        Processes for the per-model steps (:func:`calib.experiments.per_model.worker_count`:
+        by default one per CPU on a large table, else this process).
+    ray : str or None
+        A Ray cluster's address for the per-model steps (by default ``$CALIB_RAY``; None: no
+        Ray).
 
     Returns
     -------
@@ -204,9 +214,17 @@ def analyse(
     groups = model_groups(kinds, sizes)
     sent = sentence_scores(scores.bear)
     est = option_estimates(sent, sorted(set(p.ks) | {BEAR_OPTIONS}), p.repeats, p.seed)
-    points = curve_points(est, kinds, p.n_bootstrap, p.seed)
     factor_est = factor_estimates(scores.factor)
-    fac_summary = factor_summary(factor_est, p.n_bootstrap, p.seed, kinds)
+    n = worker_count(est["model"].nunique(), len(scores.bear) + len(scores.factor), workers)
+    f = assemble(
+        map_models(
+            partial(model_frames, params=p, objectives=kinds, groups=groups),
+            [est, factor_est],
+            workers=n,
+            ray=ray,
+        )
+    )
+    points, fac_summary = f["points"], f["factor_summary"]
     clms = [m for m in p.models if kinds[m] == "clm"]
     shown = points[points["k"].isin(p.ks)].reset_index(drop=True)
     curve_est = est[est["k"].isin(p.ks)]
@@ -219,7 +237,7 @@ def analyse(
         n_instances=int(sent[["relation", "instance"]].drop_duplicates().shape[0]),
         points=shown,
         curve=curve_long(shown),
-        changes=option_changes(curve_est, p.ks, groups, p.n_bootstrap, p.seed),
+        changes=f["changes"],
         less_pronounced=less_pronounced(curve_est, p.ks, groups, p.n_bootstrap, p.seed),
         n_factor_items=int(factor_est.groupby(["model", "dataset"])["instance"].nunique().max()),
         figure4=figure4_points(points, fac_summary),
@@ -227,6 +245,41 @@ def analyse(
         authors_curve=reported_curve(reported("kissling2026_repo_answer_space_subsampling")),
         authors=authors_changes(),
     )
+
+
+def model_frames(
+    est: pd.DataFrame,
+    factor_est: pd.DataFrame,
+    params: Params,
+    objectives: Mapping[str, str],
+    groups: Mapping[str, str],
+) -> dict[str, pd.DataFrame | None]:
+    """The steps of :func:`analyse` that look at one model at a time, on its estimates on BEAR
+    (every ``k`` and draw) and on FACTOR: Figure 3's points, the changes between two ``k``,
+    Table 4's summary for Figure 4. Each model's frames are the same on its rows alone as on
+    every model's (each interval draws its resamples from ``params.seed`` alone);
+    :func:`assemble` puts the models' together."""
+    p = params
+    curve_est = est[est["k"].isin(p.ks)]
+    return {
+        "points": curve_points(est, objectives, p.n_bootstrap, p.seed) if len(est) else None,
+        "changes": option_changes(curve_est, p.ks, groups, p.n_bootstrap, p.seed)
+        if len(est)
+        else None,
+        "factor_summary": factor_summary(factor_est, p.n_bootstrap, p.seed, objectives)
+        if len(factor_est)
+        else None,
+    }
+
+
+def assemble(parts: list[dict]) -> dict[str, pd.DataFrame]:
+    """The frames of :func:`model_frames` of each model, one model after the other, in the
+    order one call on every model's estimates gives them (the BEAR estimates' models first
+    seen first; Table 4's summary sorted by model)."""
+    f = {k: concat_parts(parts, k) for k in parts[0]}
+    if f["factor_summary"] is not None:
+        f["factor_summary"] = by_sorted(f["factor_summary"])
+    return f
 
 
 def run(params: Params) -> AnswerSetResult:

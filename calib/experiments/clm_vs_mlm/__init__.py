@@ -59,6 +59,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import ClassVar
 
 import pandas as pd
@@ -85,6 +86,7 @@ from calib.experiments.clm_vs_mlm.tables import (
     paper_pairs,
 )
 from calib.experiments.params import ChapterParams, parameter
+from calib.experiments.per_model import by_sorted, concat_parts, map_models, worker_count
 from calib.experiments.scores import facts_per_model
 from calib.experiments.scores import objectives as model_objectives
 
@@ -157,7 +159,11 @@ class ClmVsMlmResult:
 
 
 def analyse(
-    scores: pd.DataFrame, params: Params, objectives: Mapping[str, str] | None = None
+    scores: pd.DataFrame,
+    params: Params,
+    objectives: Mapping[str, str] | None = None,
+    workers: int | None = None,
+    ray: str | None = None,
 ) -> ClmVsMlmResult:
     """The chapter on a score table: estimate Base, Margin and Average/min, pair the models by
     their accuracy over all templates and compare each pair's Brier scores. No model, no score
@@ -175,6 +181,12 @@ def analyse(
         Model -> ``clm`` / ``mlm``; by default from the registry
         (:func:`calib.experiments.scores.objectives`: a model it does not list is looked up in
         its configuration).
+    workers : int or None
+        Processes for the per-model steps (:func:`calib.experiments.per_model.worker_count`:
+        by default one per CPU on a large table, else this process).
+    ray : str or None
+        A Ray cluster's address for the per-model steps (by default ``$CALIB_RAY``; None: no
+        Ray).
 
     Returns
     -------
@@ -184,17 +196,12 @@ def analyse(
     p = params
     relations = list(p.relations) if p.relations else None
     objectives = model_objectives(list(p.models)) if objectives is None else dict(objectives)
-    sent = sentence_scores(scores)
-    est = clm_mlm_estimates(sent)
     domains = relation_domains(relations)
-    whole = template_accuracy(sent, objectives, domains, "probe", n_boot=p.n_bootstrap, seed=p.seed)
-    acc = (
-        whole
-        if p.pair_within == "probe"
-        else template_accuracy(
-            sent, objectives, domains, p.pair_within, n_boot=p.n_bootstrap, seed=p.seed
-        )
-    )
+    n = worker_count(scores["model"].nunique(), len(scores), workers)
+    step = partial(model_frames, params=p, objectives=objectives, domains=domains)
+    f = assemble(map_models(step, scores, n, ray))
+    est, whole = f["est"], f["whole"]
+    acc = whole if p.pair_within == "probe" else f["acc"]
     rows = model_table(est, objectives, p.n_bootstrap, p.seed, accuracy=whole)
     pairs = pair_models(acc, p.max_gap, p.min_instances)
     return ClmVsMlmResult(
@@ -215,6 +222,51 @@ def analyse(
         ),
         paper_pairs=paper_pairs(reported("kissling2026_table2"), rows, whole),
     )
+
+
+def model_frames(
+    scores: pd.DataFrame, params: Params, objectives: Mapping[str, str], domains: pd.DataFrame
+) -> dict[str, pd.DataFrame | None]:
+    """The steps of :func:`analyse` that look at one model at a time, on its score table (or
+    several models': each model's frames are the same either way): its sentence scores, only
+    here (the largest table of the chapter: every paraphrase and option), Base, Margin and
+    Average/min, and its accuracy over the templates (``whole``, and ``acc`` within the pairing
+    scope when that is not the whole probe). :func:`assemble` puts the models' together."""
+    p = params
+    sent = sentence_scores(scores)
+    acc = None
+    if p.pair_within != "probe":
+        acc = template_accuracy(
+            sent, objectives, domains, p.pair_within, n_boot=p.n_bootstrap, seed=p.seed
+        )
+    return {
+        "est": clm_mlm_estimates(sent),
+        "whole": template_accuracy(
+            sent, objectives, domains, "probe", n_boot=p.n_bootstrap, seed=p.seed
+        ),
+        "acc": acc,
+    }
+
+
+def assemble(parts: list[dict]) -> dict[str, pd.DataFrame | None]:
+    """The frames of :func:`model_frames` of each model, one model after the other, in the
+    order one call on every model's scores gives them: the estimates estimator by estimator,
+    each sorted by model (as :func:`calib.confidence.estimators.all_estimates` gives them), the
+    accuracies sorted by model."""
+    f = {k: concat_parts(parts, k) for k in parts[0]}
+    est = f["est"]
+    if est is not None and len(est):
+        rank = {e: i for i, e in enumerate(dict.fromkeys(parts[0]["est"]["estimator"]))}
+        est = est.assign(_e=est["estimator"].map(rank))
+        f["est"] = (
+            est.sort_values(["_e", "model"], kind="stable")
+            .drop(columns="_e")
+            .reset_index(drop=True)
+        )
+    for key in ("whole", "acc"):
+        if f[key] is not None:
+            f[key] = by_sorted(f[key])
+    return f
 
 
 def run(params: Params) -> ClmVsMlmResult:

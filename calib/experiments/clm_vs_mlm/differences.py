@@ -9,6 +9,7 @@ import pandas as pd
 
 from calib.confidence import paired_estimates_difference
 from calib.confidence.bootstrap import difference_interval, metric_statistic
+from calib.confidence.combined import instance_ids
 from calib.experiments.clm_vs_mlm.pairing import scoped
 from calib.experiments.clm_vs_mlm.tables import ESTIMATORS
 from calib.scoring.schema import FACT
@@ -62,7 +63,7 @@ def pair_differences(
 
 
 def _fact_labels(frame: pd.DataFrame) -> np.ndarray:
-    return frame[list(FACT)].astype(str).agg("|".join, axis=1).to_numpy()
+    return instance_ids(frame, FACT)
 
 
 def mean_pair_differences(

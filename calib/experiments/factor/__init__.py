@@ -76,6 +76,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import ClassVar
 
 import pandas as pd
@@ -96,9 +97,17 @@ from calib.experiments.factor.tables import (
     interval_rows,
     margin_vs_base,
     mean_reduction_flatness,
+    subset_name,
     table4,
 )
 from calib.experiments.params import ChapterParams, parameter
+from calib.experiments.per_model import (
+    by_sorted,
+    concat_parts,
+    in_first_seen_order,
+    map_models,
+    worker_count,
+)
 from calib.experiments.scores import objectives as model_objectives
 
 __all__ = [
@@ -222,7 +231,11 @@ class FactorScores:
 
 
 def analyse(
-    scores: FactorScores, params: Params, objectives: Mapping[str, str] | None = None
+    scores: FactorScores,
+    params: Params,
+    objectives: Mapping[str, str] | None = None,
+    workers: int | None = None,
+    ray: str | None = None,
 ) -> FactorResult:
     """The FACTOR chapter on given scores: Base and Margin, Table 4 with intervals and noise
     floors, Margin against Base, and Appendix F's comparisons of FACTOR with BEAR. No model, no
@@ -238,6 +251,12 @@ def analyse(
         Model -> ``clm`` / ``mlm``; by default from the registry
         (:func:`calib.experiments.scores.objectives`: a model it does not list is looked up in
         its configuration).
+    workers : int or None
+        Processes for the per-model steps (:func:`calib.experiments.per_model.worker_count`:
+        by default one per CPU on a large table, else this process).
+    ray : str or None
+        A Ray cluster's address for the per-model steps (by default ``$CALIB_RAY``; None: no
+        Ray).
 
     Returns
     -------
@@ -248,8 +267,18 @@ def analyse(
     kinds = model_objectives(list(p.models)) if objectives is None else dict(objectives)
     clms = [m for m in p.models if kinds[m] == "clm"]
     est = factor_estimates(scores.factor)
-    summ = factor_summary(est, p.n_bootstrap, p.seed, kinds)
     whole, cut = bear_option_estimates(scores.bear, p.relations, p.seed, repeats=p.repeats)
+    mean_est = factor_estimates(scores.factor, "mean")
+    n = worker_count(est["model"].nunique(), len(scores.factor) + len(scores.bear), workers)
+    f = assemble(
+        map_models(
+            partial(model_frames, params=p), [est, whole, cut, mean_est], workers=n, ray=ray
+        ),
+        est,
+        mean_est,
+    )
+    summ = f["summary"]
+    summ.insert(1, "objective", summ["model"].map(kinds))
     gains, comparisons = gain_comparisons(whole, cut, est, clms, p.n_bootstrap, p.seed)
     per_subset = est.groupby(["model", "dataset"])["instance"].nunique()
     return FactorResult(
@@ -262,21 +291,49 @@ def analyse(
         summary=summ,
         table=table4(summ),
         intervals=interval_rows(summ),
-        margin_vs_base=margin_vs_base(est, ("ace", "brier"), p.n_bootstrap, p.seed),
+        margin_vs_base=f["margin_vs_base"],
         n_bear=int(whole[["dataset", "relation", "instance"]].drop_duplicates().shape[0]),
         n_bear_one_to_one=int(cut[["dataset", "relation", "instance"]].drop_duplicates().shape[0])
         if len(cut)
         else 0,
-        bear=bear_summary(whole, p.n_bootstrap, p.seed),
-        bear_cut=bear_cut_summary(cut, p.n_bootstrap, p.seed),
+        bear=f["bear"],
+        bear_cut=f["bear_cut"] if len(cut) else bear_cut_summary(cut),
         higher_ace=higher_ace(whole, est, clms, p.n_bootstrap, p.seed),
         gains=gains,
         gain_comparisons=comparisons,
         paper_means=table4_means(),
-        mean_reduction=mean_reduction_flatness(
-            factor_estimates(scores.factor, "mean"), p.n_bootstrap, p.seed
-        ),
+        mean_reduction=f["mean_reduction"],
     )
+
+
+def model_frames(
+    est: pd.DataFrame, whole: pd.DataFrame, cut: pd.DataFrame, mean_est: pd.DataFrame, params
+) -> dict[str, pd.DataFrame]:
+    """The steps of :func:`analyse` that look at one model at a time, on its FACTOR estimates
+    (Sum and Mean reductions) and its BEAR estimates (whole answer spaces, 1:1 relations cut):
+    each model's frames are the same on its rows alone as on every model's (each interval draws
+    its resamples from ``params.seed`` alone). :func:`assemble` puts the models' together."""
+    p = params
+    return {
+        "summary": factor_summary(est, p.n_bootstrap, p.seed),
+        "margin_vs_base": margin_vs_base(est, ("ace", "brier"), p.n_bootstrap, p.seed),
+        "bear": bear_summary(whole, p.n_bootstrap, p.seed),
+        "bear_cut": bear_cut_summary(cut, p.n_bootstrap, p.seed) if len(cut) else None,
+        "mean_reduction": mean_reduction_flatness(mean_est, p.n_bootstrap, p.seed),
+    }
+
+
+def assemble(parts: list[dict], est: pd.DataFrame, mean_est: pd.DataFrame) -> dict:
+    """The frames of :func:`model_frames` of each model, one model after the other, in the
+    order one call on every model's estimates gives them (``est``, ``mean_est``: those)."""
+    f = {k: concat_parts(parts, k) for k in parts[0]}
+    for key in ("summary", "bear", "bear_cut"):  # grouped by model first, sorted
+        if f[key] is not None:
+            f[key] = by_sorted(f[key])
+    f["margin_vs_base"] = in_first_seen_order(f["margin_vs_base"], est, ["model", "dataset"])
+    subsets = mean_est[["model", "dataset"]].assign(subset=mean_est["dataset"].map(subset_name))
+    f["mean_reduction"] = in_first_seen_order(f["mean_reduction"], subsets, ["model", "subset"])
+    return f
 
 
 def run(params: Params) -> FactorResult:

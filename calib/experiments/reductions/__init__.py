@@ -41,6 +41,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import ClassVar
 
 import pandas as pd
@@ -48,6 +49,12 @@ import pandas as pd
 from calib.confidence.reductions import REDUCTIONS
 from calib.data.bear import PLAIN
 from calib.experiments.params import ChapterParams, parameter
+from calib.experiments.per_model import (
+    concat_parts,
+    in_first_seen_order,
+    map_models,
+    worker_count,
+)
 from calib.experiments.reductions.claims import CLAIMS
 from calib.experiments.reductions.distributions import (
     confidence_histograms,
@@ -149,7 +156,11 @@ class ReductionsResult:
 
 
 def analyse(
-    scores: pd.DataFrame, params: Params, objectives: Mapping[str, str] | None = None
+    scores: pd.DataFrame,
+    params: Params,
+    objectives: Mapping[str, str] | None = None,
+    workers: int | None = None,
+    ray: str | None = None,
 ) -> ReductionsResult:
     """The reductions chapter on a score table: every step of the package on the Base estimates
     of each reduction. No model, no disk: :func:`run` scores BEAR first, then calls this.
@@ -165,6 +176,12 @@ def analyse(
         Model -> ``clm`` / ``mlm``; by default from the registry
         (:func:`calib.experiments.scores.objectives`: a model it does not list is looked up in
         its configuration).
+    workers : int or None
+        Processes for the per-model steps (:func:`calib.experiments.per_model.worker_count`:
+        by default one per CPU on a large table, else this process).
+    ray : str or None
+        A Ray cluster's address for the per-model steps (by default ``$CALIB_RAY``; None: no
+        Ray).
 
     Returns
     -------
@@ -173,8 +190,9 @@ def analyse(
     """
     p = params
     objectives = model_objectives(list(p.models)) if objectives is None else dict(objectives)
-    table = reduction_table(scores, objectives, n_bootstrap=p.n_bootstrap, seed=p.seed)
-    est = base_estimates(scores)
+    n = worker_count(scores["model"].nunique(), len(scores), workers)
+    f = assemble(map_models(partial(model_frames, params=p, objectives=objectives), scores, n, ray))
+    est, table = f["est"], f["table"]
     others = [r for r in REDUCTIONS if r != "sum"]
     mean_vs_sum = pd.concat(
         [
@@ -202,16 +220,54 @@ def analyse(
             est, objectives, [("sum", r) for r in others], "H", p.n_bootstrap, p.seed
         ),
         mean_vs_sum=mean_vs_sum,
-        histograms=confidence_histograms(scores, objectives, bins=p.histogram_bins),
-        shape=confidence_shape(est, p.n_bootstrap, p.seed),
+        histograms=f["histograms"],
+        shape=f["shape"],
         authors_means=authors_means(),
-        model_differences=model_differences(
-            est, [(m, "sum") for m in MEANS], "ace", p.n_bootstrap, p.seed
-        ),
-        percentile_differences=upper_percentile_differences(
-            est, [(m, "sum") for m in MEANS], n_bootstrap=p.n_bootstrap, seed=p.seed
-        ),
+        model_differences=f["model_differences"],
+        percentile_differences=f["percentile_differences"],
     )
+
+
+def model_frames(
+    scores: pd.DataFrame, params: Params, objectives: Mapping[str, str]
+) -> dict[str, pd.DataFrame]:
+    """The steps of :func:`analyse` that look at one model at a time, on its score table (or
+    several models': each model's frames are the same either way, every interval drawing from
+    ``params.seed`` alone): Base under each reduction, Appendix C's table, the histograms and
+    shape of the confidences, the differences between reductions per model.
+    :func:`assemble` puts the models' together."""
+    p = params
+    est = base_estimates(scores)
+    pairs = [(m, "sum") for m in MEANS]
+    return {
+        "est": est,
+        "table": reduction_table(
+            scores, objectives, n_bootstrap=p.n_bootstrap, seed=p.seed, est=est
+        ),
+        "histograms": confidence_histograms(scores, objectives, bins=p.histogram_bins),
+        "shape": confidence_shape(est, p.n_bootstrap, p.seed),
+        "model_differences": model_differences(est, pairs, "ace", p.n_bootstrap, p.seed),
+        "percentile_differences": upper_percentile_differences(
+            est, pairs, n_bootstrap=p.n_bootstrap, seed=p.seed
+        ),
+    }
+
+
+def assemble(parts: list[dict]) -> dict[str, pd.DataFrame]:
+    """The frames of :func:`model_frames` of each model, one model after the other, in the
+    order one call on every model's scores gives them: the estimates reduction by reduction,
+    each sorted by model (as :func:`calib.confidence.estimators.base` gives them), the steps
+    over the estimates in their order; the table and histograms in the scores' order."""
+    f = {k: concat_parts(parts, k) for k in parts[0]}
+    rank = {r: i for i, r in enumerate(REDUCTIONS)}
+    est = f["est"].assign(_r=f["est"]["reduction"].map(rank))
+    f["est"] = (
+        est.sort_values(["_r", "model"], kind="stable").drop(columns="_r").reset_index(drop=True)
+    )
+    f["shape"] = in_first_seen_order(f["shape"], f["est"], ["model", "reduction"])
+    for key in ("model_differences", "percentile_differences"):
+        f[key] = in_first_seen_order(f[key], f["est"], ["model"])
+    return f
 
 
 def run(params: Params) -> ReductionsResult:

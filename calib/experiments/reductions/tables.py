@@ -5,6 +5,8 @@ Base-Confidence and their harmonic mean H per model and reduction, the means per
 
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -17,6 +19,7 @@ from calib.confidence.bootstrap import (
     metric_statistic,
     replicates,
 )
+from calib.confidence.combined import instance_ids
 from calib.confidence.estimators import base
 from calib.confidence.metrics import N_BINS
 from calib.confidence.noise_floor import N_DRAWS, mean_floor_record
@@ -83,6 +86,7 @@ def reduction_table(
     seed: int = 0,
     n_bins: int = N_BINS,
     n_draws: int = N_DRAWS,
+    est: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Appendix C for every model: accuracy, ACE of Base-Confidence on ``template`` and
     ``H = 2 ACC (1 - ACE) / (ACC + 1 - ACE)`` per reduction
@@ -91,16 +95,19 @@ def reduction_table(
     :func:`calib.experiments.scores.objectives`), the paper's ``label`` of the reduction,
     95% bootstrap intervals of accuracy and ACE (``accuracy_low`` ...; NaN when
     ``n_bootstrap`` is 0) and, beyond the paper, ACE's noise floor from ``n_draws`` simulated
-    perfectly calibrated outcome vectors (:data:`FLOOR_COLUMNS`, issue 18)."""
+    perfectly calibrated outcome vectors (:data:`FLOOR_COLUMNS`, issue 18). ``est``: the
+    :func:`base_estimates` of ``scores`` for ``template`` and ``reductions`` where the caller
+    has them (None: computed here, once for both steps)."""
     plain = _plain(scores, template)
     unknown = sorted(set(plain["model"].unique()) - set(objectives))
     if unknown:
         raise ValueError(f"no objective given for model(s) {unknown}")
-    table = compare_reductions(plain, template, reductions, n_bins)
-    est = pd.concat(
-        [base(sentence_scores(plain, r), template).assign(reduction=r) for r in reductions],
-        ignore_index=True,
-    )
+    if est is None:
+        est = base_estimates(plain, template, reductions)
+    by_reduction = {
+        r: part.drop(columns="reduction") for r, part in est.groupby("reduction", sort=False)
+    }
+    table = compare_reductions(plain, template, reductions, n_bins, estimates=by_reduction)
     ints = summary(
         est,
         by=["model", "dataset", "reduction"],
@@ -290,12 +297,13 @@ def _aligned_arrays(
     keys = list(FACT)
     facts = None
     out = {}
+    rows = est.groupby(["model", "reduction"], sort=False).indices  # one pass, not one per pair
     for m in models:
         for r in reductions:
-            part = est[(est["model"] == m) & (est["reduction"] == r)].sort_values(keys)
-            if part.empty:
+            if (m, r) not in rows:
                 raise ValueError(f"no Base estimates of model {m!r} under reduction {r!r}")
-            these = part[keys].astype(str).agg("|".join, axis=1).to_numpy()
+            part = est.take(rows[(m, r)]).sort_values(keys)
+            these = instance_ids(part, keys)
             if facts is None:
                 facts = these
             elif len(these) != len(facts) or (these != facts).any():
@@ -310,12 +318,58 @@ def _aligned_arrays(
 
 def _weighted(metric: str, conf: np.ndarray, corr: np.ndarray, n_bins: int):
     """A weighted statistic of one model under one reduction: ``accuracy``, ``ace`` or ``H``
-    (harmonic mean of the two, Appendix C)."""
+    (harmonic mean of the two, Appendix C), its accuracy and ACE kept per block of weights
+    (:func:`_kept`)."""
     if metric != "H":
-        return metric_statistic(metric, conf, corr, n_bins)[0]
-    acc = metric_statistic("accuracy", conf, corr, n_bins)[0]
-    ace = metric_statistic("ace", conf, corr, n_bins)[0]
+        return _kept(metric, conf, corr, n_bins)
+    acc, ace = _kept("accuracy", conf, corr, n_bins), _kept("ace", conf, corr, n_bins)
     return lambda w: harmonic_mean(np.clip(acc(w), 0, 1), np.clip(ace(w), 0, 1))
+
+
+#: the values of a model's accuracy or ACE under one reduction on each block of resample
+#: weights, kept: every paired bootstrap of the chapter draws the same resamples (one seed, one
+#: sample of facts), and each (model, reduction) enters several pairs (``sum`` in all three H
+#: differences, each mean in two of mean-vs-sum) and two metrics (H needs accuracy and ACE)
+_KEPT: OrderedDict[bytes, np.ndarray] = OrderedDict()
+#: the bytes of values kept at most (the oldest given up first)
+KEPT_BYTES = 128 * 2**20
+_KEPT_SIZE = [0]
+_LAST_WEIGHTS: list = [None, b""]
+
+
+def _weights_digest(w: np.ndarray) -> bytes:
+    """A digest of a block of weights (the last block's is remembered: every model's
+    statistic is called with the same block in turn)."""
+    if _LAST_WEIGHTS[0] is w:
+        return _LAST_WEIGHTS[1]
+    h = hashlib.blake2b(repr((w.shape, w.dtype.str)).encode(), digest_size=20)
+    h.update(np.ascontiguousarray(w).tobytes())
+    _LAST_WEIGHTS[0], _LAST_WEIGHTS[1] = w, h.digest()
+    return _LAST_WEIGHTS[1]
+
+
+def _kept(metric: str, conf: np.ndarray, corr: np.ndarray, n_bins: int):
+    """``metric`` of ``conf`` and ``corr`` as a weighted statistic whose value on a block of
+    weights is computed once and given again (the same numbers) for the same block."""
+    stat = metric_statistic(metric, conf, corr, n_bins)[0]
+    h = hashlib.blake2b(repr((metric, n_bins, len(conf))).encode(), digest_size=20)
+    h.update(np.ascontiguousarray(conf, dtype=float).tobytes())
+    h.update(np.ascontiguousarray(corr, dtype=bool).tobytes())
+    me = h.digest()
+
+    def kept(w: np.ndarray) -> np.ndarray:
+        key = me + _weights_digest(w)
+        got = _KEPT.get(key)
+        if got is None:
+            got = np.asarray(stat(w))
+            got.flags.writeable = False
+            _KEPT[key] = got
+            _KEPT_SIZE[0] += got.nbytes
+            while _KEPT_SIZE[0] > KEPT_BYTES and _KEPT:
+                _KEPT_SIZE[0] -= _KEPT.popitem(last=False)[1].nbytes
+        return got
+
+    return kept
 
 
 def objective_differences(
