@@ -113,19 +113,11 @@ def map_models(
     list
         ``fn``'s results, one per model.
     """
-    from calib.scoring.cluster import ray_address
-
     if not isinstance(scores, pd.DataFrame):
         return _map_tables(fn, list(scores), workers, ray, column)
     rows = model_rows(scores, column)
     parts = (model_part(scores, rows[m]) for m in rows)
-    address = ray_address(ray)
-    if address is not None and len(rows) > 1:
-        return _on_ray(fn, parts, address)
-    n = worker_count(len(rows), len(scores), workers)
-    if n == 1:
-        return [fn(part) for part in parts]
-    return _on_pool(fn, parts, len(rows), n)
+    return map_models_parts(fn, parts, len(rows), len(scores), workers, ray)
 
 
 def _map_tables(fn, tables: list[pd.DataFrame], workers, ray, column) -> list:
