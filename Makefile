@@ -10,6 +10,10 @@ PYTHON    ?= python3
 VENV      ?= .venv
 PY        := $(VENV)/bin/python
 PROFILE   ?= cpu
+# pytest-xdist processes of `make test`, each running whole test files (tests/conftest.py keeps
+# the files that share a costly fixture in one); TEST_WORKERS=0 runs the suite in one process
+TEST_WORKERS ?= 2
+XDIST     := -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 APT_PKGS  := chromium apertium apertium-eng-spa apertium-eng-cat apertium-en-gl apertium-eo-en
 SUDO      := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -26,7 +30,7 @@ book: setup
 # lint first, then the tests whatever lint said (both reported; either failing fails the target)
 test: setup
 	@status=0; $(MAKE) --no-print-directory lint || status=$$?; \
-	$(PY) -m pytest -m "not heavy" || status=$$?; \
+	$(PY) -m pytest -m "not heavy" $(XDIST) || status=$$?; \
 	if [ $$status -ne 0 ]; then echo "make test: failed (lint or tests, see above)"; fi; \
 	exit $$status
 

@@ -26,6 +26,65 @@ os.environ.setdefault("MKL_NUM_THREADS", "1")
 os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
 
 
+#: test files run together under pytest-xdist (``make test`` runs ``-n 2 --dist loadfile``):
+#: each group's files share a costly session fixture (the quick book, minutes; the faults
+#: tests' reference table), which is then made once, in the one worker that runs them. Every
+#: other file is a group of its own, as ``--dist loadfile`` has it (its module fixtures made
+#: once). An entry is a file or a folder (ending in ``/``), relative to the repository.
+FILE_GROUPS: dict[str, tuple[str, ...]] = {
+    "quick_book": (
+        "tests/book/test_quick_book.py",
+        "tests/book/test_chapter_units.py",
+        "tests/book/test_ace_floor_tables.py",
+        "tests/book/test_rerun_one_chapter.py",
+    ),
+    "faults": ("tests/faults/",),
+}
+#: the session fixtures behind :data:`FILE_GROUPS`: a test that reads one lies in its group
+SHARED_FIXTURES = {"quick_book": "quick_book", "reference": "faults"}
+
+
+def xdist_group(nodeid: str) -> str:
+    """The group of a test (its id): the :data:`FILE_GROUPS` entry that holds its file, else
+    the file."""
+    path = nodeid.split("::", 1)[0]
+    for group, entries in FILE_GROUPS.items():
+        if any(path == e or (e.endswith("/") and path.startswith(e)) for e in entries):
+            return group
+    return path
+
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """With ``--dist loadfile``: pytest-xdist's file scheduling with the files of a
+    :data:`FILE_GROUPS` entry as one unit. (Its own ``loadgroup`` cannot do it under pytest 9:
+    it renames the tests' ids, which pytest 9 no longer reads back.)"""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class FileGroupScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return xdist_group(nodeid)
+
+    return FileGroupScheduling(config, log)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """A test that reads a shared fixture but whose file is not in that fixture's group
+    (:data:`SHARED_FIXTURES`) stops the run: under pytest-xdist the fixture would be made in
+    each worker that runs one (minutes, for the quick book)."""
+    stray = [
+        f"{item.nodeid} reads {name!r}; add its file to FILE_GROUPS[{group!r}]"
+        for item in items
+        for name, group in SHARED_FIXTURES.items()
+        if name in getattr(item, "fixturenames", ()) and xdist_group(item.nodeid) != group
+    ]
+    if stray:
+        raise pytest.UsageError("tests/conftest.py: " + "; ".join(stray))
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _session_cache(tmp_path_factory):
     """An empty cache root for the whole session (``CALIB_CACHE_DIR``)."""

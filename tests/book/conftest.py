@@ -86,11 +86,19 @@ def _reads_quick_book(item) -> bool:
     return "quick_book" in getattr(item, "fixturenames", ())
 
 
+def _xdist_worker(config) -> bool:
+    """Whether this process is a pytest-xdist worker (``make test`` runs two)."""
+    return hasattr(config, "workerinput")
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(session, config, items):
-    """The tests that read the quick book run last (in their order), after every other test:
-    its build runs beside those (:func:`pytest_collection_finish`)."""
-    items.sort(key=_reads_quick_book)
+    """In one process, the tests that read the quick book run last (in their order), after
+    every other test: its build runs beside those (:func:`pytest_collection_finish`). Under
+    pytest-xdist they run first: their files are one unit (``tests/conftest.py``), handed to a
+    worker first (``--no-loadscope-reorder``), which starts the build at the first of them
+    while the other worker runs the rest."""
+    items.sort(key=lambda item: _reads_quick_book(item) != _xdist_worker(config))
 
 
 def _popen(args: list[str], log: Path, cache: Path) -> subprocess.Popen:
@@ -111,9 +119,19 @@ def _popen(args: list[str], log: Path, cache: Path) -> subprocess.Popen:
 
 def pytest_collection_finish(session):
     """Start the quick book's build (and, where the determinism test is collected, its second
-    run in a fresh cache) as soon as the tests are known, where a collected test reads it."""
-    if session.config.option.collectonly or not any(map(_reads_quick_book, session.items)):
+    run in a fresh cache) as soon as the tests are known, where a collected test reads it. A
+    pytest-xdist worker does not: it cannot know whether it will run those tests, and the one
+    that does starts them at the first (:func:`quick_book`)."""
+    if session.config.option.collectonly or _xdist_worker(session.config):
         return
+    if any(map(_reads_quick_book, session.items)):
+        _start_quick_book(session)
+
+
+def _start_quick_book(session) -> _QuickStart:
+    """Start the quick book's processes (:class:`_QuickStart`), once per process."""
+    if "quick" in _STARTED:
+        return _STARTED["quick"]
     factory = session.config._tmp_path_factory
     root = book_sources(factory.mktemp("quick-book"))
     cache = factory.mktemp("quick-book-cache")
@@ -127,6 +145,7 @@ def pytest_collection_finish(session):
         again_cache = factory.mktemp("quick-book-again-cache")
         again = _popen([str(here / "quick_again.py"), str(again_root)], again_log, again_cache)
     _STARTED["quick"] = _QuickStart(root, cache, build, build_log, again, again_root, again_log)
+    return _STARTED["quick"]
 
 
 def pytest_sessionfinish(session, exitstatus):
@@ -143,12 +162,11 @@ BUILD_HANG_S = 3600
 
 
 @pytest.fixture(scope="session")
-def quick_book():
+def quick_book(request):
     """The real book, every chapter of ``_toc.yml``, built once per test run with the quick
     profile (strict Sphinx) in a cache of its own (:class:`QuickBook`), by the process that
-    :func:`pytest_collection_finish` started."""
-    started = _STARTED.get("quick")
-    assert started is not None, "pytest_collection_finish starts the quick book's build"
+    :func:`pytest_collection_finish` started (a pytest-xdist worker starts it here)."""
+    started = _STARTED.get("quick") or _start_quick_book(request.session)
     try:
         code = started.build.wait(timeout=BUILD_HANG_S)
     except subprocess.TimeoutExpired:
