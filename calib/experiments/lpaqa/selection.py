@@ -5,7 +5,7 @@ model and prompt set.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
@@ -43,6 +43,28 @@ def best_mined(train: pd.DataFrame, members: pd.DataFrame) -> pd.DataFrame:
     (§4.1): the prompt Mine+Para paraphrases (§5.1). Columns ``model, relation, template``."""
     ranking = rank_prompts(_in_set(train, members, "Mine"))
     return ranking[ranking["rank"] == 0][["model", "relation", "template"]].reset_index(drop=True)
+
+
+def fit_sets(
+    train: pd.DataFrame,
+    test: pd.DataFrame,
+    members: pd.DataFrame,
+    sets: Sequence[str],
+    steps: int = 200,
+    lr: float = 0.1,
+) -> dict[str, tuple[pd.DataFrame, pd.DataFrame]]:
+    """Per prompt set of ``sets`` with training and test scores (the others are left out, as
+    :func:`select_and_ensemble` leaves them out): the prompts ranked by training accuracy
+    (:func:`~calib.prompts.ensemble.rank_prompts`) and the optimised ensemble's weights
+    (:func:`~calib.prompts.ensemble.fit_ensemble_weights`), what :func:`select_and_ensemble`
+    takes as ``fitted``."""
+    out = {}
+    for name in sets:
+        tr = _in_set(train, members, name)
+        if tr.empty or _in_set(test, members, name).empty:
+            continue
+        out[name] = (rank_prompts(tr), fit_ensemble_weights(tr, steps=steps, lr=lr))
+    return out
 
 
 @dataclass(frozen=True)
@@ -83,6 +105,9 @@ def select_and_ensemble(
     steps: int = 200,
     lr: float = 0.1,
     cross_model_sets: Sequence[str] = CROSS_MODEL_SETS,
+    fitted: Mapping[str, tuple[pd.DataFrame, pd.DataFrame]] | None = None,
+    other_weights: pd.DataFrame | None = None,
+    sources: Sequence[str] | None = None,
 ) -> Selection:
     """LPAQA §4 on sentence-score tables of the training pairs (``train``) and test facts
     (``test``), for every model and prompt set of ``members`` (``sets``: default all of them):
@@ -99,6 +124,13 @@ def select_and_ensemble(
     * ``optimized (weights of M)`` for the sets ``cross_model_sets`` -- the same ensemble with
       the weights model ``M`` learned (§5.3, Tables 12-13);
     * ``oracle`` -- correct if any prompt of the set is (§5.1).
+
+    ``fitted`` (:func:`fit_sets`: per prompt set the ranking and the learned weights of the
+    models of ``train``) skips the ranking and the Adam fit: the sets it lacks are left out.
+    ``other_weights`` (``model, relation, template, weight, prompt_set``) are learned weights of
+    models that are not in ``test``, and ``sources`` the models whose weights each model
+    borrows, in order (default: the models of ``test``): :func:`calib.experiments.lpaqa.analyse`
+    evaluates one model at a time with the weights the others learned in a first pass.
     """
     hits, ensembles, rankings, weights = [], [], [], []
     models = list(dict.fromkeys(test["model"].unique()))
@@ -111,15 +143,20 @@ def select_and_ensemble(
     names = list(dict.fromkeys(members["prompt_set"].unique())) if sets is None else list(sets)
     tests: dict[str, pd.DataFrame] = {}
     for name in names:
-        tr, te = _in_set(train, members, name), _in_set(test, members, name)
-        if tr.empty or te.empty:
+        te = _in_set(test, members, name)
+        if fitted is None:
+            tr = _in_set(train, members, name)
+            if tr.empty or te.empty:
+                continue
+            ranking, w = rank_prompts(tr), fit_ensemble_weights(tr, steps=steps, lr=lr)
+        elif name in fitted and not te.empty:
+            ranking, w = fitted[name]
+        else:
             continue
         tests[name] = te
-        ranking = rank_prompts(tr)
         rankings.append(ranking.assign(prompt_set=name))
         tables = [top_k_ensemble(te, ranking, 1, "top-1")]
         tables += [top_k_ensemble(te, ranking, k) for k in ks]
-        w = fit_ensemble_weights(tr, steps=steps, lr=lr)
         weights.append(w.assign(prompt_set=name))
         tables.append(weighted_ensemble(te, w))
         linear = [top_k_ensemble(te, ranking, k, f"top-{k}{LINEAR}", "linear") for k in ks if k > 1]
@@ -129,11 +166,15 @@ def select_and_ensemble(
             hits.append(predictions(table).assign(prompt_set=name, method=table["template"]))
         hits.append(oracle(te).assign(prompt_set=name, method="oracle"))
     weights_frame = pd.concat(weights, ignore_index=True) if weights else pd.DataFrame()
+    every = weights_frame
+    if other_weights is not None and len(other_weights):
+        every = pd.concat([weights_frame, other_weights], ignore_index=True)
+    sources = models if sources is None else list(sources)
     for name in [s for s in cross_model_sets if s in tests]:
-        w = weights_frame[weights_frame["prompt_set"] == name]
+        w = every[every["prompt_set"] == name]
         for target in models:
             te = tests[name][tests[name]["model"] == target]
-            for source in models:
+            for source in sources:
                 if source == target:
                     continue
                 borrowed = w[w["model"] == source].assign(model=target)
