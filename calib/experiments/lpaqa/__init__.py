@@ -93,7 +93,15 @@ from calib.experiments.lpaqa.beyond_paper import (
 from calib.experiments.lpaqa.claims import CLAIMS
 from calib.experiments.lpaqa.consistency import divergence
 from calib.experiments.lpaqa.sample import Sample, load_sample, relation_table, without_unmined
-from calib.experiments.lpaqa.scoring import TEST, TRAIN, cost_table, lama_queries, plan_table, score
+from calib.experiments.lpaqa.scoring import (
+    TEST,
+    TRAIN,
+    compact,
+    cost_table,
+    lama_queries,
+    plan_table,
+    score,
+)
 from calib.experiments.lpaqa.selection import (
     CROSS_MODEL_SETS,
     NO_SET,
@@ -358,7 +366,7 @@ def analyse(
     own = {m: members[members["model"] == m].reset_index(drop=True) for m in models}
     learned = map_models_parts(
         partial(learn_model, sets=names, steps=p.adam_steps, lr=p.adam_lr),
-        ((tables[m], own[m]) for m in models),
+        ((_ready(tables[m]), own[m]) for m in models),
         len(models),
         rows,
         workers,
@@ -387,8 +395,8 @@ def analyse(
         ),
         (
             (
-                tables[m],
-                bears.get(m),
+                _ready(tables[m]),
+                _ready(bears.get(m)),
                 own[m],
                 learned[i],
                 borrow[borrow["model"] != m] if len(borrow) else borrow,
@@ -443,8 +451,15 @@ def model_tables(scores: pd.DataFrame | Mapping[str, ModelScores]) -> dict[str, 
     return dict(scores)
 
 
-def _load(table: ModelScores | None) -> pd.DataFrame | None:
-    return table() if callable(table) else table
+def _load(table: ModelScores) -> pd.DataFrame:
+    """One model's sentence scores, read where they are a loader, :func:`compact`."""
+    return compact(table() if callable(table) else table)
+
+
+def _ready(table: ModelScores | None) -> ModelScores | None:
+    """One model's part as it goes to a worker: a table :func:`compact` (less to send), a
+    loader as it is (read there)."""
+    return compact(table) if isinstance(table, pd.DataFrame) else table
 
 
 def _splits(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -531,8 +546,8 @@ def evaluate_model(
         out["calibration"] = calibration(
             test, selection, k=max(p.ensemble_k), n_boot=p.n_bootstrap, seed=p.seed, caps=caps
         )
-        bear = _load(bear)
         if bear is not None:
+            bear = _load(bear)
             ranking = selection.rankings[selection.rankings["prompt_set"] == TRANSFER_SET]
             out["transfer"] = transfer_results(
                 bear, ranking, p.bear_top_k, p.n_bootstrap, p.seed, cap=caps.get(TRANSFER_SET)

@@ -20,6 +20,37 @@ from calib.scoring.statements import Query, template_queries
 TRAIN, TEST, BEAR = "lama-train", "lama", "bear"
 
 
+#: the key columns of a sentence-score table that :func:`compact` keeps as categoricals, and
+#: its integer columns it keeps as 32-bit integers
+KEY_COLUMNS: tuple[str, ...] = ("model", "dataset", "relation", "instance", "template")
+INT_COLUMNS: tuple[str, ...] = ("option", "answer_idx")
+
+
+def compact(sent: pd.DataFrame) -> pd.DataFrame:
+    """A sentence-score table (:func:`calib.confidence.reductions.sentence_scores`) in less
+    memory: its keys as categoricals (a code of 1-2 bytes per row instead of a string each) and
+    ``option`` and ``answer_idx`` as 32-bit integers; ``score`` as it is. The chapter's steps
+    read it as they read the strings and give the same frames (the keys of their outputs come
+    back as the strings). Columns already compact, and the others, are left as they are; a
+    table already compact comes back as it is."""
+    cats = [
+        c
+        for c in KEY_COLUMNS
+        if c in sent.columns and not isinstance(sent[c].dtype, pd.CategoricalDtype)
+    ]
+    ints = [
+        c
+        for c in INT_COLUMNS
+        if c in sent.columns
+        and sent[c].dtype != "int32"
+        and pd.api.types.is_integer_dtype(sent[c].dtype)
+        and (not len(sent) or (sent[c].min() >= -(2**31) and sent[c].max() < 2**31))
+    ]
+    if not cats and not ints:
+        return sent
+    return sent.astype({**dict.fromkeys(cats, "category"), **dict.fromkeys(ints, "int32")})
+
+
 # ---------------------------------------------------------------------------------------------
 # 3. queries and scoring
 
