@@ -265,3 +265,16 @@ def test_compact_tables_cost_less_and_give_the_same_frames(lpaqa_scores, serial)
     result = lp.analyse(lp.LpaqaScores(**{**vars(lpaqa_scores), "scores": tables}), PARAMS)
     assert_same(result, serial)
     assert not isinstance(result.hits["instance"].dtype, pd.CategoricalDtype)
+
+
+def test_in_set_gives_the_inner_merges_rows_with_the_tables_types(lpaqa_scores):
+    from calib.experiments.lpaqa.selection import _in_set
+
+    sent, members = lpaqa_scores.scores, lpaqa_scores.members
+    for name in ("Mine", "Mine+Para", "Man+Para"):
+        keys = members.loc[members["prompt_set"] == name, ["model", "relation", "template"]]
+        merged = sent.merge(keys.drop_duplicates(), on=["model", "relation", "template"])
+        pd.testing.assert_frame_equal(_in_set(sent, members, name), merged, obj=name)
+        small = _in_set(scoring.compact(sent), members, name)
+        assert isinstance(small["template"].dtype, pd.CategoricalDtype)
+        pd.testing.assert_frame_equal(small.astype(merged.dtypes.to_dict()), merged, obj=name)

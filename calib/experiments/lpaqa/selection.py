@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from calib.data.lama import MANUAL
@@ -32,10 +33,25 @@ LINEAR = " (linear)"
 # 4. selection and ensembles
 
 
+SET_KEYS = ["model", "relation", "template"]
+
+
 def _in_set(sent: pd.DataFrame, members: pd.DataFrame, prompt_set: str) -> pd.DataFrame:
-    """The rows of ``sent`` whose (model, relation, template) is a member of ``prompt_set``."""
-    keys = members.loc[members["prompt_set"] == prompt_set, ["model", "relation", "template"]]
-    return sent.merge(keys.drop_duplicates(), on=["model", "relation", "template"], how="inner")
+    """The rows of ``sent`` whose (model, relation, template) is a member of ``prompt_set``, in
+    their order, with their columns' types (an inner merge's rows, without the merge's copy of
+    the keys as strings: each distinct key of ``sent`` is looked up once)."""
+    keys = members.loc[members["prompt_set"] == prompt_set, SET_KEYS].drop_duplicates()
+    if sent.empty:
+        return sent.reset_index(drop=True)
+    group = sent.groupby(SET_KEYS, sort=False, observed=True, dropna=False).ngroup().to_numpy()
+    _, first = np.unique(group, return_index=True)
+    heads = sent[SET_KEYS].iloc[first].reset_index(drop=True)
+    heads = heads.astype(dict.fromkeys(SET_KEYS, object))
+    found = heads.merge(
+        keys.astype(dict.fromkeys(SET_KEYS, object)), on=SET_KEYS, how="left", indicator=True
+    )
+    member = (found["_merge"] == "both").to_numpy()
+    return sent[member[group]].reset_index(drop=True)
 
 
 def best_mined(train: pd.DataFrame, members: pd.DataFrame) -> pd.DataFrame:
