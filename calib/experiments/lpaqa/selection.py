@@ -36,22 +36,29 @@ LINEAR = " (linear)"
 SET_KEYS = ["model", "relation", "template"]
 
 
-def _in_set(sent: pd.DataFrame, members: pd.DataFrame, prompt_set: str) -> pd.DataFrame:
-    """The rows of ``sent`` whose (model, relation, template) is a member of ``prompt_set``, in
-    their order, with their columns' types (an inner merge's rows, without the merge's copy of
-    the keys as strings: each distinct key of ``sent`` is looked up once)."""
-    keys = members.loc[members["prompt_set"] == prompt_set, SET_KEYS].drop_duplicates()
+def rows_with(sent: pd.DataFrame, keys: pd.DataFrame, on: list[str]) -> pd.DataFrame:
+    """The rows of ``sent`` whose ``on`` values are a row of ``keys``, in their order, with
+    their columns' types: an inner merge's rows (``keys`` without other columns), without the
+    merge's copy of the keys as strings (each distinct key of ``sent`` is looked up once)."""
     if sent.empty:
         return sent.reset_index(drop=True)
-    group = sent.groupby(SET_KEYS, sort=False, observed=True, dropna=False).ngroup().to_numpy()
+    group = sent.groupby(on, sort=False, observed=True, dropna=False).ngroup().to_numpy()
     _, first = np.unique(group, return_index=True)
-    heads = sent[SET_KEYS].iloc[first].reset_index(drop=True)
-    heads = heads.astype(dict.fromkeys(SET_KEYS, object))
+    heads = sent[on].iloc[first].reset_index(drop=True).astype(dict.fromkeys(on, object))
     found = heads.merge(
-        keys.astype(dict.fromkeys(SET_KEYS, object)), on=SET_KEYS, how="left", indicator=True
+        keys[on].drop_duplicates().astype(dict.fromkeys(on, object)),
+        on=on,
+        how="left",
+        indicator=True,
     )
     member = (found["_merge"] == "both").to_numpy()
     return sent[member[group]].reset_index(drop=True)
+
+
+def _in_set(sent: pd.DataFrame, members: pd.DataFrame, prompt_set: str) -> pd.DataFrame:
+    """The rows of ``sent`` whose (model, relation, template) is a member of ``prompt_set``, in
+    their order, with their columns' types (:func:`rows_with`)."""
+    return rows_with(sent, members.loc[members["prompt_set"] == prompt_set], SET_KEYS)
 
 
 def best_mined(train: pd.DataFrame, members: pd.DataFrame) -> pd.DataFrame:
