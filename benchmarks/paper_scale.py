@@ -467,7 +467,7 @@ def lpaqa_sentences(keys: pd.DataFrame, model: str, seed: int) -> pd.DataFrame:
     del n_tok, correct
     out = {"model": pd.Categorical.from_codes(np.zeros(len(qi), np.int8), [model])}
     for c in ("dataset", "relation", "instance", "template"):
-        codes, cats = pd.factorize(keys[c])
+        codes, cats = pd.factorize(keys[c], sort=True)  # sorted: as compact() keeps them
         out[c] = pd.Categorical.from_codes(codes[qi], cats)
     return pd.DataFrame({**out, "option": option, "answer_idx": answer_idx, "score": score})
 

@@ -31,13 +31,18 @@ def compact(sent: pd.DataFrame) -> pd.DataFrame:
     memory: its keys as categoricals (a code of 1-2 bytes per row instead of a string each) and
     ``option`` and ``answer_idx`` as 32-bit integers; ``score`` as it is. The chapter's steps
     read it as they read the strings and give the same frames (the keys of their outputs come
-    back as the strings). Columns already compact, and the others, are left as they are; a
-    table already compact comes back as it is."""
-    cats = [
-        c
-        for c in KEY_COLUMNS
-        if c in sent.columns and not isinstance(sent[c].dtype, pd.CategoricalDtype)
-    ]
+    back as the strings). The categories are sorted (a categorical column with categories in
+    another order gets them sorted): the steps sort and group by the keys, and a categorical
+    sorts by its categories' order, so only sorted categories sort as the strings do. Other
+    columns are left as they are; a table already compact comes back as it is."""
+    cats, unsorted = [], []
+    for c in KEY_COLUMNS:
+        if c not in sent.columns:
+            continue
+        if not isinstance(sent[c].dtype, pd.CategoricalDtype):
+            cats.append(c)
+        elif not sent[c].cat.categories.is_monotonic_increasing:
+            unsorted.append(c)
     ints = [
         c
         for c in INT_COLUMNS
@@ -46,9 +51,12 @@ def compact(sent: pd.DataFrame) -> pd.DataFrame:
         and pd.api.types.is_integer_dtype(sent[c].dtype)
         and (not len(sent) or (sent[c].min() >= -(2**31) and sent[c].max() < 2**31))
     ]
-    if not cats and not ints:
+    if not cats and not ints and not unsorted:
         return sent
-    return sent.astype({**dict.fromkeys(cats, "category"), **dict.fromkeys(ints, "int32")})
+    out = sent.astype({**dict.fromkeys(cats, "category"), **dict.fromkeys(ints, "int32")})
+    for c in unsorted:
+        out[c] = out[c].cat.reorder_categories(sorted(out[c].cat.categories))
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
