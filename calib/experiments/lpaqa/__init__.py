@@ -528,6 +528,7 @@ def evaluate_model(
         fitted=_fitted(learned),
         other_weights=borrowed,
         sources=sources,
+        compact_ensembles=True,
     )
     del train
     reps = replicates(selection.hits, p.n_bootstrap, p.seed)

@@ -145,6 +145,10 @@ def calibration(
         seed=seed,
         floor=("ace",),
     )
+    # keys as strings (categoricals where the ensembles were compact)
+    table = table.astype(
+        {c: str for c in table.columns if isinstance(table[c].dtype, pd.CategoricalDtype)}
+    )
     table = table.assign(_s=table["prompt_set"].map(set_rank), _o=table["method"].map(method_rank))
     return (
         table.sort_values(["model", "_s", "_o"], kind="stable")

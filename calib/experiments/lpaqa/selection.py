@@ -90,6 +90,44 @@ def fit_sets(
     return out
 
 
+#: the key columns of an ensemble table (with its prompt set and method)
+ENSEMBLE_KEYS: tuple[str, ...] = (
+    "model",
+    "dataset",
+    "relation",
+    "instance",
+    "template",
+    "prompt_set",
+    "method",
+)
+
+
+def _keys_compact(table: pd.DataFrame, compact: bool) -> pd.DataFrame:
+    if not compact:
+        return table
+    return table.astype(
+        {
+            c: "category"
+            for c in ENSEMBLE_KEYS
+            if c in table.columns and not isinstance(table[c].dtype, pd.CategoricalDtype)
+        }
+    )
+
+
+def _compact_concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """Frames with categorical keys, one after the other, the keys still categoricals (the
+    sorted union of the frames' categories)."""
+    out = []
+    union = {
+        c: pd.CategoricalDtype(sorted({v for f in frames for v in f[c].cat.categories}))
+        for c in ENSEMBLE_KEYS
+        if all(c in f.columns for f in frames)
+    }
+    for f in frames:
+        out.append(f.astype(union))
+    return pd.concat(out, ignore_index=True)
+
+
 @dataclass(frozen=True)
 class Selection:
     """What :func:`select_and_ensemble` returns.
@@ -131,6 +169,7 @@ def select_and_ensemble(
     fitted: Mapping[str, tuple[pd.DataFrame, pd.DataFrame]] | None = None,
     other_weights: pd.DataFrame | None = None,
     sources: Sequence[str] | None = None,
+    compact_ensembles: bool = False,
 ) -> Selection:
     """LPAQA §4 on sentence-score tables of the training pairs (``train``) and test facts
     (``test``), for every model and prompt set of ``members`` (``sets``: default all of them):
@@ -154,11 +193,15 @@ def select_and_ensemble(
     models that are not in ``test``, and ``sources`` the models whose weights each model
     borrows, in order (default: the models of ``test``): :func:`calib.experiments.lpaqa.analyse`
     evaluates one model at a time with the weights the others learned in a first pass.
+    ``compact_ensembles``: the ensemble tables' keys as categoricals (sorted categories; a row
+    per fact, option and method: their strings would be most of the memory).
     """
     hits, ensembles, rankings, weights = [], [], [], []
     models = list(dict.fromkeys(test["model"].unique()))
     manual = test[test["template"] == MANUAL].assign(template="manual")
-    ensembles.append(manual.assign(prompt_set=NO_SET, method="manual"))
+    ensembles.append(
+        _keys_compact(manual.assign(prompt_set=NO_SET, method="manual"), compact_ensembles)
+    )
     hits.append(predictions(manual).assign(prompt_set=NO_SET, method="manual"))
     majority = majority_baseline(facts, reference)
     for m in models:
@@ -184,7 +227,11 @@ def select_and_ensemble(
         tables.append(weighted_ensemble(te, w))
         linear = [top_k_ensemble(te, ranking, k, f"top-{k}{LINEAR}", "linear") for k in ks if k > 1]
         for table in tables:
-            ensembles.append(table.assign(prompt_set=name, method=table["template"]))
+            ensembles.append(
+                _keys_compact(
+                    table.assign(prompt_set=name, method=table["template"]), compact_ensembles
+                )
+            )
         for table in tables + linear:
             hits.append(predictions(table).assign(prompt_set=name, method=table["template"]))
         hits.append(oracle(te).assign(prompt_set=name, method="oracle"))
@@ -206,7 +253,9 @@ def select_and_ensemble(
     out = pd.concat(hits, ignore_index=True)[list(HIT_COLUMNS)]
     return Selection(
         hits=out.reset_index(drop=True),
-        ensembles=pd.concat(ensembles, ignore_index=True),
+        ensembles=_compact_concat(ensembles)
+        if compact_ensembles
+        else pd.concat(ensembles, ignore_index=True),
         rankings=pd.concat(rankings, ignore_index=True),
         weights=weights_frame,
     )
