@@ -57,7 +57,18 @@ CHAPTERS = (
 ROLES = ("subject", "object", "template")
 ROLE_CODE = {r: i for i, r in enumerate(ROLES)}
 #: chapters whose per-model steps run in a pool (calib.experiments.per_model)
-POOLED = ("calibration", "linguistic", "reductions", "clm_vs_mlm", "factor", "answer_set")
+POOLED = (
+    "calibration",
+    "linguistic",
+    "reductions",
+    "clm_vs_mlm",
+    "factor",
+    "answer_set",
+    "lpaqa",
+)
+#: pooled chapters whose driver never holds the scores: each worker reads its model's (the
+#: measured ``table_gib`` is one model's table)
+READ_PER_MODEL = ("lpaqa",)
 #: the paper profile: models of Table 3, facts of BEAR
 PAPER_MODELS, PAPER_FACTS = 29, 7731
 #: where the results go by default, and the Markdown book/scaling.md includes (the book's
@@ -331,11 +342,19 @@ def prepare(chapter: str, args):
 def prepare_lpaqa(module, args, models):
     """The paper profile's LAMA sample (data only; ``--lama-relations``), the manual prompt,
     ``top_t`` mined and ``top_t`` paraphrased prompts per relation in LPAQA's prompt sets,
-    random sentence scores of every query."""
+    random sentence scores of every query: built one model at a time and written to a
+    temporary folder (Parquet, compact: :func:`calib.experiments.lpaqa.scoring.compact`), which
+    the analysis reads one model at a time in its workers (``LpaqaScores.scores`` a loader per
+    model, as a score store would be read). No table of several models is made: the table
+    returned beside the thunk is the first model's (its facts and its size)."""
+    import atexit
+    import shutil
+    import tempfile
+    from functools import partial
+
     from calib.book.profiles import PROFILES
-    from calib.confidence.reductions import sentence_scores
     from calib.data.lama import MANUAL
-    from calib.experiments.lpaqa import sample, scoring
+    from calib.experiments.lpaqa import sample
     from calib.prompts.sets import PROMPT_COLUMNS, for_models
 
     paper = PROFILES["paper"].chapters["lpaqa"]
@@ -377,14 +396,80 @@ def prepare_lpaqa(module, args, models):
     members = for_models(
         pd.DataFrame(members, columns=["relation", "prompt_set", "template", "position"]), models
     )
-    queries = scoring.lama_queries(lama, prompts)
-    sent = [
-        sentence_scores(score_table(queries, [m], args.seed + 2 + i)) for i, m in enumerate(models)
-    ]
-    scores = module.LpaqaScores(drawn, prompts, members, pd.concat(sent, ignore_index=True))
+    keys = lpaqa_query_keys(lama, prompts)
+    folder = Path(tempfile.mkdtemp(prefix="paper-scale-lpaqa-"))
+    atexit.register(shutil.rmtree, folder, True)
+    loaders, rows = {}, 0
+    for i, m in enumerate(models):
+        table = lpaqa_sentences(keys, m, args.seed + 2 + i)
+        rows += len(table)
+        table.to_parquet(folder / f"{i}.parquet")
+        loaders[m] = partial(pd.read_parquet, folder / f"{i}.parquet")
+        del table
+    first = loaders[models[0]]()
+    scores = module.LpaqaScores(drawn, prompts, members, loaders)
     p = params_for(module, args, models, beyond_paper=True)
-    n_rows = len(scores.scores)
-    return (lambda: module.analyse(scores, p)), scores.scores, models, n_rows
+    return (lambda: module.analyse(scores, p, workers=args.workers)), first, models, rows
+
+
+def lpaqa_query_keys(lama, prompts: pd.DataFrame) -> pd.DataFrame:
+    """One row per query of :func:`calib.experiments.lpaqa.scoring.lama_queries` (in its
+    order: the training pairs, then the test facts; relation, template, fact): ``dataset,
+    relation, instance, template, answer_idx`` and ``n_options``, without the statements' texts
+    (the analysis reads none)."""
+    from calib.experiments.lpaqa import scoring
+    from calib.prompts.generation import REFERENCE_SOURCES
+
+    ours = prompts[~prompts["source"].isin(REFERENCE_SOURCES)]
+    parts = []
+    for dataset, frame, pr in (
+        (scoring.TRAIN, lama.train, ours),
+        (scoring.TEST, lama.instances, prompts),
+    ):
+        facts = scoring.query_facts(frame)
+        names = {r: list(dict.fromkeys(g["template"])) for r, g in pr.groupby("relation")}
+        for rel, rows in facts.groupby("relation", sort=False):
+            n_opt = len(lama.relations[rel].answer_labels)
+            for name in names.get(rel, []):
+                parts.append(
+                    pd.DataFrame(
+                        {
+                            "dataset": dataset,
+                            "relation": str(rel),
+                            "instance": rows["instance"].astype(str).to_numpy(),
+                            "template": name,
+                            "answer_idx": rows["answer_idx"].to_numpy(np.int64),
+                            "n_options": n_opt,
+                        }
+                    )
+                )
+    return pd.concat(parts, ignore_index=True)
+
+
+def lpaqa_sentences(keys: pd.DataFrame, model: str, seed: int) -> pd.DataFrame:
+    """A compact sentence-score table (:func:`calib.experiments.lpaqa.scoring.compact`: keys as
+    categoricals, ``option`` and ``answer_idx`` int32) of the queries ``keys``
+    (:func:`lpaqa_query_keys`) for ``model``, built directly: the ``sum`` of 3-9 token
+    log-probabilities ``-Gamma(2, 0.5)`` (so ``-Gamma(2 n, 0.5)``), the correct option's raised
+    by the model's sureness of the query (``Gamma(2, 2)``), at most ``-1e-3`` per token: what
+    :func:`score_table` and ``sentence_scores`` give, without the token lists."""
+    rng = np.random.default_rng([seed, 0])
+    n_opt = keys["n_options"].to_numpy(np.int64)
+    qi = np.repeat(np.arange(len(keys)), n_opt)
+    option = (np.arange(len(qi)) - np.repeat(np.cumsum(n_opt) - n_opt, n_opt)).astype(np.int32)
+    answer_idx = keys["answer_idx"].to_numpy(np.int32)[qi]
+    n_tok = rng.integers(1, 4, (3, len(qi)), dtype=np.int8).sum(axis=0, dtype=np.int64)
+    score = -rng.gamma(2.0 * n_tok, 0.5)
+    strength = rng.gamma(2.0, 2.0, len(keys))
+    correct = option == answer_idx
+    score[correct] += strength[qi[correct]]
+    score = np.minimum(score, -1e-3 * n_tok)
+    del n_tok, correct
+    out = {"model": pd.Categorical.from_codes(np.zeros(len(qi), np.int8), [model])}
+    for c in ("dataset", "relation", "instance", "template"):
+        codes, cats = pd.factorize(keys[c], sort=True)  # sorted: as compact() keeps them
+        out[c] = pd.Categorical.from_codes(codes[qi], cats)
+    return pd.DataFrame({**out, "option": option, "answer_idx": answer_idx, "score": score})
 
 
 # -- measuring --------------------------------------------------------------------------------
@@ -462,9 +547,12 @@ def project(rows: list[dict], cores: int = 16, ray_workers=(4, 8, 16, 29)) -> li
         # memory: the interpreter with calib (``base``), the score table (scales with models x
         # facts), the analysis's own: in a pooled driver per model in flight (facts), in one
         # process over every model (models x facts); each worker's own (facts)
-        base = max(r["rss_before_gib"] - r["table_gib"], 0.0)
+        read = r["chapter"] in READ_PER_MODEL
+        base = r["rss_before_gib"] if read else max(r["rss_before_gib"] - r["table_gib"], 0.0)
         extra = (r["peak_main_gib"] if pooled else r["peak_rss_gib"]) - r["rss_before_gib"]
-        driver = base + r["table_gib"] * fx * mx + max(extra, 0.0) * fx * (1 if pooled else mx)
+        table = 0.0 if read else r["table_gib"] * fx * mx
+        # (a chapter that reads per model holds every model's outputs in its driver: models)
+        driver = base + table + max(extra, 0.0) * fx * (1 if pooled and not read else mx)
         worker = base + max(r["peak_worker_gib"] - base, 0.0) * fx if pooled else 0.0
         row = {
             "chapter": r["chapter"],

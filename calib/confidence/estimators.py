@@ -210,7 +210,9 @@ def template_matrix(sent: pd.DataFrame, templates: Sequence[str] = PARAPHRASES):
             f"{sorted(per_all['template'].unique())}"
         )
     inst, n_inst = group_codes(per, INSTANCE)
-    col = pd.Categorical(per["template"], categories=templates).codes.astype(np.int64)
+    # the values, not the column: a categorical column (a compact table) may have categories
+    # beyond ``templates``, which pandas will not recode
+    col = pd.Categorical(np.asarray(per["template"]), categories=templates).codes.astype(np.int64)
     counts = np.bincount(inst, minlength=n_inst)
     if (counts != len(templates)).any():
         k = int(np.flatnonzero(counts != len(templates))[0])

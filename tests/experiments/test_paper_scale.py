@@ -87,3 +87,66 @@ def test_the_paper_scale_benchmark_runs_at_a_tiny_size(tmp_path):
     assert set(projected) == set(rows)
     assert projected["calibration"]["wall_s 16 cores"] > 0
     assert "| calibration | 2 | 6 |" in out.with_suffix(".md").read_text()
+
+
+def test_lpaqa_scores_are_built_one_model_at_a_time_and_compact():
+    """The LPAQA benchmark's queries are those of the chapter's lama_queries, and each model's
+    sentence scores a compact table of its own (no table of several models)."""
+    import pandas as pd
+
+    from calib.data.lama import MANUAL
+    from calib.experiments.lpaqa import sample, scoring
+
+    ps = _module()
+    lama = sample.load_sample(["P30", "P1303"], None, 2, 3, seed=0).sample
+    prompts = pd.DataFrame(
+        [
+            {"relation": r, "template": t, "text": "[X] in [Y] .", "source": s}
+            for r in lama.relations
+            for t, s in ((MANUAL, "manual"), ("mined-00", "mined"), ("lpaqa-mine-00", "lpaqa-mine"))
+        ]
+    )
+    keys = ps.lpaqa_query_keys(lama, prompts)
+    queries = scoring.lama_queries(lama, prompts)
+    want = [
+        (q.dataset, q.relation, q.instance, q.template, q.answer_idx, len(q.answers))
+        for q in queries
+    ]
+    assert list(keys.itertuples(index=False, name=None)) == want
+    table = ps.lpaqa_sentences(keys, "m", seed=0)
+    assert scoring.compact(table) is table and table["model"].unique().tolist() == ["m"]
+    assert len(table) == keys["n_options"].sum() and (table["score"] < 0).all()
+    top = table.loc[
+        table.groupby(["dataset", "relation", "instance", "template"])["score"].idxmax()
+    ]
+    assert (top["option"] == top["answer_idx"]).mean() > 2 / keys["n_options"].min()
+
+
+def test_the_lpaqa_benchmark_reads_each_model_in_a_worker(tmp_path):
+    out = tmp_path / "lpaqa.json"
+    cmd = [
+        sys.executable,
+        str(SCRIPT),
+        "--chapters",
+        "lpaqa",
+        "--models",
+        "2",
+        "--lama-relations",
+        "P30",
+        "--train-per-relation",
+        "3",
+        "--test-per-relation",
+        "4",
+        "--top-t",
+        "2",
+        "--n-bootstrap",
+        "10",
+        "--workers",
+        "2",
+        "--out",
+        str(out),
+    ]
+    subprocess.run(cmd, check=True, capture_output=True, cwd=REPO)
+    (row,) = json.loads(out.read_text())["chapters"]
+    assert row["models"] == 2 and row["facts"] == 7 and row["workers"] == 2
+    assert row["peak_worker_gib"] > 0 and row["cpu_workers_s"] > 0

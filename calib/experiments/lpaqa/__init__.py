@@ -60,9 +60,12 @@ Datasets in the score tables: ``"lama-train"`` (training pairs), ``"lama"`` (tes
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar
+from functools import partial
+from typing import ClassVar, TypeAlias
 
+import numpy as np
 import pandas as pd
 
 from calib.data.bear import load_bear
@@ -90,9 +93,30 @@ from calib.experiments.lpaqa.beyond_paper import (
 from calib.experiments.lpaqa.claims import CLAIMS
 from calib.experiments.lpaqa.consistency import divergence
 from calib.experiments.lpaqa.sample import Sample, load_sample, relation_table, without_unmined
-from calib.experiments.lpaqa.scoring import TEST, TRAIN, cost_table, lama_queries, plan_table, score
-from calib.experiments.lpaqa.selection import best_mined, select_and_ensemble
+from calib.experiments.lpaqa.scoring import (
+    TEST,
+    TRAIN,
+    compact,
+    cost_table,
+    lama_queries,
+    plan_table,
+    score,
+)
+from calib.experiments.lpaqa.selection import (
+    CROSS_MODEL_SETS,
+    NO_SET,
+    best_mined,
+    fit_sets,
+    select_and_ensemble,
+)
 from calib.experiments.params import ChapterParams, parameter
+from calib.experiments.per_model import (
+    MIN_ROWS_FOR_POOL,
+    concat_parts,
+    map_models_parts,
+    model_part,
+    model_rows,
+)
 from calib.prompts.generation import lpaqa_overlap, reference_prompts
 from calib.prompts.mining import mine_prompts, mining_corpus
 from calib.prompts.sets import (
@@ -250,6 +274,11 @@ class LpaqaResult:
         return int(self.relations["test"].sum())
 
 
+#: one model's sentence scores: a table, or a picklable function without arguments that gives
+#: it (e.g. reads it from the score store in the worker)
+ModelScores: TypeAlias = pd.DataFrame | Callable[[], pd.DataFrame]
+
+
 @dataclass(frozen=True)
 class LpaqaScores:
     """What :func:`analyse` takes: the sentence scores of the chapter and what they were scored
@@ -270,12 +299,16 @@ class LpaqaScores:
     members: pd.DataFrame
     #: sentence scores (:func:`calib.confidence.reductions.sentence_scores`, ``sum``) of every
     #: prompt on the training pairs (dataset ``"lama-train"``) and on the test facts
-    #: (``"lama"``; the reference prompts on the test facts only)
-    scores: pd.DataFrame
+    #: (``"lama"``; the reference prompts on the test facts only): one table of every model
+    #: (:func:`analyse` splits it by model), or per model its table or a picklable function
+    #: without arguments that gives it (:data:`ModelScores`; read in the worker, so that no
+    #: process holds more than one model's scores)
+    scores: pd.DataFrame | Mapping[str, ModelScores]
     #: sentence scores of the BEAR facts
-    #: (:func:`~calib.experiments.lpaqa.beyond_paper.transfer_queries`, dataset ``"bear"``), the
-    #: BEAR relations shared with the sample and their facts (None / empty: no transfer)
-    bear: pd.DataFrame | None = None
+    #: (:func:`~calib.experiments.lpaqa.beyond_paper.transfer_queries`, dataset ``"bear"``; a
+    #: table or per model, as ``scores``), the BEAR relations shared with the sample and their
+    #: facts (None / empty: no transfer)
+    bear: pd.DataFrame | Mapping[str, ModelScores] | None = None
     bear_relations: list = field(default_factory=list)
     n_bear_facts: int = 0
     #: evidence sentences of the mining corpus per relation, the Apertium pivots used and why
@@ -287,11 +320,23 @@ class LpaqaScores:
     cost: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
-def analyse(scores: LpaqaScores, params: Params) -> LpaqaResult:
+def analyse(
+    scores: LpaqaScores, params: Params, workers: int | None = None, ray: str | None = None
+) -> LpaqaResult:
     """The LPAQA chapter on given scores: selection and ensembles, the accuracies with
     intervals and the comparisons, the prediction divergence and, with ``beyond_paper``, the
     calibration of the ensembles and the BEAR transfer. No model, no disk: :func:`run` scores
     first, then calls this.
+
+    Every step looks at one model's sentence scores at a time, in two passes over the models
+    (:func:`calib.experiments.per_model.map_models_parts`: this process, a local pool or Ray):
+    :func:`learn_model` ranks each prompt set's prompts and learns the optimised ensemble's
+    weights on the model's training pairs; :func:`evaluate_model` then computes the model's
+    per-fact hits (with §5.3's ensembles under the weights the other models learned), its
+    accuracies, comparisons, divergence, calibration and BEAR transfer. No table of several
+    models' scores is made; :func:`assemble` puts the small per-model outputs together in the
+    order one pass over all models gives them (every bootstrap of a model draws from
+    ``params.seed`` alone, so the numbers are those of all models in one process).
 
     Parameters
     ----------
@@ -299,6 +344,10 @@ def analyse(scores: LpaqaScores, params: Params) -> LpaqaResult:
         The sentence scores and what they were scored on.
     params : calib.experiments.lpaqa.Params
         The chapter's parameters.
+    workers : int or None
+        Processes for the per-model steps (:func:`calib.experiments.per_model.worker_count`).
+    ray : str or None
+        A Ray cluster's address for the per-model steps (by default ``$CALIB_RAY``).
 
     Returns
     -------
@@ -306,29 +355,60 @@ def analyse(scores: LpaqaScores, params: Params) -> LpaqaResult:
         What the chapter's page shows, with ``params``.
     """
     p = params
-    sample, prompts, members, sent = scores.sample, scores.prompts, scores.members, scores.scores
-    lama = sample.sample
-    train, test = sent[sent["dataset"] == TRAIN], sent[sent["dataset"] == TEST]
-    selection = select_and_ensemble(
-        train,
-        test,
-        members,
-        lama.instances,
-        reference=sample.full.instances,
-        ks=p.ensemble_k,
-        steps=p.adam_steps,
-        lr=p.adam_lr,
+    sample, prompts, members = scores.sample, scores.prompts, scores.members
+    tables = model_tables(scores.scores)
+    bears = model_tables(scores.bear) if scores.bear is not None else {}
+    models = list(tables)
+    rows = sum(
+        len(t) if isinstance(t, pd.DataFrame) else MIN_ROWS_FOR_POOL for t in tables.values()
     )
-    reps = replicates(selection.hits, p.n_bootstrap, p.seed)
-    corr, bins = divergence(test, prompts, members, p.n_bootstrap, p.seed)
-    calib_table = transfer = None
-    if p.beyond_paper:
-        calib_table = calibration(
-            test, selection, k=max(p.ensemble_k), n_boot=p.n_bootstrap, seed=p.seed
-        )
-        if scores.bear is not None:
-            ranking = selection.rankings[selection.rankings["prompt_set"] == TRANSFER_SET]
-            transfer = transfer_results(scores.bear, ranking, p.bear_top_k, p.n_bootstrap, p.seed)
+    names = list(dict.fromkeys(members["prompt_set"].unique()))
+    own = {m: members[members["model"] == m].reset_index(drop=True) for m in models}
+    learned = map_models_parts(
+        partial(learn_model, sets=names, steps=p.adam_steps, lr=p.adam_lr),
+        ((_ready(tables[m]), own[m]) for m in models),
+        len(models),
+        rows,
+        workers,
+        ray,
+    )
+    rankings = _in_set_order(concat_parts(learned, "rankings"), names)
+    weights = _in_set_order(concat_parts(learned, "weights"), names)
+    caps = (
+        {
+            name: int(part.groupby(["model", "relation"]).size().min())
+            for name, part in rankings.groupby("prompt_set", sort=False)
+        }
+        if len(rankings)
+        else {}
+    )
+    cross = [s for s in CROSS_MODEL_SETS if s in caps]
+    borrow = weights[weights["prompt_set"].isin(cross)] if len(weights) else weights
+    evaluated = map_models_parts(
+        partial(
+            evaluate_model,
+            sample=sample,
+            prompts=prompts,
+            params=p,
+            sources=models,
+            caps=caps,
+        ),
+        (
+            (
+                _ready(tables[m]),
+                _ready(bears.get(m)),
+                own[m],
+                learned[i],
+                borrow[borrow["model"] != m] if len(borrow) else borrow,
+            )
+            for i, m in enumerate(models)
+        ),
+        len(models),
+        rows,
+        workers,
+        ray,
+    )
+    f = assemble(evaluated, models, names, members)
     return LpaqaResult(
         params=p,
         relations=relation_table(sample),
@@ -342,19 +422,223 @@ def analyse(scores: LpaqaScores, params: Params) -> LpaqaResult:
         overlap=lpaqa_overlap(prompts),
         plan=scores.plan,
         cost=scores.cost,
-        rankings=selection.rankings,
-        weights=selection.weights,
-        hits=selection.hits,
-        accuracy=accuracy_table(reps),
-        comparisons=comparison_table(reps, p.ensemble_k),
-        reference=reference_accuracy(test, prompts, p.n_bootstrap, p.seed),
-        divergence=corr,
-        divergence_bins=bins,
-        calibration=calib_table,
+        rankings=rankings,
+        weights=weights,
+        hits=f["hits"],
+        accuracy=f["accuracy"],
+        comparisons=f["comparisons"],
+        reference=f["reference"],
+        divergence=f["divergence"],
+        divergence_bins=f["divergence_bins"],
+        calibration=f["calibration"] if p.beyond_paper else None,
         bear_relations=list(scores.bear_relations),
         n_bear_facts=scores.n_bear_facts,
-        transfer=transfer,
+        transfer=f["transfer"] if p.beyond_paper and scores.bear is not None else None,
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# one model at a time
+
+
+def model_tables(scores: pd.DataFrame | Mapping[str, ModelScores]) -> dict[str, ModelScores]:
+    """Each model's sentence scores of ``scores``: a table of several models split by its
+    ``model`` column (in the order the models first appear; slices of the table where a
+    model's rows are one run), or a mapping model -> table or loader as it is."""
+    if isinstance(scores, pd.DataFrame):
+        rows = model_rows(scores)
+        return {m: model_part(scores, rows[m]) for m in rows}
+    return dict(scores)
+
+
+def _load(table: ModelScores) -> pd.DataFrame:
+    """One model's sentence scores, read where they are a loader, :func:`compact`."""
+    return compact(table() if callable(table) else table)
+
+
+def _ready(table: ModelScores | None) -> ModelScores | None:
+    """One model's part as it goes to a worker: a table :func:`compact` (less to send), a
+    loader as it is (read there)."""
+    return compact(table) if isinstance(table, pd.DataFrame) else table
+
+
+def _splits(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    models = table["model"].unique()
+    if len(models) > 1:
+        raise ValueError(f"one model's sentence scores hold several models: {list(models)}")
+    return table[table["dataset"] == TRAIN], table[table["dataset"] == TEST]
+
+
+def learn_model(part: tuple, sets: Sequence[str], steps: int, lr: float) -> dict:
+    """The first pass of :func:`analyse` on one model (``part``: its sentence scores or their
+    loader, its members): per prompt set the prompts ranked by training accuracy and the
+    optimised ensemble's weights (:func:`~calib.experiments.lpaqa.selection.fit_sets`), as
+    ``rankings`` and ``weights`` frames with ``prompt_set``."""
+    table, members = part
+    train, test = _splits(_load(table))
+    fitted = fit_sets(train, test, members, sets, steps, lr)
+    return {
+        "rankings": _frames([r.assign(prompt_set=n) for n, (r, _) in fitted.items()]),
+        "weights": _frames([w.assign(prompt_set=n) for n, (_, w) in fitted.items()]),
+    }
+
+
+def _frames(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def _fitted(learned: dict) -> dict[str, tuple[pd.DataFrame, pd.DataFrame]]:
+    r, w = learned["rankings"], learned["weights"]
+    if not len(r):
+        return {}
+    return {
+        n: (
+            r[r["prompt_set"] == n].drop(columns="prompt_set").reset_index(drop=True),
+            w[w["prompt_set"] == n].drop(columns="prompt_set").reset_index(drop=True),
+        )
+        for n in dict.fromkeys(r["prompt_set"])
+    }
+
+
+def evaluate_model(
+    part: tuple,
+    sample: Sample,
+    prompts: pd.DataFrame,
+    params: Params,
+    sources: Sequence[str],
+    caps: Mapping[str, int],
+) -> dict:
+    """The second pass of :func:`analyse` on one model: ``part`` is its sentence scores (or
+    their loader), its BEAR sentence scores (or None), its members, what :func:`learn_model`
+    gave it and the cross-model sets' weights the other models learned. Returns its per-fact
+    ``hits`` and its frames of the result (accuracy, comparisons, reference, divergence and
+    its bins, calibration, transfer)."""
+    p = params
+    table, bear, members, learned, borrowed = part
+    train, test = _splits(_load(table))
+    selection = select_and_ensemble(
+        train,
+        test,
+        members,
+        sample.sample.instances,
+        reference=sample.full.instances,
+        ks=p.ensemble_k,
+        steps=p.adam_steps,
+        lr=p.adam_lr,
+        fitted=_fitted(learned),
+        other_weights=borrowed,
+        sources=sources,
+        compact_ensembles=True,
+    )
+    del train
+    reps = replicates(selection.hits, p.n_bootstrap, p.seed)
+    corr, bins = divergence(test, prompts, members, p.n_bootstrap, p.seed)
+    out = {
+        "hits": selection.hits,
+        "accuracy": accuracy_table(reps),
+        "comparisons": comparison_table(reps, p.ensemble_k),
+        "reference": reference_accuracy(test, prompts, p.n_bootstrap, p.seed),
+        "divergence": corr,
+        "divergence_bins": bins,
+        "calibration": None,
+        "transfer": None,
+    }
+    if p.beyond_paper:
+        out["calibration"] = calibration(
+            test, selection, k=max(p.ensemble_k), n_boot=p.n_bootstrap, seed=p.seed, caps=caps
+        )
+        if bear is not None:
+            bear = _load(bear)
+            ranking = selection.rankings[selection.rankings["prompt_set"] == TRANSFER_SET]
+            out["transfer"] = transfer_results(
+                bear, ranking, p.bear_top_k, p.n_bootstrap, p.seed, cap=caps.get(TRANSFER_SET)
+            )
+    return out
+
+
+def _in_set_order(frame: pd.DataFrame, names: Sequence[str]) -> pd.DataFrame:
+    """Rankings or weights of every model, set by set (in the order of ``names``), the models
+    sorted within a set: the order one call on all models gives."""
+    if not len(frame):
+        return frame
+    rank = {n: i for i, n in enumerate(names)}
+    models = {m: i for i, m in enumerate(sorted(frame["model"].unique()))}
+    order = np.lexsort((frame["model"].map(models), frame["prompt_set"].map(rank)))
+    return frame.iloc[order].reset_index(drop=True)
+
+
+def _concat_nonempty(parts: list[dict], key: str) -> pd.DataFrame:
+    frames = [x[key] for x in parts if x[key] is not None and len(x[key])]
+    if not frames:
+        return parts[0][key]
+    return pd.concat(frames, ignore_index=True)
+
+
+def _hit_order(hits: pd.DataFrame, models: Sequence[str], names: Sequence[str]) -> np.ndarray:
+    """Row positions that put the models' hits (one model after another, ``models``' order) in
+    the order of :func:`~calib.experiments.lpaqa.selection.select_and_ensemble` on all models:
+    block by block (the manual prompt, the majority baseline, each set's methods, each
+    cross-model set), the models sorted within a block (first-seen for the majority baseline
+    and the cross-model ensembles)."""
+    sets = {n: i for i, n in enumerate(names)}
+    crossed = {n: i for i, n in enumerate(CROSS_MODEL_SETS)}
+    codes, pairs = pd.MultiIndex.from_frame(hits[["prompt_set", "method"]]).factorize()
+    blocks: list[int] = []
+    first_seen: list[bool] = []
+    within: dict[str, int] = {}
+    for s, m in pairs:  # (prompt set, method) in first-seen order: the sets' methods in order
+        if s == NO_SET:
+            blocks.append(0 if m == "manual" else 1)
+            first_seen.append(m == "majority")
+        elif m.startswith("optimized (weights of "):
+            blocks.append(10**9 + crossed.get(s, len(crossed)))
+            first_seen.append(True)
+        else:
+            within[s] = within.get(s, -1) + 1
+            blocks.append(2 + sets.get(s, len(sets)) * 10**5 + within[s])
+            first_seen.append(False)
+    block = np.asarray(blocks, dtype=np.int64)[codes]
+    seen = hits["model"].map({m: i for i, m in enumerate(models)}).to_numpy()
+    alpha = hits["model"].map({m: i for i, m in enumerate(sorted(models))}).to_numpy()
+    key = np.where(np.asarray(first_seen, dtype=bool)[codes], seen, alpha)
+    return np.lexsort((key, block))
+
+
+def assemble(
+    parts: list[dict], models: Sequence[str], names: Sequence[str], members: pd.DataFrame
+) -> dict:
+    """The frames of :func:`evaluate_model` of each model (in ``models``' order) put together
+    in the order :func:`analyse` on all models in one table gave them."""
+    hits = pd.concat([x["hits"] for x in parts], ignore_index=True)
+    hits = hits.iloc[_hit_order(hits, models, names)].reset_index(drop=True)
+    # the models as the hits first show them (the replicates' order)
+    order = {m: i for i, m in enumerate(hits["model"].unique())}
+    by_hits = sorted(range(len(parts)), key=lambda i: order.get(models[i], len(order)))
+    in_hits = [parts[i] for i in by_hits]
+    alpha = [parts[i] for i in sorted(range(len(parts)), key=lambda i: models[i])]
+    listed = {m: i for i, m in enumerate(members["model"].unique())}
+    in_members = [
+        parts[i]
+        for i in sorted(range(len(parts)), key=lambda i: listed.get(models[i], len(listed)))
+    ]
+    out = {
+        "hits": hits,
+        "accuracy": pd.concat([x["accuracy"] for x in in_hits], ignore_index=True),
+        "comparisons": pd.concat([x["comparisons"] for x in in_hits], ignore_index=True),
+        "reference": _concat_nonempty(alpha, "reference"),
+        "divergence": pd.concat([x["divergence"] for x in in_members], ignore_index=True),
+        "divergence_bins": pd.concat([x["divergence_bins"] for x in in_members], ignore_index=True),
+    }
+    for key in ("calibration", "transfer"):
+        frames = [x[key] for x in parts if x[key] is not None]
+        out[key] = (
+            pd.concat(frames, ignore_index=True)
+            .sort_values("model", kind="stable")
+            .reset_index(drop=True)
+            if frames
+            else None
+        )
+    return out
 
 
 def run(params: Params) -> LpaqaResult:

@@ -5,7 +5,7 @@ prompts transferred to BEAR.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
@@ -112,6 +112,7 @@ def calibration(
     k: int = 5,
     n_boot: int = 1000,
     seed: int = 0,
+    caps: Mapping[str, int] | None = None,
 ) -> pd.DataFrame:
     """ACE (with its noise floor and the debiased ACE), Brier and accuracy (Kissling et al. §4.3) on
     the test facts, per model and prompt set of ``sets``: the Base-Confidence (Eq. 1) of the manual
@@ -119,7 +120,10 @@ def calibration(
     of its answer), and Average / Consistency / Entropy (min aggregation) over the ``k`` best
     prompts as templates. One row per ``model, prompt_set, method`` (the manual prompt once, prompt
     set :data:`~calib.experiments.lpaqa.selection.NO_SET`), with bootstrap intervals
-    (:func:`calib.confidence.summary.summary` with ``floor=("ace",)``)."""
+    (:func:`calib.confidence.summary.summary` with ``floor=("ace",)``). ``caps``: per prompt set
+    the most prompts the consistency estimators take (:func:`consistency_estimates` caps ``k``
+    at the fewest ranked prompts of a model and relation; run on one model at a time, the
+    fewest over every model keeps what all models together give)."""
     ens = selection.ensembles
     parts = []
     for name in [NO_SET, *sets]:
@@ -129,7 +133,8 @@ def calibration(
         est = _estimates_of(part, sorted(set(part["method"].unique()), key=method_rank))
         if name != NO_SET:
             ranking = selection.rankings[selection.rankings["prompt_set"] == name]
-            multi = consistency_estimates(test, ranking, k)
+            cap = k if caps is None or name not in caps else min(k, caps[name])
+            multi = consistency_estimates(test, ranking, cap)
             if len(multi):
                 est = pd.concat([est, multi], ignore_index=True)
         parts.append(est.assign(prompt_set=name))
@@ -139,6 +144,10 @@ def calibration(
         n_boot=n_boot,
         seed=seed,
         floor=("ace",),
+    )
+    # keys as strings (categoricals where the ensembles were compact)
+    table = table.astype(
+        {c: str for c in table.columns if isinstance(table[c].dtype, pd.CategoricalDtype)}
     )
     table = table.assign(_s=table["prompt_set"].map(set_rank), _o=table["method"].map(method_rank))
     return (
@@ -204,6 +213,7 @@ def transfer_results(
     n_boot: int = 1000,
     seed: int = 0,
     bear_templates: Sequence[str] = PARAPHRASES,
+    cap: int | None = None,
 ) -> pd.DataFrame:
     """Accuracy, ACE (with its noise floor and the debiased ACE) and Brier on the BEAR facts
     (``sent``, from :func:`transfer_queries`) of: BEAR's plain template (``BEAR paraphrase-0``,
@@ -212,7 +222,8 @@ def transfer_results(
     manual prompt, the LAMA top-1 prompt and the top-``k`` ensemble of LAMA prompts (ranked on
     LAMA's training pairs), and Average/Consistency/Entropy over those ``k`` prompts. Adds
     ``d_accuracy``, ``d_ace``, ``d_brier``: the change against ``BEAR paraphrase-0`` of the
-    same model."""
+    same model. ``cap``: the most prompts the consistency estimators over the LAMA prompts take
+    (as :func:`calibration`'s ``caps``)."""
     own = sent[sent["template"].isin(bear_templates)]
     lama = sent[sent["template"].str.startswith("lama-")]
     lama = lama.assign(template=lama["template"].str.slice(5))
@@ -232,7 +243,7 @@ def transfer_results(
         fn(own, "min", list(bear_templates)).assign(method=f"BEAR {name}/min")
         for name, fn in MULTI.items()
     ]
-    multi = consistency_estimates(lama, ranking, k, prefix="LAMA ")
+    multi = consistency_estimates(lama, ranking, k if cap is None else min(k, cap), prefix="LAMA ")
     if len(multi):
         est.append(multi)
     out = summary(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from calib.experiments.lpaqa.selection import rows_with
 from calib.prompts.accuracy import predictions
 from calib.prompts.consistency import (
     divergence_bins,
@@ -33,9 +34,7 @@ def divergence(
         own = mem[["relation", "template"]].drop_duplicates()
         own = own.assign(text=[texts[(r, t)] for r, t in zip(own["relation"], own["template"])])
         pairs = prompt_pairs(own)
-        part = test[test["model"] == model].merge(
-            own[["relation", "template"]], on=["relation", "template"]
-        )
+        part = rows_with(test[test["model"] == model], own, ["relation", "template"])
         per = predictions(part)
         got = divergence_correlation(per, pairs, n_boot, seed)
         corr.append(

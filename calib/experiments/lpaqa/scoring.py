@@ -20,6 +20,45 @@ from calib.scoring.statements import Query, template_queries
 TRAIN, TEST, BEAR = "lama-train", "lama", "bear"
 
 
+#: the key columns of a sentence-score table that :func:`compact` keeps as categoricals, and
+#: its integer columns it keeps as 32-bit integers
+KEY_COLUMNS: tuple[str, ...] = ("model", "dataset", "relation", "instance", "template")
+INT_COLUMNS: tuple[str, ...] = ("option", "answer_idx")
+
+
+def compact(sent: pd.DataFrame) -> pd.DataFrame:
+    """A sentence-score table (:func:`calib.confidence.reductions.sentence_scores`) in less
+    memory: its keys as categoricals (a code of 1-2 bytes per row instead of a string each) and
+    ``option`` and ``answer_idx`` as 32-bit integers; ``score`` as it is. The chapter's steps
+    read it as they read the strings and give the same frames (the keys of their outputs come
+    back as the strings). The categories are sorted (a categorical column with categories in
+    another order gets them sorted): the steps sort and group by the keys, and a categorical
+    sorts by its categories' order, so only sorted categories sort as the strings do. Other
+    columns are left as they are; a table already compact comes back as it is."""
+    cats, unsorted = [], []
+    for c in KEY_COLUMNS:
+        if c not in sent.columns:
+            continue
+        if not isinstance(sent[c].dtype, pd.CategoricalDtype):
+            cats.append(c)
+        elif not sent[c].cat.categories.is_monotonic_increasing:
+            unsorted.append(c)
+    ints = [
+        c
+        for c in INT_COLUMNS
+        if c in sent.columns
+        and sent[c].dtype != "int32"
+        and pd.api.types.is_integer_dtype(sent[c].dtype)
+        and (not len(sent) or (sent[c].min() >= -(2**31) and sent[c].max() < 2**31))
+    ]
+    if not cats and not ints and not unsorted:
+        return sent
+    out = sent.astype({**dict.fromkeys(cats, "category"), **dict.fromkeys(ints, "int32")})
+    for c in unsorted:
+        out[c] = out[c].cat.reorder_categories(sorted(out[c].cat.categories))
+    return out
+
+
 # ---------------------------------------------------------------------------------------------
 # 3. queries and scoring
 

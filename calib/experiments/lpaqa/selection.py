@@ -5,9 +5,10 @@ model and prompt set.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from calib.data.lama import MANUAL
@@ -32,10 +33,32 @@ LINEAR = " (linear)"
 # 4. selection and ensembles
 
 
+SET_KEYS = ["model", "relation", "template"]
+
+
+def rows_with(sent: pd.DataFrame, keys: pd.DataFrame, on: list[str]) -> pd.DataFrame:
+    """The rows of ``sent`` whose ``on`` values are a row of ``keys``, in their order, with
+    their columns' types: an inner merge's rows (``keys`` without other columns), without the
+    merge's copy of the keys as strings (each distinct key of ``sent`` is looked up once)."""
+    if sent.empty:
+        return sent.reset_index(drop=True)
+    group = sent.groupby(on, sort=False, observed=True, dropna=False).ngroup().to_numpy()
+    _, first = np.unique(group, return_index=True)
+    heads = sent[on].iloc[first].reset_index(drop=True).astype(dict.fromkeys(on, object))
+    found = heads.merge(
+        keys[on].drop_duplicates().astype(dict.fromkeys(on, object)),
+        on=on,
+        how="left",
+        indicator=True,
+    )
+    member = (found["_merge"] == "both").to_numpy()
+    return sent[member[group]].reset_index(drop=True)
+
+
 def _in_set(sent: pd.DataFrame, members: pd.DataFrame, prompt_set: str) -> pd.DataFrame:
-    """The rows of ``sent`` whose (model, relation, template) is a member of ``prompt_set``."""
-    keys = members.loc[members["prompt_set"] == prompt_set, ["model", "relation", "template"]]
-    return sent.merge(keys.drop_duplicates(), on=["model", "relation", "template"], how="inner")
+    """The rows of ``sent`` whose (model, relation, template) is a member of ``prompt_set``, in
+    their order, with their columns' types (:func:`rows_with`)."""
+    return rows_with(sent, members.loc[members["prompt_set"] == prompt_set], SET_KEYS)
 
 
 def best_mined(train: pd.DataFrame, members: pd.DataFrame) -> pd.DataFrame:
@@ -43,6 +66,66 @@ def best_mined(train: pd.DataFrame, members: pd.DataFrame) -> pd.DataFrame:
     (§4.1): the prompt Mine+Para paraphrases (§5.1). Columns ``model, relation, template``."""
     ranking = rank_prompts(_in_set(train, members, "Mine"))
     return ranking[ranking["rank"] == 0][["model", "relation", "template"]].reset_index(drop=True)
+
+
+def fit_sets(
+    train: pd.DataFrame,
+    test: pd.DataFrame,
+    members: pd.DataFrame,
+    sets: Sequence[str],
+    steps: int = 200,
+    lr: float = 0.1,
+) -> dict[str, tuple[pd.DataFrame, pd.DataFrame]]:
+    """Per prompt set of ``sets`` with training and test scores (the others are left out, as
+    :func:`select_and_ensemble` leaves them out): the prompts ranked by training accuracy
+    (:func:`~calib.prompts.ensemble.rank_prompts`) and the optimised ensemble's weights
+    (:func:`~calib.prompts.ensemble.fit_ensemble_weights`), what :func:`select_and_ensemble`
+    takes as ``fitted``."""
+    out = {}
+    for name in sets:
+        tr = _in_set(train, members, name)
+        if tr.empty or _in_set(test, members, name).empty:
+            continue
+        out[name] = (rank_prompts(tr), fit_ensemble_weights(tr, steps=steps, lr=lr))
+    return out
+
+
+#: the key columns of an ensemble table (with its prompt set and method)
+ENSEMBLE_KEYS: tuple[str, ...] = (
+    "model",
+    "dataset",
+    "relation",
+    "instance",
+    "template",
+    "prompt_set",
+    "method",
+)
+
+
+def _keys_compact(table: pd.DataFrame, compact: bool) -> pd.DataFrame:
+    if not compact:
+        return table
+    return table.astype(
+        {
+            c: "category"
+            for c in ENSEMBLE_KEYS
+            if c in table.columns and not isinstance(table[c].dtype, pd.CategoricalDtype)
+        }
+    )
+
+
+def _compact_concat(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """Frames with categorical keys, one after the other, the keys still categoricals (the
+    sorted union of the frames' categories)."""
+    out = []
+    union = {
+        c: pd.CategoricalDtype(sorted({v for f in frames for v in f[c].cat.categories}))
+        for c in ENSEMBLE_KEYS
+        if all(c in f.columns for f in frames)
+    }
+    for f in frames:
+        out.append(f.astype(union))
+    return pd.concat(out, ignore_index=True)
 
 
 @dataclass(frozen=True)
@@ -83,6 +166,10 @@ def select_and_ensemble(
     steps: int = 200,
     lr: float = 0.1,
     cross_model_sets: Sequence[str] = CROSS_MODEL_SETS,
+    fitted: Mapping[str, tuple[pd.DataFrame, pd.DataFrame]] | None = None,
+    other_weights: pd.DataFrame | None = None,
+    sources: Sequence[str] | None = None,
+    compact_ensembles: bool = False,
 ) -> Selection:
     """LPAQA §4 on sentence-score tables of the training pairs (``train``) and test facts
     (``test``), for every model and prompt set of ``members`` (``sets``: default all of them):
@@ -99,11 +186,22 @@ def select_and_ensemble(
     * ``optimized (weights of M)`` for the sets ``cross_model_sets`` -- the same ensemble with
       the weights model ``M`` learned (§5.3, Tables 12-13);
     * ``oracle`` -- correct if any prompt of the set is (§5.1).
+
+    ``fitted`` (:func:`fit_sets`: per prompt set the ranking and the learned weights of the
+    models of ``train``) skips the ranking and the Adam fit: the sets it lacks are left out.
+    ``other_weights`` (``model, relation, template, weight, prompt_set``) are learned weights of
+    models that are not in ``test``, and ``sources`` the models whose weights each model
+    borrows, in order (default: the models of ``test``): :func:`calib.experiments.lpaqa.analyse`
+    evaluates one model at a time with the weights the others learned in a first pass.
+    ``compact_ensembles``: the ensemble tables' keys as categoricals (sorted categories; a row
+    per fact, option and method: their strings would be most of the memory).
     """
     hits, ensembles, rankings, weights = [], [], [], []
     models = list(dict.fromkeys(test["model"].unique()))
     manual = test[test["template"] == MANUAL].assign(template="manual")
-    ensembles.append(manual.assign(prompt_set=NO_SET, method="manual"))
+    ensembles.append(
+        _keys_compact(manual.assign(prompt_set=NO_SET, method="manual"), compact_ensembles)
+    )
     hits.append(predictions(manual).assign(prompt_set=NO_SET, method="manual"))
     majority = majority_baseline(facts, reference)
     for m in models:
@@ -111,29 +209,42 @@ def select_and_ensemble(
     names = list(dict.fromkeys(members["prompt_set"].unique())) if sets is None else list(sets)
     tests: dict[str, pd.DataFrame] = {}
     for name in names:
-        tr, te = _in_set(train, members, name), _in_set(test, members, name)
-        if tr.empty or te.empty:
+        te = _in_set(test, members, name)
+        if fitted is None:
+            tr = _in_set(train, members, name)
+            if tr.empty or te.empty:
+                continue
+            ranking, w = rank_prompts(tr), fit_ensemble_weights(tr, steps=steps, lr=lr)
+        elif name in fitted and not te.empty:
+            ranking, w = fitted[name]
+        else:
             continue
         tests[name] = te
-        ranking = rank_prompts(tr)
         rankings.append(ranking.assign(prompt_set=name))
         tables = [top_k_ensemble(te, ranking, 1, "top-1")]
         tables += [top_k_ensemble(te, ranking, k) for k in ks]
-        w = fit_ensemble_weights(tr, steps=steps, lr=lr)
         weights.append(w.assign(prompt_set=name))
         tables.append(weighted_ensemble(te, w))
         linear = [top_k_ensemble(te, ranking, k, f"top-{k}{LINEAR}", "linear") for k in ks if k > 1]
         for table in tables:
-            ensembles.append(table.assign(prompt_set=name, method=table["template"]))
+            ensembles.append(
+                _keys_compact(
+                    table.assign(prompt_set=name, method=table["template"]), compact_ensembles
+                )
+            )
         for table in tables + linear:
             hits.append(predictions(table).assign(prompt_set=name, method=table["template"]))
         hits.append(oracle(te).assign(prompt_set=name, method="oracle"))
     weights_frame = pd.concat(weights, ignore_index=True) if weights else pd.DataFrame()
+    every = weights_frame
+    if other_weights is not None and len(other_weights):
+        every = pd.concat([weights_frame, other_weights], ignore_index=True)
+    sources = models if sources is None else list(sources)
     for name in [s for s in cross_model_sets if s in tests]:
-        w = weights_frame[weights_frame["prompt_set"] == name]
+        w = every[every["prompt_set"] == name]
         for target in models:
             te = tests[name][tests[name]["model"] == target]
-            for source in models:
+            for source in sources:
                 if source == target:
                     continue
                 borrowed = w[w["model"] == source].assign(model=target)
@@ -142,7 +253,9 @@ def select_and_ensemble(
     out = pd.concat(hits, ignore_index=True)[list(HIT_COLUMNS)]
     return Selection(
         hits=out.reset_index(drop=True),
-        ensembles=pd.concat(ensembles, ignore_index=True),
+        ensembles=_compact_concat(ensembles)
+        if compact_ensembles
+        else pd.concat(ensembles, ignore_index=True),
         rankings=pd.concat(rankings, ignore_index=True),
         weights=weights_frame,
     )
