@@ -295,3 +295,25 @@ def test_in_set_gives_the_inner_merges_rows_with_the_tables_types(lpaqa_scores):
         small = _in_set(scoring.compact(sent), members, name)
         assert isinstance(small["template"].dtype, pd.CategoricalDtype)
         pd.testing.assert_frame_equal(small.astype(merged.dtypes.to_dict()), merged, obj=name)
+
+
+def test_ranked_templates_gives_the_inner_merges_rows_on_string_and_compact_tables(lpaqa_scores):
+    """``ranked_templates`` (a lookup of each distinct key, not a merge that made a compact
+    table's keys strings) gives the rows, order and values of the inner merge it replaced."""
+    from calib.experiments.lpaqa.beyond_paper import ranked_templates
+    from calib.prompts.ensemble import rank_prompts
+
+    sent = lpaqa_scores.scores
+    ranking = rank_prompts(sent[sent["dataset"] == "lama-train"])
+    keys = ["model", "relation", "template"]
+    for k in (1, 2, 3):
+        r = ranking[ranking["rank"] < k][[*keys, "rank"]]
+        merged = sent.merge(r, on=keys, how="inner")
+        merged["template"] = "rank-" + merged["rank"].astype(str)
+        merged = merged.drop(columns="rank")
+        assert len(merged), k
+        pd.testing.assert_frame_equal(ranked_templates(sent, ranking, k), merged, obj=str(k))
+        small = ranked_templates(scoring.compact(sent), ranking, k)
+        assert isinstance(small["model"].dtype, pd.CategoricalDtype)
+        pd.testing.assert_frame_equal(small.astype(merged.dtypes.to_dict()), merged, obj=str(k))
+    assert ranked_templates(sent.iloc[:0], ranking, 2).empty

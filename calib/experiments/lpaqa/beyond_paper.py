@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 
 from calib.confidence.estimators import MULTI, base
@@ -15,7 +16,7 @@ from calib.data.bear import PARAPHRASES, PLAIN, Bear, load_bear
 from calib.data.lama import MANUAL
 from calib.experiments.lpaqa.accuracy import method_rank, set_rank
 from calib.experiments.lpaqa.scoring import BEAR, query_facts
-from calib.experiments.lpaqa.selection import NO_SET, Selection, _in_set
+from calib.experiments.lpaqa.selection import NO_SET, SET_KEYS, Selection, _in_set, key_values
 from calib.prompts.ensemble import rank_prompts, top_k_ensemble
 from calib.prompts.sets import PAPER_SETS
 from calib.scoring.statements import Query, template_queries
@@ -32,10 +33,15 @@ def ranked_templates(sent: pd.DataFrame, ranking: pd.DataFrame, k: int) -> pd.Da
     """The rows of the ``k`` best prompts per (model, relation) of ``ranking``, with
     ``template`` renamed ``rank-0 .. rank-<k-1>``: the same template names in every relation,
     as the multi-template estimators expect."""
-    r = ranking[ranking["rank"] < k][["model", "relation", "template", "rank"]]
-    out = sent.merge(r, on=["model", "relation", "template"], how="inner")
-    out["template"] = "rank-" + out["rank"].astype(str)
-    return out.drop(columns="rank")
+    r = ranking[ranking["rank"] < k]
+    rank = key_values(sent, r, SET_KEYS, "rank")
+    keep = ~np.isnan(rank)
+    # the inner merge's rows in its order (the left's), the keys keeping their types (a merge
+    # of a compact table's categoricals with the ranking's strings made every row's keys
+    # strings: 28% of a model's analysis at the paper's sample)
+    out = sent[keep].reset_index(drop=True)
+    out["template"] = "rank-" + pd.Series(rank[keep].astype(np.int64)).astype(str)
+    return out
 
 
 def _estimates_of(tables: pd.DataFrame, names: Sequence[str]) -> pd.DataFrame:

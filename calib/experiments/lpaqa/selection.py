@@ -36,15 +36,38 @@ LINEAR = " (linear)"
 SET_KEYS = ["model", "relation", "template"]
 
 
+def _distinct_keys(sent: pd.DataFrame, on: list[str]) -> tuple[np.ndarray, pd.DataFrame]:
+    """Per row of ``sent`` the number of its ``on`` values in order of first appearance, and
+    those distinct values (row ``g`` for number ``g``) as plain objects."""
+    group = sent.groupby(on, sort=False, observed=True, dropna=False).ngroup().to_numpy()
+    _, first = np.unique(group, return_index=True)
+    heads = sent[on].iloc[first].reset_index(drop=True).astype(dict.fromkeys(on, object))
+    return group, heads
+
+
+def key_values(sent: pd.DataFrame, keys: pd.DataFrame, on: list[str], column: str) -> np.ndarray:
+    """Per row of ``sent`` the ``column`` (numbers) of the row of ``keys`` with its ``on``
+    values, NaN where there is none: a left merge's column (``keys`` unique on ``on``), without
+    the merge's copy of ``sent``'s keys as strings (each distinct key looked up once)."""
+    if sent.empty:
+        return np.empty(0)
+    group, heads = _distinct_keys(sent, on)
+    found = heads.merge(
+        keys[[*on, column]].astype(dict.fromkeys(on, object)),
+        on=on,
+        how="left",
+        validate="many_to_one",
+    )
+    return found[column].to_numpy(dtype=float)[group]
+
+
 def rows_with(sent: pd.DataFrame, keys: pd.DataFrame, on: list[str]) -> pd.DataFrame:
     """The rows of ``sent`` whose ``on`` values are a row of ``keys``, in their order, with
     their columns' types: an inner merge's rows (``keys`` without other columns), without the
     merge's copy of the keys as strings (each distinct key of ``sent`` is looked up once)."""
     if sent.empty:
         return sent.reset_index(drop=True)
-    group = sent.groupby(on, sort=False, observed=True, dropna=False).ngroup().to_numpy()
-    _, first = np.unique(group, return_index=True)
-    heads = sent[on].iloc[first].reset_index(drop=True).astype(dict.fromkeys(on, object))
+    group, heads = _distinct_keys(sent, on)
     found = heads.merge(
         keys[on].drop_duplicates().astype(dict.fromkeys(on, object)),
         on=on,
