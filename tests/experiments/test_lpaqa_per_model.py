@@ -317,3 +317,33 @@ def test_ranked_templates_gives_the_inner_merges_rows_on_string_and_compact_tabl
         assert isinstance(small["model"].dtype, pd.CategoricalDtype)
         pd.testing.assert_frame_equal(small.astype(merged.dtypes.to_dict()), merged, obj=str(k))
     assert ranked_templates(sent.iloc[:0], ranking, 2).empty
+
+
+def test_rows_with_counts_a_compact_tables_keys_by_their_codes_and_falls_back_otherwise():
+    """A compact table's keys are numbered from their categories' codes (linear); a key
+    missing in a row, or plain strings, take the groupby path; all give the merge's rows."""
+    from calib.experiments.lpaqa.selection import _dense_codes, key_values, rows_with
+
+    sent = pd.DataFrame(
+        {
+            "relation": pd.Categorical(
+                ["P1", "P2", "P1", "P3", "P2"], categories=["P1", "P2", "P3", "P9"]
+            ),
+            "template": pd.Categorical(["a", "b", "b", "a", "b"]),
+            "score": [1.0, 2.0, 3.0, 4.0, 5.0],
+        }
+    )
+    keys = pd.DataFrame(
+        {"relation": ["P2", "P3", "P9"], "template": ["b", "a", "a"], "rank": [0, 1, 2]}
+    )
+    on = ["relation", "template"]
+    assert _dense_codes(sent, on) is not None
+    assert rows_with(sent, keys, on)["score"].tolist() == [2.0, 4.0, 5.0]
+    np.testing.assert_array_equal(key_values(sent, keys, on, "rank"), [np.nan, 0, np.nan, 1, 0])
+    missing = sent.assign(relation=sent["relation"].astype(object).where(sent.index != 0))
+    missing["relation"] = missing["relation"].astype("category")
+    assert _dense_codes(missing, on) is None
+    assert rows_with(missing, keys, on)["score"].tolist() == [2.0, 4.0, 5.0]
+    plain = sent.astype({"relation": object, "template": object})
+    assert _dense_codes(plain, on) is None
+    np.testing.assert_array_equal(key_values(plain, keys, on, "rank"), [np.nan, 0, np.nan, 1, 0])

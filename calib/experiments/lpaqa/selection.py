@@ -39,10 +39,45 @@ SET_KEYS = ["model", "relation", "template"]
 def _distinct_keys(sent: pd.DataFrame, on: list[str]) -> tuple[np.ndarray, pd.DataFrame]:
     """Per row of ``sent`` the number of its ``on`` values in order of first appearance, and
     those distinct values (row ``g`` for number ``g``) as plain objects."""
+    dense = _dense_codes(sent, on)
+    if dense is not None:
+        return dense
     group = sent.groupby(on, sort=False, observed=True, dropna=False).ngroup().to_numpy()
     _, first = np.unique(group, return_index=True)
     heads = sent[on].iloc[first].reset_index(drop=True).astype(dict.fromkeys(on, object))
     return group, heads
+
+
+#: the most key combinations :func:`_dense_codes` counts in an array (models x relations x
+#: templates of a compact table: thousands)
+DENSE_KEYS = 1 << 24
+
+
+def _dense_codes(sent: pd.DataFrame, on: list[str]) -> tuple[np.ndarray, pd.DataFrame] | None:
+    """:func:`_distinct_keys` of a compact table (every ``on`` column categorical, no missing
+    value) in linear time, from the categories' codes (the groups numbered in the order of
+    their codes, not of first appearance); None for other tables."""
+    cols = [sent[c] for c in on]
+    if not all(isinstance(c.dtype, pd.CategoricalDtype) for c in cols):
+        return None
+    sizes = tuple(len(c.cat.categories) for c in cols)
+    if int(np.prod(sizes, dtype=np.int64)) > DENSE_KEYS:
+        return None
+    codes = [c.cat.codes.to_numpy(dtype=np.int64) for c in cols]
+    if any((c < 0).any() for c in codes):
+        return None
+    combined = np.ravel_multi_index(codes, sizes)
+    present = np.flatnonzero(np.bincount(combined, minlength=int(np.prod(sizes))))
+    number = np.full(int(np.prod(sizes)), -1, dtype=np.int64)
+    number[present] = np.arange(len(present))
+    parts = np.unravel_index(present, sizes)
+    heads = pd.DataFrame(
+        {
+            c: np.asarray(col.cat.categories, dtype=object)[part]
+            for c, col, part in zip(on, cols, parts)
+        }
+    )
+    return number[combined], heads
 
 
 def key_values(sent: pd.DataFrame, keys: pd.DataFrame, on: list[str], column: str) -> np.ndarray:
