@@ -29,6 +29,8 @@ the table can be fed to the confidence estimators and calibration metrics like a
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -55,8 +57,42 @@ class _Cube:
         return np.array([index[n] for n in names], dtype=int)
 
 
+#: inside :func:`reusing_cubes`: the cubes of each table seen there, by the table's id (with the
+#: table, so that the id is not reused while it lives)
+_REUSE: dict[int, tuple[pd.DataFrame, dict[tuple, _Cube]]] | None = None
+
+
+@contextmanager
+def reusing_cubes() -> Iterator[None]:
+    """Inside, the dense arrays of a sentence-score table (``_cubes``) are made once for every
+    ensemble, ranking and oracle computed on that same table object (which must not change
+    inside): LPAQA computes ten or more of them on each prompt set's table, and one ensemble per
+    other model with that model's weights (§5.3), each of which split the table anew. The
+    tables are held until the block ends."""
+    global _REUSE
+    outer = _REUSE
+    if outer is None:
+        _REUSE = {}
+    try:
+        yield
+    finally:
+        _REUSE = outer
+
+
 def _cubes(scores: pd.DataFrame, name: str = "sentence-score table") -> dict[tuple, _Cube]:
-    """Split a sentence-score table into one dense array per (model, dataset, relation)."""
+    """Split a sentence-score table into one dense array per (model, dataset, relation)
+    (made once per table inside :func:`reusing_cubes`)."""
+    if _REUSE is not None:
+        seen = _REUSE.get(id(scores))
+        if seen is not None and seen[0] is scores:
+            return seen[1]
+    out = _split_cubes(scores, name)
+    if _REUSE is not None:
+        _REUSE[id(scores)] = (scores, out)
+    return out
+
+
+def _split_cubes(scores: pd.DataFrame, name: str) -> dict[tuple, _Cube]:
     missing = [c for c in COLUMNS if c not in scores.columns]
     if missing:
         raise ValueError(f"{name} lacks column(s) {missing}; expected at least {list(COLUMNS)}")

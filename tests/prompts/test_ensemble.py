@@ -163,3 +163,42 @@ def test_the_linear_top_k_averages_probabilities():
     assert one["prob"].to_numpy() == pytest.approx(top_k_ensemble(HAND, ranking, 1)["prob"])
     with pytest.raises(ValueError, match="combination must be one of"):
         top_k_ensemble(HAND, ranking, 2, combination="geometric")
+
+
+def test_inside_reusing_cubes_a_table_is_split_once_and_the_results_are_the_same(monkeypatch):
+    """Ensembles, rankings and the oracle on one table split it once inside ``reusing_cubes``
+    (LPAQA's prompt sets and borrowed weights), every time outside it, a copy of the table again
+    (another object), and the results are those of separate splits."""
+    import calib.prompts.ensemble as ensemble
+
+    ranking = rank_prompts(HAND)
+    calls = []
+    split = ensemble._split_cubes
+    monkeypatch.setattr(ensemble, "_split_cubes", lambda s, n: calls.append(id(s)) or split(s, n))
+    weights = pd.DataFrame(
+        {"model": "m", "relation": "R", "template": ["a", "b", "c"], "weight": [0.5, 0.3, 0.2]}
+    )
+
+    def everything(t):
+        return [
+            top_k_ensemble(t, ranking, 1),
+            top_k_ensemble(t, ranking, 2),
+            weighted_ensemble(t, weights),
+            oracle(t),
+            prompt_accuracy(t),
+        ]
+
+    apart = everything(HAND)
+    assert len(calls) == 5
+    calls.clear()
+    with ensemble.reusing_cubes():
+        together = everything(HAND)
+        assert len(calls) == 1
+        everything(HAND.copy())
+        assert len(calls) == 2
+    for a, b in zip(apart, together):
+        pd.testing.assert_frame_equal(a, b)
+    calls.clear()
+    everything(HAND)
+    assert len(calls) == 5
+    assert ensemble._REUSE is None

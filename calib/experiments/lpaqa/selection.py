@@ -17,6 +17,7 @@ from calib.prompts.ensemble import (
     fit_ensemble_weights,
     oracle,
     rank_prompts,
+    reusing_cubes,
     top_k_ensemble,
     weighted_ensemble,
 )
@@ -144,7 +145,8 @@ def fit_sets(
         tr = _in_set(train, members, name)
         if tr.empty or _in_set(test, members, name).empty:
             continue
-        out[name] = (rank_prompts(tr), fit_ensemble_weights(tr, steps=steps, lr=lr))
+        with reusing_cubes():
+            out[name] = (rank_prompts(tr), fit_ensemble_weights(tr, steps=steps, lr=lr))
     return out
 
 
@@ -267,32 +269,35 @@ def select_and_ensemble(
     names = list(dict.fromkeys(members["prompt_set"].unique())) if sets is None else list(sets)
     tests: dict[str, pd.DataFrame] = {}
     for name in names:
-        te = _in_set(test, members, name)
-        if fitted is None:
-            tr = _in_set(train, members, name)
-            if tr.empty or te.empty:
+        with reusing_cubes():
+            te = _in_set(test, members, name)
+            if fitted is None:
+                tr = _in_set(train, members, name)
+                if tr.empty or te.empty:
+                    continue
+                ranking, w = rank_prompts(tr), fit_ensemble_weights(tr, steps=steps, lr=lr)
+            elif name in fitted and not te.empty:
+                ranking, w = fitted[name]
+            else:
                 continue
-            ranking, w = rank_prompts(tr), fit_ensemble_weights(tr, steps=steps, lr=lr)
-        elif name in fitted and not te.empty:
-            ranking, w = fitted[name]
-        else:
-            continue
-        tests[name] = te
-        rankings.append(ranking.assign(prompt_set=name))
-        tables = [top_k_ensemble(te, ranking, 1, "top-1")]
-        tables += [top_k_ensemble(te, ranking, k) for k in ks]
-        weights.append(w.assign(prompt_set=name))
-        tables.append(weighted_ensemble(te, w))
-        linear = [top_k_ensemble(te, ranking, k, f"top-{k}{LINEAR}", "linear") for k in ks if k > 1]
-        for table in tables:
-            ensembles.append(
-                _keys_compact(
-                    table.assign(prompt_set=name, method=table["template"]), compact_ensembles
+            tests[name] = te
+            rankings.append(ranking.assign(prompt_set=name))
+            tables = [top_k_ensemble(te, ranking, 1, "top-1")]
+            tables += [top_k_ensemble(te, ranking, k) for k in ks]
+            weights.append(w.assign(prompt_set=name))
+            tables.append(weighted_ensemble(te, w))
+            linear = [
+                top_k_ensemble(te, ranking, k, f"top-{k}{LINEAR}", "linear") for k in ks if k > 1
+            ]
+            for table in tables:
+                ensembles.append(
+                    _keys_compact(
+                        table.assign(prompt_set=name, method=table["template"]), compact_ensembles
+                    )
                 )
-            )
-        for table in tables + linear:
-            hits.append(predictions(table).assign(prompt_set=name, method=table["template"]))
-        hits.append(oracle(te).assign(prompt_set=name, method="oracle"))
+            for table in tables + linear:
+                hits.append(predictions(table).assign(prompt_set=name, method=table["template"]))
+            hits.append(oracle(te).assign(prompt_set=name, method="oracle"))
     weights_frame = pd.concat(weights, ignore_index=True) if weights else pd.DataFrame()
     every = weights_frame
     if other_weights is not None and len(other_weights):
@@ -301,13 +306,16 @@ def select_and_ensemble(
     for name in [s for s in cross_model_sets if s in tests]:
         w = every[every["prompt_set"] == name]
         for target in models:
-            te = tests[name][tests[name]["model"] == target]
-            for source in sources:
-                if source == target:
-                    continue
-                borrowed = w[w["model"] == source].assign(model=target)
-                table = weighted_ensemble(te, borrowed, f"optimized (weights of {source})")
-                hits.append(predictions(table).assign(prompt_set=name, method=table["template"]))
+            with reusing_cubes():
+                te = tests[name][tests[name]["model"] == target]
+                for source in sources:
+                    if source == target:
+                        continue
+                    borrowed = w[w["model"] == source].assign(model=target)
+                    table = weighted_ensemble(te, borrowed, f"optimized (weights of {source})")
+                    hits.append(
+                        predictions(table).assign(prompt_set=name, method=table["template"])
+                    )
     out = pd.concat(hits, ignore_index=True)[list(HIT_COLUMNS)]
     return Selection(
         hits=out.reset_index(drop=True),
