@@ -525,7 +525,9 @@ def pool_workers(chapter: str, n_models: int, rows: int, workers: int | None) ->
     return worker_count(n_models, rows, workers) if chapter in POOLED else 1
 
 
-def project(rows: list[dict], cores: int = 16, ray_workers=(4, 8, 16, 29)) -> list[dict]:
+def project(
+    rows: list[dict], cores: tuple[int, ...] = (2, 16), ray_workers=(4, 8, 16, 29)
+) -> list[dict]:
     """The paper profile's analyses (29 models x 7,731 facts) projected from measured rows,
     assuming the CPU time and memory linear in models x facts (issue 24's requirement; two sizes
     measured test it): per chapter the one-process CPU seconds, the wall seconds on ``cores``
@@ -534,7 +536,8 @@ def project(rows: list[dict], cores: int = 16, ray_workers=(4, 8, 16, 29)) -> li
     memory: the interpreter, the score table (``table_gib``, pandas' deep count, which
     overstates Arrow-backed columns) scaled by models x facts, the analysis's own (a pooled
     driver's scaled by facts, one process's by models x facts), plus ``W`` workers' on one
-    machine (each scaled by facts; on Ray each worker needs ``worker_gib`` of its own)."""
+    machine (each scaled by facts; on Ray each worker needs ``worker_gib`` of its own). One
+    machine of each of ``cores`` (this 2-core machine, a 16-core GPU machine)."""
     import math
 
     out = []
@@ -562,12 +565,13 @@ def project(rows: list[dict], cores: int = 16, ray_workers=(4, 8, 16, 29)) -> li
         }
         row["worker_gib"] = round(worker, 2)
         ray = [(f"{n} Ray workers", n, False) for n in ray_workers]
-        for label, w, local in [(f"{cores} cores", cores, True), *ray]:
+        local = [(f"{c} cores", c, True) for c in cores]
+        for label, w, on_one in [*local, *ray]:
             if r["chapter"] in POOLED:
                 wall = main + math.ceil(PAPER_MODELS / w) * per_model
                 # one machine: the driver and its workers; Ray: the driver (each worker, on its
                 # own node, needs worker_gib)
-                mem = driver + (min(w, PAPER_MODELS) * worker if local else 0.0)
+                mem = driver + (min(w, PAPER_MODELS) * worker if on_one else 0.0)
             else:
                 wall, mem = per_model * PAPER_MODELS, driver
             row[f"wall_s {label}"] = round(wall, 1)
@@ -576,11 +580,22 @@ def project(rows: list[dict], cores: int = 16, ray_workers=(4, 8, 16, 29)) -> li
     return out
 
 
+def _run_line(run: dict) -> str:
+    return (
+        f"`{run['command']}` on {run['when']} ({run['machine']['cpus']} CPUs, load "
+        f"average {run['machine']['load'][0]:.1f} at the end)"
+    )
+
+
 def markdown(doc: dict) -> str:
     """The measured rows and the projection as Markdown tables (included by book/scaling.md)."""
+    if "runs" in doc:  # several runs combined (--combine): each with its command
+        head = ["Measured in one run per line:", ""]
+        head += [f"- {', '.join(r['chapters'])}: {_run_line(r)}" for r in doc["runs"]]
+    else:
+        head = [f"Measured by {_run_line(doc)}:"]
     lines = [
-        f"Measured by `{doc['command']}` on {doc['when']} ({doc['machine']['cpus']} CPUs, load "
-        f"average {doc['machine']['load'][0]:.1f} at the end):",
+        *head,
         "",
         "| chapter | models | facts | workers | wall s | CPU s | peak RSS GiB |",
         "|---|---|---|---|---|---|---|",
@@ -706,12 +721,23 @@ def parse(argv=None):
         help="token lists as Python objects (the old read side)",
     )
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    ap.add_argument(
+        "--combine",
+        nargs="+",
+        type=Path,
+        default=None,
+        help="measure nothing: write the rows of these result files (each measured in its own "
+        "run, its command kept) as one document at --out",
+    )
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     return ap.parse_args(argv)
 
 
 def main(argv=None) -> None:
     args = parse(argv)
+    if args.combine:
+        combine(args.combine, args.out, list(sys.argv[1:] if argv is None else argv))
+        return
     if args.child:  # one chapter, this process
         print(json.dumps(measure(args.chapters[0], args)), flush=True)
         return
@@ -745,6 +771,45 @@ def write(path: Path, argv: list[str], rows: list[dict]) -> None:
         "wall_s_total": round(sum(r["wall_s"] for r in rows), 2),
         "projection": project(rows),
     }
+    write_document(path, out)
+
+
+def combine(paths: list[Path], path: Path, argv: list[str]) -> dict:
+    """The rows of several runs (each file written by this script, its chapters measured in
+    that run) as one document at ``path`` (and its Markdown): every run's command, time and
+    machine beside the chapters it measured, the projection of all rows. A chapter measured in
+    two of them is refused."""
+    docs = [json.loads(Path(p).read_text()) for p in paths]
+    rows = [r for d in docs for r in d["chapters"]]
+    names = [r["chapter"] for r in rows]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise SystemExit(f"--combine: chapter(s) {twice} measured in more than one file")
+    runs = [
+        {
+            "command": d["command"],
+            "when": d["when"],
+            "machine": d["machine"],
+            "chapters": [r["chapter"] for r in d["chapters"]],
+        }
+        for d in docs
+    ]
+    out = {
+        "command": "python benchmarks/paper_scale.py " + " ".join(argv),
+        "runs": runs,
+        "machine": docs[-1]["machine"],
+        "when": max(d["when"] for d in docs),
+        "chapters": rows,
+        "wall_s_total": round(sum(r["wall_s"] for r in rows), 2),
+        "projection": project(rows),
+    }
+    write_document(path, out)
+    return out
+
+
+def write_document(path: Path, out: dict) -> None:
+    """``out`` as JSON at ``path``, its Markdown beside it (and as ``book/scaling_measured.md``
+    when ``path`` is the default), each written whole (a temporary file renamed into place)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     targets = [(path, json.dumps(out, indent=1) + "\n"), (path.with_suffix(".md"), markdown(out))]
     if path.resolve() == DEFAULT_OUT.resolve():

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "benchmarks" / "paper_scale.py"
@@ -150,3 +151,64 @@ def test_the_lpaqa_benchmark_reads_each_model_in_a_worker(tmp_path):
     (row,) = json.loads(out.read_text())["chapters"]
     assert row["models"] == 2 and row["facts"] == 7 and row["workers"] == 2
     assert row["peak_worker_gib"] > 0 and row["cpu_workers_s"] > 0
+
+
+def test_combine_writes_the_rows_of_several_runs_with_each_runs_command(tmp_path):
+    """``--combine`` measures nothing: one document of the runs' rows, each run's command, time
+    and chapters beside them, the projection of all rows (and its Markdown); a chapter in two
+    files is refused."""
+
+    def row(chapter, models):
+        return {
+            "chapter": chapter,
+            "models": models,
+            "facts": 7731,
+            "paper_facts": 7731,
+            "score_rows": 1000,
+            "workers": 2,
+            "wall_s": 100.0,
+            "cpu_s": 190.0,
+            "cpu_main_s": 10.0,
+            "cpu_workers_s": 180.0,
+            "peak_rss_gib": 3.0,
+            "peak_main_gib": 2.0,
+            "peak_worker_gib": 0.5,
+            "table_gib": 1.0,
+            "rss_before_gib": 1.2,
+            "build_s": 1.0,
+        }
+
+    machine = {"cpus": 2, "platform": "x", "load": [2.0, 2.0, 2.0]}
+    files = []
+    for i, chapters in enumerate((["calibration"], ["factor", "answer_set"])):
+        doc = {
+            "command": f"python benchmarks/paper_scale.py --chapters {' '.join(chapters)}",
+            "machine": machine,
+            "when": f"2026-12-02T16:0{i}:00Z",
+            "chapters": [row(c, 29) for c in chapters],
+        }
+        files.append(tmp_path / f"run{i}.json")
+        files[-1].write_text(json.dumps(doc))
+    out = tmp_path / "all.json"
+    script = str(REPO / "benchmarks" / "paper_scale.py")
+    args = [sys.executable, script, "--combine", *map(str, files), "--out", str(out)]
+    subprocess.run(args, check=True, capture_output=True, cwd=REPO)
+    doc = json.loads(out.read_text())
+    assert [r["chapter"] for r in doc["chapters"]] == ["calibration", "factor", "answer_set"]
+    assert [r["chapters"] for r in doc["runs"]] == [["calibration"], ["factor", "answer_set"]]
+    assert doc["runs"][1]["command"].endswith("--chapters factor answer_set")
+    assert {r["chapter"] for r in doc["projection"]} == {"calibration", "factor", "answer_set"}
+    # a pooled chapter on 2 cores: the driver's CPU plus ceil(29 / 2) models' worker CPU
+    calibration = next(r for r in doc["projection"] if r["chapter"] == "calibration")
+    assert calibration["wall_s 2 cores"] == pytest.approx(10.0 + 15 * 180.0 / 29, abs=0.1)
+    text = out.with_suffix(".md").read_text()
+    assert "- factor, answer_set: `python benchmarks/paper_scale.py --chapters factor" in text
+    twice = subprocess.run(
+        [*args[:3], str(files[0]), str(files[0]), "--out", str(tmp_path / "x.json")],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+    )
+    assert (
+        twice.returncode != 0 and "['calibration'] measured in more than one file" in twice.stderr
+    )
