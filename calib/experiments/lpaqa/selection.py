@@ -49,7 +49,7 @@ def _distinct_keys(sent: pd.DataFrame, on: list[str]) -> tuple[np.ndarray, pd.Da
     return group, heads
 
 
-#: the most key combinations :func:`_dense_codes` counts in an array (models x relations x
+#: the most key combinations ``_dense_codes`` counts in an array (models x relations x
 #: templates of a compact table: thousands)
 DENSE_KEYS = 1 << 24
 
