@@ -62,14 +62,15 @@ def _dense_codes(sent: pd.DataFrame, on: list[str]) -> tuple[np.ndarray, pd.Data
     if not all(isinstance(c.dtype, pd.CategoricalDtype) for c in cols):
         return None
     sizes = tuple(len(c.cat.categories) for c in cols)
-    if int(np.prod(sizes, dtype=np.int64)) > DENSE_KEYS:
+    n_keys = int(np.prod(sizes, dtype=np.int64))
+    if n_keys > DENSE_KEYS:
         return None
     codes = [c.cat.codes.to_numpy(dtype=np.int64) for c in cols]
     if any((c < 0).any() for c in codes):
         return None
     combined = np.ravel_multi_index(codes, sizes)
-    present = np.flatnonzero(np.bincount(combined, minlength=int(np.prod(sizes))))
-    number = np.full(int(np.prod(sizes)), -1, dtype=np.int64)
+    present = np.flatnonzero(np.bincount(combined, minlength=n_keys))
+    number = np.full(n_keys, -1, dtype=np.int64)
     number[present] = np.arange(len(present))
     parts = np.unravel_index(present, sizes)
     heads = pd.DataFrame(
