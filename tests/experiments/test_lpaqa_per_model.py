@@ -347,3 +347,39 @@ def test_rows_with_counts_a_compact_tables_keys_by_their_codes_and_falls_back_ot
     plain = sent.astype({"relation": object, "template": object})
     assert _dense_codes(plain, on) is None
     np.testing.assert_array_equal(key_values(plain, keys, on, "rank"), [np.nan, 0, np.nan, 1, 0])
+
+
+def test_fit_sets_numbers_each_table_once_and_gives_what_separate_numbering_gives(
+    lpaqa_scores, monkeypatch
+):
+    """Inside ``fit_sets`` (and ``select_and_ensemble``) the training and test tables are
+    numbered by (model, relation, template) once for all prompt sets; the rankings and weights
+    are those of numbering them anew for every set; outside, nothing is held."""
+    from calib.experiments.lpaqa import selection
+
+    sent = scoring.compact(lpaqa_scores.scores)
+    train, test = sent[sent["dataset"] == "lama-train"], sent[sent["dataset"] == "lama"]
+    members = lpaqa_scores.members
+    names = list(dict.fromkeys(members["prompt_set"]))
+    numbered = []
+    number = selection._number_keys
+    monkeypatch.setattr(
+        selection, "_number_keys", lambda s, on: numbered.append(id(s)) or number(s, on)
+    )
+    fitted = selection.fit_sets(train, test, members, names, steps=20)
+    assert sorted(numbered) == sorted([id(train), id(test)])
+    assert selection._NUMBERED.store is None
+    for name in names:
+        numbered.clear()
+        alone = selection.fit_sets(train, test, members, [name], steps=20)
+        assert len(numbered) == 2
+        for got, want in zip(fitted[name], alone[name]):
+            pd.testing.assert_frame_equal(got, want, obj=name)
+    numbered.clear()
+    with selection.numbering_once(test):
+        chosen = selection.select_and_ensemble(
+            train, test, members, lpaqa_scores.sample.sample.instances, fitted=fitted
+        )
+        selection.key_values(test, fitted["Mine"][0], selection.SET_KEYS, "rank")
+    assert numbered == [id(test)]  # train: only with fitted=None; test once for every use
+    assert len(chosen.hits)

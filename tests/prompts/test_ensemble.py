@@ -139,6 +139,55 @@ def test_learned_weights_recover_the_better_prompt():
     assert again.equals(weights)  # deterministic
 
 
+def _torch_adam_weights(train: pd.DataFrame, steps: int, lr: float) -> pd.DataFrame:
+    """The optimised ensemble's weights as torch learns them: autograd on the mean
+    cross-entropy, ``torch.optim.Adam`` with its defaults (the implementation before the
+    closed-form numpy one)."""
+    import torch
+
+    from calib.prompts.ensemble import _cubes
+
+    rows = []
+    for key, cube in _cubes(train).items():
+        logp = torch.tensor(cube.logp, dtype=torch.float64)
+        gold = torch.tensor(cube.answer_idx, dtype=torch.long)
+        theta = torch.zeros(len(cube.templates), dtype=torch.float64, requires_grad=True)
+        opt = torch.optim.Adam([theta], lr=lr)
+        for _ in range(steps):
+            opt.zero_grad()
+            s = torch.einsum("t,nto->no", torch.softmax(theta, 0), logp)
+            torch.nn.functional.cross_entropy(s, gold).backward()
+            opt.step()
+        w = torch.softmax(theta.detach(), 0).numpy()
+        rows += [(*key, t, float(x)) for t, x in zip(cube.templates, w)]
+    return pd.DataFrame(rows, columns=["model", "dataset", "relation", "template", "weight"])
+
+
+@pytest.mark.parametrize("steps, lr", [(200, 0.1), (37, 0.5)])
+def test_learned_weights_equal_torch_adam_on_the_autograd_gradient(steps, lr):
+    """The closed-form gradient and the numpy Adam step are torch's, to rounding: several
+    relations of different sizes (instances, prompts, options), one with a prompt that is
+    always right (weights driven to the edge of the softmax)."""
+    parts = []
+    for r, (n, options, rates) in enumerate(
+        [
+            (40, 3, {"a": 0.9, "b": 0.3}),
+            (25, 6, {"a": 0.2, "b": 0.5, "c": 0.7, "d": 0.1}),
+            (60, 2, {"a": 1.0, "b": 0.5, "c": 0.0}),
+        ]
+    ):
+        part = synthetic(n, rates, seed=r, dataset="lama-train", options=options)
+        parts.append(part.assign(relation=f"R{r}", model=["m", "m", "n"][r]))
+    train = pd.concat(parts, ignore_index=True)
+    ours = fit_ensemble_weights(train, steps=steps, lr=lr)
+    reference = _torch_adam_weights(train, steps, lr)
+    assert ours[["model", "relation", "template"]].equals(
+        reference[["model", "relation", "template"]]
+    )
+    np.testing.assert_allclose(ours["weight"], reference["weight"], rtol=0, atol=1e-10)
+    assert not np.allclose(ours["weight"], 1 / ours.groupby("relation")["weight"].transform("size"))
+
+
 def test_bad_score_tables_are_rejected():
     with pytest.raises(ValueError, match="no score for instance 'i2', template 'c', option 2"):
         prompt_accuracy(HAND.drop(index=HAND.index[-1]))
@@ -201,4 +250,4 @@ def test_inside_reusing_cubes_a_table_is_split_once_and_the_results_are_the_same
     calls.clear()
     everything(HAND)
     assert len(calls) == 5
-    assert ensemble._REUSE is None
+    assert ensemble._CUBES.store is None

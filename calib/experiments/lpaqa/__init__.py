@@ -107,6 +107,7 @@ from calib.experiments.lpaqa.selection import (
     NO_SET,
     best_mined,
     fit_sets,
+    numbering_once,
     select_and_ensemble,
 )
 from calib.experiments.params import ChapterParams, parameter
@@ -516,43 +517,45 @@ def evaluate_model(
     p = params
     table, bear, members, learned, borrowed = part
     train, test = _splits(_load(table))
-    selection = select_and_ensemble(
-        train,
-        test,
-        members,
-        sample.sample.instances,
-        reference=sample.full.instances,
-        ks=p.ensemble_k,
-        steps=p.adam_steps,
-        lr=p.adam_lr,
-        fitted=_fitted(learned),
-        other_weights=borrowed,
-        sources=sources,
-        compact_ensembles=True,
-    )
-    del train
-    reps = replicates(selection.hits, p.n_bootstrap, p.seed)
-    corr, bins = divergence(test, prompts, members, p.n_bootstrap, p.seed)
-    out = {
-        "hits": selection.hits,
-        "accuracy": accuracy_table(reps),
-        "comparisons": comparison_table(reps, p.ensemble_k),
-        "reference": reference_accuracy(test, prompts, p.n_bootstrap, p.seed),
-        "divergence": corr,
-        "divergence_bins": bins,
-        "calibration": None,
-        "transfer": None,
-    }
-    if p.beyond_paper:
-        out["calibration"] = calibration(
-            test, selection, k=max(p.ensemble_k), n_boot=p.n_bootstrap, seed=p.seed, caps=caps
+    # the test table's rows numbered by prompt once: every set's rows, the ranked prompts
+    with numbering_once(test):
+        selection = select_and_ensemble(
+            train,
+            test,
+            members,
+            sample.sample.instances,
+            reference=sample.full.instances,
+            ks=p.ensemble_k,
+            steps=p.adam_steps,
+            lr=p.adam_lr,
+            fitted=_fitted(learned),
+            other_weights=borrowed,
+            sources=sources,
+            compact_ensembles=True,
         )
-        if bear is not None:
-            bear = _load(bear)
-            ranking = selection.rankings[selection.rankings["prompt_set"] == TRANSFER_SET]
-            out["transfer"] = transfer_results(
-                bear, ranking, p.bear_top_k, p.n_bootstrap, p.seed, cap=caps.get(TRANSFER_SET)
+        del train
+        reps = replicates(selection.hits, p.n_bootstrap, p.seed)
+        corr, bins = divergence(test, prompts, members, p.n_bootstrap, p.seed)
+        out = {
+            "hits": selection.hits,
+            "accuracy": accuracy_table(reps),
+            "comparisons": comparison_table(reps, p.ensemble_k),
+            "reference": reference_accuracy(test, prompts, p.n_bootstrap, p.seed),
+            "divergence": corr,
+            "divergence_bins": bins,
+            "calibration": None,
+            "transfer": None,
+        }
+        if p.beyond_paper:
+            out["calibration"] = calibration(
+                test, selection, k=max(p.ensemble_k), n_boot=p.n_bootstrap, seed=p.seed, caps=caps
             )
+            if bear is not None:
+                bear = _load(bear)
+                ranking = selection.rankings[selection.rankings["prompt_set"] == TRANSFER_SET]
+                out["transfer"] = transfer_results(
+                    bear, ranking, p.bear_top_k, p.n_bootstrap, p.seed, cap=caps.get(TRANSFER_SET)
+                )
     return out
 
 

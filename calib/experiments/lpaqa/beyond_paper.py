@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from calib.confidence.estimators import MULTI, base
+from calib.confidence.probabilities import template_predictions
 from calib.confidence.summary import summary
 from calib.data.bear import PARAPHRASES, PLAIN, Bear, load_bear
 from calib.data.lama import MANUAL
@@ -79,7 +80,8 @@ def consistency_estimates(
     k = int(min(k, ranking.groupby(["model", "relation"]).size().min()))
     if k < 2:
         return pd.DataFrame()
-    ranked = ranked_templates(sent, ranking, k)
+    # the softmax over options of each ranked prompt once for the three estimators
+    ranked = template_predictions(ranked_templates(sent, ranking, k))
     names = [f"rank-{i}" for i in range(k)]
     return pd.concat(
         [

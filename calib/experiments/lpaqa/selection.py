@@ -21,6 +21,7 @@ from calib.prompts.ensemble import (
     top_k_ensemble,
     weighted_ensemble,
 )
+from calib.prompts.reuse import Reuse
 
 #: the prompt set of the rows that belong to no set (the manual prompt, the majority baseline)
 NO_SET = "-"
@@ -37,9 +38,26 @@ LINEAR = " (linear)"
 SET_KEYS = ["model", "relation", "template"]
 
 
+#: the numbered keys of the tables of a :func:`numbering_once` block
+_NUMBERED = Reuse()
+
+
+def numbering_once(*tables: pd.DataFrame):
+    """Inside (a context manager), the rows of each of ``tables`` are numbered by their keys
+    once (:func:`_distinct_keys`) for every prompt set's rows taken from it and every value
+    looked up by key (:func:`rows_with`, :func:`key_values`): LPAQA takes each prompt set's
+    rows from a model's training and test tables, which must not change inside."""
+    return _NUMBERED.block(*tables)
+
+
 def _distinct_keys(sent: pd.DataFrame, on: list[str]) -> tuple[np.ndarray, pd.DataFrame]:
     """Per row of ``sent`` the number of its ``on`` values in order of first appearance, and
-    those distinct values (row ``g`` for number ``g``) as plain objects."""
+    those distinct values (row ``g`` for number ``g``) as plain objects (made once per table
+    inside :func:`numbering_once`)."""
+    return _NUMBERED.once(sent, tuple(on), lambda: _number_keys(sent, on))
+
+
+def _number_keys(sent: pd.DataFrame, on: list[str]) -> tuple[np.ndarray, pd.DataFrame]:
     dense = _dense_codes(sent, on)
     if dense is not None:
         return dense
@@ -105,20 +123,32 @@ def rows_with(sent: pd.DataFrame, keys: pd.DataFrame, on: list[str]) -> pd.DataF
     if sent.empty:
         return sent.reset_index(drop=True)
     group, heads = _distinct_keys(sent, on)
+    return sent[_found(heads, keys, on)[group]].reset_index(drop=True)
+
+
+def _found(heads: pd.DataFrame, keys: pd.DataFrame, on: list[str]) -> np.ndarray:
+    """Per row of ``heads`` whether its ``on`` values are a row of ``keys``."""
     found = heads.merge(
         keys[on].drop_duplicates().astype(dict.fromkeys(on, object)),
         on=on,
         how="left",
         indicator=True,
     )
-    member = (found["_merge"] == "both").to_numpy()
-    return sent[member[group]].reset_index(drop=True)
+    return (found["_merge"] == "both").to_numpy()
 
 
 def _in_set(sent: pd.DataFrame, members: pd.DataFrame, prompt_set: str) -> pd.DataFrame:
     """The rows of ``sent`` whose (model, relation, template) is a member of ``prompt_set``, in
     their order, with their columns' types (:func:`rows_with`)."""
     return rows_with(sent, members.loc[members["prompt_set"] == prompt_set], SET_KEYS)
+
+
+def _has_set(sent: pd.DataFrame, members: pd.DataFrame, prompt_set: str) -> bool:
+    """Whether ``sent`` has a row of a member of ``prompt_set`` (its rows are not taken)."""
+    if sent.empty:
+        return False
+    _, heads = _distinct_keys(sent, SET_KEYS)
+    return bool(_found(heads, members.loc[members["prompt_set"] == prompt_set], SET_KEYS).any())
 
 
 def best_mined(train: pd.DataFrame, members: pd.DataFrame) -> pd.DataFrame:
@@ -142,12 +172,13 @@ def fit_sets(
     (:func:`~calib.prompts.ensemble.fit_ensemble_weights`), what :func:`select_and_ensemble`
     takes as ``fitted``."""
     out = {}
-    for name in sets:
-        tr = _in_set(train, members, name)
-        if tr.empty or _in_set(test, members, name).empty:
-            continue
-        with reusing_cubes():
-            out[name] = (rank_prompts(tr), fit_ensemble_weights(tr, steps=steps, lr=lr))
+    with numbering_once(train, test):
+        for name in sets:
+            tr = _in_set(train, members, name)
+            if tr.empty or not _has_set(test, members, name):
+                continue
+            with reusing_cubes():
+                out[name] = (rank_prompts(tr), fit_ensemble_weights(tr, steps=steps, lr=lr))
     return out
 
 
@@ -269,36 +300,42 @@ def select_and_ensemble(
         hits.append(majority.assign(model=m, prompt_set=NO_SET, method="majority"))
     names = list(dict.fromkeys(members["prompt_set"].unique())) if sets is None else list(sets)
     tests: dict[str, pd.DataFrame] = {}
-    for name in names:
-        with reusing_cubes():
-            te = _in_set(test, members, name)
-            if fitted is None:
-                tr = _in_set(train, members, name)
-                if tr.empty or te.empty:
+    with numbering_once(train, test):
+        for name in names:
+            with reusing_cubes():
+                te = _in_set(test, members, name)
+                if fitted is None:
+                    tr = _in_set(train, members, name)
+                    if tr.empty or te.empty:
+                        continue
+                    ranking, w = rank_prompts(tr), fit_ensemble_weights(tr, steps=steps, lr=lr)
+                elif name in fitted and not te.empty:
+                    ranking, w = fitted[name]
+                else:
                     continue
-                ranking, w = rank_prompts(tr), fit_ensemble_weights(tr, steps=steps, lr=lr)
-            elif name in fitted and not te.empty:
-                ranking, w = fitted[name]
-            else:
-                continue
-            tests[name] = te
-            rankings.append(ranking.assign(prompt_set=name))
-            tables = [top_k_ensemble(te, ranking, 1, "top-1")]
-            tables += [top_k_ensemble(te, ranking, k) for k in ks]
-            weights.append(w.assign(prompt_set=name))
-            tables.append(weighted_ensemble(te, w))
-            linear = [
-                top_k_ensemble(te, ranking, k, f"top-{k}{LINEAR}", "linear") for k in ks if k > 1
-            ]
-            for table in tables:
-                ensembles.append(
-                    _keys_compact(
-                        table.assign(prompt_set=name, method=table["template"]), compact_ensembles
+                tests[name] = te
+                rankings.append(ranking.assign(prompt_set=name))
+                tables = [top_k_ensemble(te, ranking, 1, "top-1")]
+                tables += [top_k_ensemble(te, ranking, k) for k in ks]
+                weights.append(w.assign(prompt_set=name))
+                tables.append(weighted_ensemble(te, w))
+                linear = [
+                    top_k_ensemble(te, ranking, k, f"top-{k}{LINEAR}", "linear")
+                    for k in ks
+                    if k > 1
+                ]
+                for table in tables:
+                    ensembles.append(
+                        _keys_compact(
+                            table.assign(prompt_set=name, method=table["template"]),
+                            compact_ensembles,
+                        )
                     )
-                )
-            for table in tables + linear:
-                hits.append(predictions(table).assign(prompt_set=name, method=table["template"]))
-            hits.append(oracle(te).assign(prompt_set=name, method="oracle"))
+                for table in tables + linear:
+                    hits.append(
+                        predictions(table).assign(prompt_set=name, method=table["template"])
+                    )
+                hits.append(oracle(te).assign(prompt_set=name, method="oracle"))
     weights_frame = pd.concat(weights, ignore_index=True) if weights else pd.DataFrame()
     every = weights_frame
     if other_weights is not None and len(other_weights):
