@@ -759,19 +759,27 @@ def main(argv=None) -> None:
 def write(path: Path, argv: list[str], rows: list[dict]) -> None:
     """The measured rows, their projection and the command, as JSON at ``path`` and as
     Markdown beside it, each written whole (a temporary file renamed into place)."""
-    out = {
-        "command": "python benchmarks/paper_scale.py " + " ".join(argv),
-        "machine": {
-            "cpus": os.cpu_count(),
-            "platform": platform.platform(),
-            "load": os.getloadavg(),
-        },
-        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "chapters": rows,
-        "wall_s_total": round(sum(r["wall_s"] for r in rows), 2),
-        "projection": project(rows),
-    }
-    write_document(path, out)
+    machine = {"cpus": os.cpu_count(), "platform": platform.platform(), "load": os.getloadavg()}
+    when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    write_document(path, _document(argv, rows, machine, when))
+
+
+def _document(
+    argv: list[str], rows: list[dict], machine: dict, when: str, runs: list[dict] | None = None
+) -> dict:
+    """What :func:`write` and :func:`combine` write: the command, the runs combined (if any),
+    the machine, the time, the rows, their total wall time and their projection."""
+    out: dict = {"command": "python benchmarks/paper_scale.py " + " ".join(argv)}
+    if runs is not None:
+        out["runs"] = runs
+    out.update(
+        machine=machine,
+        when=when,
+        chapters=rows,
+        wall_s_total=round(sum(r["wall_s"] for r in rows), 2),
+        projection=project(rows),
+    )
+    return out
 
 
 def combine(paths: list[Path], path: Path, argv: list[str]) -> dict:
@@ -794,15 +802,7 @@ def combine(paths: list[Path], path: Path, argv: list[str]) -> dict:
         }
         for d in docs
     ]
-    out = {
-        "command": "python benchmarks/paper_scale.py " + " ".join(argv),
-        "runs": runs,
-        "machine": docs[-1]["machine"],
-        "when": max(d["when"] for d in docs),
-        "chapters": rows,
-        "wall_s_total": round(sum(r["wall_s"] for r in rows), 2),
-        "projection": project(rows),
-    }
+    out = _document(argv, rows, docs[-1]["machine"], max(d["when"] for d in docs), runs)
     write_document(path, out)
     return out
 

@@ -18,7 +18,8 @@ Outputs:
   pairs; the rank-0 prompt is the **top-1** selection (§4.1).
 * :func:`top_k_ensemble` - **rank-based** ensemble of the ``K`` best prompts (§4.2), log-linear
   or (§5.3's ablation) linear.
-* :func:`fit_ensemble_weights`, :func:`weighted_ensemble` - the **optimised** ensemble (§4.2).
+* :func:`fit_ensemble_weights`, :func:`weighted_ensemble` - the **optimised** ensemble (§4.3);
+  :func:`weighted_predictions` - its per-fact predictions alone.
 * :func:`oracle` - a fact counts as correct if any prompt gets it right (§5, upper bound).
 
 Ensembles come back as an *ensemble table*: the sentence-score table's keys with ``template``
@@ -284,25 +285,59 @@ def _adam_weights(logp: np.ndarray, gold: np.ndarray, steps: int, lr: float) -> 
 def weighted_ensemble(
     scores: pd.DataFrame, weights: pd.DataFrame, name: str = "optimized"
 ) -> pd.DataFrame:
-    """Ensemble with per-relation prompt weights (§4.2): ``s(y|x,r) = sum_t w_t log P(y|x,t)``.
+    """Ensemble with per-relation prompt weights (§4.3, Eq. 3): ``s(y|x,r) = sum_t w_t log
+    P(y|x,t)``.
 
     ``weights``: ``model, relation, template, weight`` (e.g. :func:`fit_ensemble_weights` on
     the training pairs; matched on ``model, relation``). Returns an ensemble table.
     """
+    parts = [
+        _table(key, cube, name, _weighted_scores(key, cube, weights))
+        for key, cube in _cubes(scores).items()
+    ]
+    return _concat(parts, [*COLUMNS, "prob"])
+
+
+def weighted_predictions(
+    scores: pd.DataFrame, weights: pd.DataFrame, name: str = "optimized"
+) -> pd.DataFrame:
+    """``predictions(weighted_ensemble(scores, weights, name))``
+    (:func:`calib.prompts.accuracy.predictions`: one row per fact, ``model, dataset, relation,
+    instance, template, pred, answer_idx, hit``, sorted by those keys; ties to the lowest
+    option), from the dense arrays without the ensemble table's row per option: §5.3's
+    ensembles under every other model's weights need only their hits (28 per model and prompt
+    set at the paper's size)."""
     parts = []
     for key, cube in _cubes(scores).items():
-        mine = weights[(weights["model"] == key[0]) & (weights["relation"] == key[2])]
-        if mine.empty:
-            raise ValueError(f"no weights for model {key[0]!r}, relation {key[2]!r}")
-        if mine["template"].duplicated().any():
-            raise ValueError(
-                f"weights for {key[0]!r}/{key[2]!r} repeat a template "
-                "(mixed datasets?); pass one set of weights"
+        pred = _weighted_scores(key, cube, weights).argmax(axis=1)
+        parts.append(
+            pd.DataFrame(
+                {
+                    **dict(zip(KEYS, key)),
+                    "instance": cube.instances,
+                    "template": name,
+                    "pred": pred,
+                    "answer_idx": cube.answer_idx,
+                    "hit": pred == cube.answer_idx,
+                }
             )
-        cols = cube.columns(list(mine["template"]))
-        w = mine["weight"].to_numpy(dtype=float)
-        parts.append(_table(key, cube, name, np.einsum("t,nto->no", w, cube.logp[:, cols, :])))
-    return _concat(parts, [*COLUMNS, "prob"])
+        )
+    return _concat(parts, [*KEYS, "instance", "template", "pred", "answer_idx", "hit"])
+
+
+def _weighted_scores(key: tuple, cube: _Cube, weights: pd.DataFrame) -> np.ndarray:
+    """Eq. 3's ``s(y|x,r)`` of one (model, dataset, relation) cube: ``(instances, options)``."""
+    mine = weights[(weights["model"] == key[0]) & (weights["relation"] == key[2])]
+    if mine.empty:
+        raise ValueError(f"no weights for model {key[0]!r}, relation {key[2]!r}")
+    if mine["template"].duplicated().any():
+        raise ValueError(
+            f"weights for {key[0]!r}/{key[2]!r} repeat a template "
+            "(mixed datasets?); pass one set of weights"
+        )
+    cols = cube.columns(list(mine["template"]))
+    w = mine["weight"].to_numpy(dtype=float)
+    return np.einsum("t,nto->no", w, cube.logp[:, cols, :])
 
 
 def oracle(scores: pd.DataFrame, templates: list[str] | None = None) -> pd.DataFrame:

@@ -15,6 +15,7 @@ from calib.prompts.ensemble import (
     rank_prompts,
     top_k_ensemble,
     weighted_ensemble,
+    weighted_predictions,
 )
 
 
@@ -186,6 +187,29 @@ def test_learned_weights_equal_torch_adam_on_the_autograd_gradient(steps, lr):
     )
     np.testing.assert_allclose(ours["weight"], reference["weight"], rtol=0, atol=1e-10)
     assert not np.allclose(ours["weight"], 1 / ours.groupby("relation")["weight"].transform("size"))
+
+
+def test_weighted_predictions_are_the_predictions_of_the_weighted_ensemble():
+    """The per-fact predictions straight from the dense arrays equal ``predictions`` of the
+    ensemble table: several models and relations, the same rows, order, values and types, ties
+    to the lowest option (two prompts with equal scores for two options)."""
+    parts = []
+    for r, (n, options, rates) in enumerate(
+        [(30, 3, {"a": 0.9, "b": 0.3}), (20, 5, {"a": 0.2, "b": 0.5, "c": 0.7})]
+    ):
+        for model in ("m2", "m1"):
+            part = synthetic(n, rates, seed=r, dataset="lama", options=options)
+            parts.append(part.assign(relation=f"R{r}", model=model))
+    scores = pd.concat(parts, ignore_index=True)
+    tie = (scores["instance"] == "f0") & (scores["option"] < 2)
+    scores.loc[tie, "score"] = 10.0  # every prompt: options 0 and 1 tie, on top
+    weights = fit_ensemble_weights(scores, steps=20)
+    want = predictions(weighted_ensemble(scores, weights, "w"))
+    got = weighted_predictions(scores, weights, "w")
+    pd.testing.assert_frame_equal(got, want)
+    assert (got.loc[got["instance"] == "f0", "pred"] == 0).all()
+    with pytest.raises(ValueError, match="no weights for model 'm1', relation 'R1'"):
+        weighted_predictions(scores, weights[weights["relation"] == "R0"])
 
 
 def test_bad_score_tables_are_rejected():

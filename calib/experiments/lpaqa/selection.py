@@ -20,6 +20,7 @@ from calib.prompts.ensemble import (
     reusing_cubes,
     top_k_ensemble,
     weighted_ensemble,
+    weighted_predictions,
 )
 from calib.prompts.reuse import Reuse
 
@@ -350,9 +351,11 @@ def select_and_ensemble(
                     if source == target:
                         continue
                     borrowed = w[w["model"] == source].assign(model=target)
-                    table = weighted_ensemble(te, borrowed, f"optimized (weights of {source})")
+                    method = f"optimized (weights of {source})"
                     hits.append(
-                        predictions(table).assign(prompt_set=name, method=table["template"])
+                        weighted_predictions(te, borrowed, method).assign(
+                            prompt_set=name, method=method
+                        )
                     )
     out = pd.concat(hits, ignore_index=True)[list(HIT_COLUMNS)]
     return Selection(
