@@ -236,7 +236,7 @@ def fit_ensemble_weights(
 
     Returns ``model, dataset, relation, template, weight`` (weights sum to 1 per relation).
 
-    The gradient is the closed form of the mean cross-entropy's (:func:`_adam_weights`), in
+    The gradient is the closed form of the mean cross-entropy's (``_adam_weights``), in
     numpy: the same steps as ``torch.optim.Adam`` on the autograd gradient (equal to ~1e-12,
     a test), without torch's per-step overhead on these tiny problems (prompts x options:
     at the paper's size, 41,000 steps per model, 5x faster) or its import in every worker.

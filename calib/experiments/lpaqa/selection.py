@@ -45,7 +45,7 @@ _NUMBERED = Reuse()
 
 def numbering_once(*tables: pd.DataFrame):
     """Inside (a context manager), the rows of each of ``tables`` are numbered by their keys
-    once (:func:`_distinct_keys`) for every prompt set's rows taken from it and every value
+    once (``_distinct_keys``) for every prompt set's rows taken from it and every value
     looked up by key (:func:`rows_with`, :func:`key_values`): LPAQA takes each prompt set's
     rows from a model's training and test tables, which must not change inside."""
     return _NUMBERED.block(*tables)
