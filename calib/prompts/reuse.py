@@ -12,9 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
-
-T = TypeVar("T")
+from typing import Any
 
 
 class Reuse:
@@ -49,7 +47,7 @@ class Reuse:
                     del outer[key]
             self.store, self.kept = outer, outer_kept
 
-    def once(self, table: Any, what: Hashable, make: Callable[[], T]) -> T:
+    def once(self, table: Any, what: Hashable, make: Callable[[], Any]) -> Any:
         """``make()``, made once per ``table`` object and ``what`` inside a block."""
         if self.store is None or (self.kept is not None and id(table) not in self.kept):
             return make()
