@@ -336,3 +336,71 @@ def test_the_chapters_kernels_join_the_cluster(local_cluster, tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     units, loads = proc.stdout.split()[1::2]
     assert int(units) > 0 and 1 <= int(loads) <= 2
+
+
+def _synthetic_scores():
+    """``tests/experiments/synthetic_scores.py`` (the chapters' synthetic score tables)."""
+    import importlib.util
+
+    path = REPO / "tests" / "experiments" / "synthetic_scores.py"
+    spec = importlib.util.spec_from_file_location("synthetic_scores", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_chapters_analysis_on_the_cluster_is_a_serial_runs(local_cluster):
+    """``analyse(..., ray=...)``: the calibration chapter's per-model steps as Ray tasks (one
+    per model, on the cluster's workers) give the result one process gives, frame for frame
+    and to the bit: each model's intervals draw from the chapter's seed alone."""
+    from calib.data.bear import PARAPHRASES
+    from calib.experiments import calibration
+
+    cluster.shutdown_pool()  # free the 2 CPUs for the tasks
+    models = ("m3", "m1", "m2")  # not in sorted order
+    scores = _synthetic_scores().random_score_table(
+        models=models, templates=PARAPHRASES, n_instances=4, seed=5
+    )
+    info = pd.DataFrame(
+        {"model": list(models), "objective": "clm", "family": "F", "size_m": [1.0, 2.0, 3.0]}
+    )
+    params = calibration.Params(models=models, n_bootstrap=10, floor_draws=10)
+    serial = calibration.analyse(scores, params, info, workers=1)
+    on_ray = calibration.analyse(scores, params, info, ray="auto")
+    assert serial.table["model"].unique().tolist() == list(models)
+    for name, value in vars(serial).items():
+        got = getattr(on_ray, name)
+        if isinstance(value, pd.DataFrame):
+            pd.testing.assert_frame_equal(got, value, check_exact=True, obj=name)
+        else:
+            assert got == value, name
+
+
+def test_a_failing_task_on_the_cluster_raises_its_error_here(local_cluster):
+    """An error in a model's step on the cluster reaches the caller with that error's message
+    (a Ray task error naming it), and the cluster then runs the next call."""
+    import sys
+
+    from ray import cloudpickle
+
+    from calib.experiments.per_model import map_models
+
+    frame = pd.DataFrame({"model": list("aabc"), "x": [1.0, 2.0, 3.0, 4.0]})
+    here = sys.modules[__name__]  # the workers cannot import this file: its functions by value
+    cloudpickle.register_pickle_by_value(here)
+    try:
+        with pytest.raises(Exception, match="no rows for model c"):
+            map_models(_fails_on_c, frame, ray="auto")
+        assert map_models(_row_count, frame, ray="auto") == [2, 1, 1]
+    finally:
+        cloudpickle.unregister_pickle_by_value(here)
+
+
+def _fails_on_c(part: pd.DataFrame) -> int:
+    if part["model"].iloc[0] == "c":
+        raise ValueError("no rows for model c")
+    return len(part)
+
+
+def _row_count(part: pd.DataFrame) -> int:
+    return len(part)
