@@ -4,12 +4,12 @@ column, kind and difference, and rows are matched by their text columns, not the
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
 
 import pytest
+from module_from_file import module_from_file
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "benchmarks" / "book_before_after.py"
@@ -24,15 +24,10 @@ ROWS = [
 
 @pytest.fixture(scope="module")
 def script():
-    spec = importlib.util.spec_from_file_location("_book_before_after", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
     try:
-        spec.loader.exec_module(module)
-        yield module
+        yield module_from_file(SCRIPT, "_book_before_after")
     finally:
-        sys.modules.pop(spec.name, None)
+        sys.modules.pop("_book_before_after", None)
 
 
 def _build(root: Path, table: str, equal: str = "a,b,c\nx,1.5,p 1\n") -> Path:

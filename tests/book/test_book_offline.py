@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from types import SimpleNamespace
 
 import pytest
 from book_staging import FIXTURES, REPO, stage_book
+from module_from_file import module_from_file
 
 from calib.book import executed_path, offline_violations
 
@@ -36,11 +36,7 @@ def test_offline_violations_finds_remote_scripts_styles_images_and_fonts(tmp_pat
 
 
 def _extension():
-    path = REPO / "book" / "_ext" / "calib_offline.py"
-    spec = importlib.util.spec_from_file_location("calib_offline_under_test", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return module_from_file(REPO / "book" / "_ext" / "calib_offline.py", "calib_offline_under_test")
 
 
 def _executed(root, name, synthetic):

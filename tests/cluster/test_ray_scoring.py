@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from module_from_file import module_from_file
 
 pytestmark = pytest.mark.cluster
 ray = pytest.importorskip(
@@ -340,13 +341,8 @@ def test_the_chapters_kernels_join_the_cluster(local_cluster, tmp_path):
 
 def _synthetic_scores():
     """``tests/experiments/synthetic_scores.py`` (the chapters' synthetic score tables)."""
-    import importlib.util
-
     path = REPO / "tests" / "experiments" / "synthetic_scores.py"
-    spec = importlib.util.spec_from_file_location("synthetic_scores", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return module_from_file(path, "_synthetic_scores_file")
 
 
 def test_a_chapters_analysis_on_the_cluster_is_a_serial_runs(local_cluster):

@@ -4,7 +4,6 @@ belong on a quiet machine, not here)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -12,16 +11,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from module_from_file import module_from_file
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "benchmarks" / "paper_scale.py"
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location("_paper_scale", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return module_from_file(SCRIPT, "_paper_scale")
 
 
 def test_synthetic_tables_have_the_store_schema_and_bear_structure():
