@@ -35,6 +35,24 @@ from scipy import stats
 
 #: the columns of a floor table (e.g. the calibration chapter's ``table``) read here
 FLOOR_COLUMNS: tuple[str, ...] = ("ace_floor", "ace_floor_se")
+#: the columns a floor-corrected comparison carries beside its corrected ``difference``,
+#: ``low``, ``high``: the raw ones, and whether it was corrected. An evidence frame keeps them,
+#: so that the judge sees both (:func:`calib.experiments.quantifiers.floor_split`)
+RAW_COLUMNS: tuple[str, ...] = ("raw_difference", "raw_low", "raw_high", "floor_corrected")
+
+
+def negated(frame: pd.DataFrame) -> pd.DataFrame:
+    """An evidence frame with every difference negated: ``difference`` -> ``-difference``,
+    ``[low, high]`` -> ``[-high, -low]``, and the same for the raw columns of a floor-corrected
+    comparison (:data:`RAW_COLUMNS`) where the frame has them."""
+    out = frame.assign(difference=-frame["difference"], low=-frame["high"], high=-frame["low"])
+    if {"raw_difference", "raw_low", "raw_high"} <= set(frame.columns):
+        out = out.assign(
+            raw_difference=-frame["raw_difference"],
+            raw_low=-frame["raw_high"],
+            raw_high=-frame["raw_low"],
+        )
+    return out
 
 
 def _floors(table: pd.DataFrame, keys: Sequence[str], estimator: str) -> pd.DataFrame:

@@ -246,7 +246,36 @@ def unit_status(frame: pd.DataFrame, relation: str = "<", threshold: float = 0.0
         supports = np.where(printed_rows, p_supports, supports)
         contradicts = np.where(printed_rows, p_contradicts, contradicts)
     status = np.where(supports, SUPPORTS, np.where(contradicts, CONTRADICTS, OPEN))
+    status = np.where(floor_split(frame, relation, threshold), OPEN, status)
     return pd.Series(status, index=frame.index, name="status")
+
+
+def _interval_status(low: np.ndarray, high: np.ndarray, relation: str, t: float) -> np.ndarray:
+    supports = {"<": high < t, "<=": high <= t, ">": low > t, ">=": low >= t}[relation]
+    contradicts = {"<": low >= t, "<=": low > t, ">": high <= t, ">=": high < t}[relation]
+    return np.where(supports, SUPPORTS, np.where(contradicts, CONTRADICTS, OPEN))
+
+
+def floor_split(frame: pd.DataFrame, relation: str = "<", threshold: float = 0.0) -> pd.Series:
+    """Per row of an evidence frame: whether it is a floor-corrected ACE comparison
+    (:func:`calib.experiments.floors.floor_corrected_differences`: ``floor_corrected``,
+    ``raw_low``, ``raw_high``) whose raw interval and floor-corrected interval do not decide
+    alike. Such a unit is undecided (:func:`unit_status`) and, when such units are what leave a
+    claim open, the claim "cannot be decided at this size": the floors, an artefact of the
+    sample size, are what would make the verdict (a correction that over-corrects at small
+    sizes cannot manufacture one, nor can the raw bias of ACE). False for every row of a frame
+    without those columns.
+    """
+    need = ("floor_corrected", "raw_low", "raw_high")
+    if not all(c in frame.columns for c in need):
+        return pd.Series(False, index=frame.index)
+    corrected = frame["floor_corrected"].eq(True).to_numpy()
+    low, high = frame["low"].to_numpy(float), frame["high"].to_numpy(float)
+    raw_low, raw_high = frame["raw_low"].to_numpy(float), frame["raw_high"].to_numpy(float)
+    split = _interval_status(low, high, relation, threshold) != _interval_status(
+        raw_low, raw_high, relation, threshold
+    )
+    return pd.Series(corrected & split, index=frame.index)
 
 
 def number_text(x: float, digits: int = 3) -> str:
@@ -409,24 +438,69 @@ def most_verdict(supports: int, contradicts: int, n: int) -> Verdict:
 
 
 def _floor_limited(frame: pd.DataFrame, relation: str, threshold: float, status: pd.Series):
-    """Units that cannot support a claim "ACE below the threshold" at this size: undecided, and
-    their noise ``floor`` is at or above the threshold."""
+    """Units the sample size leaves open: for a claim "ACE below the threshold", undecided
+    units whose noise ``floor`` is at or above the threshold; for any claim, floor-corrected
+    comparisons whose raw and corrected intervals disagree (:func:`floor_split`)."""
+    split = floor_split(frame, relation, threshold)
     if "floor" not in frame.columns or relation not in ("<", "<="):
-        return pd.Series(False, index=frame.index)
+        return split
     floor = frame["floor"].to_numpy(float)
-    return pd.Series((status == OPEN).to_numpy() & (floor >= threshold), index=frame.index)
+    return split | pd.Series((status == OPEN).to_numpy() & (floor >= threshold), index=frame.index)
 
 
-def _too_small(frame: pd.DataFrame, limited: pd.Series, threshold: float, unit: str) -> str:
-    part = frame[limited]
-    floors = "; ".join(
-        f"{r['unit']}: floor {number_text(r['floor'])}" for r in part.to_dict("records")[:MAX_NAMED]
-    )
-    return (
-        f"cannot be decided at this size: for {len(part)} {unit}(s) the noise floor of ACE (the "
-        f"ACE a perfectly calibrated estimator shows at this sample size) is at or above the "
-        f"claim's threshold {threshold:g} ({floors}), so their ACE cannot come out below it"
-    )
+def _too_small(
+    frame: pd.DataFrame, limited: pd.Series, relation: str, threshold: float, unit: str
+) -> str:
+    split = floor_split(frame, relation, threshold)
+    parts = []
+    high_floor = frame[limited & ~split]
+    if len(high_floor):
+        floors = "; ".join(
+            f"{r['unit']}: floor {number_text(r['floor'])}"
+            for r in high_floor.to_dict("records")[:MAX_NAMED]
+        )
+        parts.append(
+            f"for {len(high_floor)} {unit}(s) the noise floor of ACE (the ACE a perfectly "
+            f"calibrated estimator shows at this sample size) is at or above the claim's "
+            f"threshold {threshold:g} ({floors}), so their ACE cannot come out below it"
+        )
+    if split.any():
+        rows = frame[split].to_dict("records")[:MAX_NAMED]
+        both = "; ".join(
+            f"{r['unit']}: raw {interval_text(_raw(r))}, floor-corrected {interval_text(r)}"
+            for r in rows
+        )
+        parts.append(
+            f"for {int(split.sum())} {unit}(s) the raw ACE difference and the one with each "
+            f"side's noise floor taken out do not decide alike ({both}): the verdict would rest "
+            f"on the floors, which are an artefact of the sample size"
+        )
+    return "cannot be decided at this size: " + "; ".join(parts)
+
+
+def _raw(row: Mapping) -> dict:
+    return {"difference": row["raw_difference"], "low": row["raw_low"], "high": row["raw_high"]}
+
+
+def _too_small_factor(
+    frame: pd.DataFrame, limited: pd.Series, relation: str, threshold: float
+) -> float | None:
+    """The factor at which the units the size leaves open would be decided: a high floor when
+    it falls to the threshold (:func:`calib.experiments.decide.floor_factor`), a split
+    comparison when its raw interval decides (the floors' difference falls with the sample)."""
+    split = floor_split(frame, relation, threshold)
+    factors = []
+    high_floor = limited & ~split
+    if high_floor.any():
+        factors.append(decide.floor_factor(frame.loc[high_floor, "floor"], threshold))
+    if split.any():
+        raw = frame.loc[split, ["raw_difference", "raw_low", "raw_high"]].set_axis(
+            ["difference", "low", "high"], axis=1
+        )
+        f = decide.unit_factors(raw, relation, threshold)["factor"].to_numpy(float)
+        factors.append(max(1.0, float(np.nanmax(f))) if np.isfinite(f).any() else None)
+    known = [f for f in factors if f is not None and np.isfinite(f)]
+    return max(known) if known and len(known) == len(factors) else None
 
 
 def _judge(
@@ -483,8 +557,8 @@ def _judge(
         open_ = status == OPEN
         if limited.any() and bool((limited | ~open_).all()):
             verdict = TOO_SMALL
-            reason = _too_small(frame, limited, threshold, unit)
-            factor = decide.floor_factor(frame.loc[limited, "floor"], threshold)
+            reason = _too_small(frame, limited, relation, threshold, unit)
+            factor = _too_small_factor(frame, limited, relation, threshold)
         else:
             factor, heading = decide.claim_factor(factors, need, n)
     judged = Judgement(
@@ -738,8 +812,8 @@ def on_average(
         limited = _floor_limited(frame, relation, threshold, status)
         if limited.all():
             verdict = TOO_SMALL
-            reason = _too_small(frame, limited, threshold, "mean")
-            factor = decide.floor_factor(frame["floor"], threshold)
+            reason = _too_small(frame, limited, relation, threshold, "mean")
+            factor = _too_small_factor(frame, limited, relation, threshold)
         elif is_printed(frame).all():
             reason = "the mean ties with the claim's boundary at the printed precision"
         else:

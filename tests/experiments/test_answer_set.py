@@ -19,7 +19,7 @@ from calib.experiments.answer_set import claims as answer_set_claims
 from calib.experiments.answer_set import curves, figure4
 from calib.experiments.answer_set import groups as answer_set_groups
 from calib.experiments.quantifiers import Evidence
-from calib.experiments.verdicts import FAILS, HOLDS, UNDECIDED, UNTESTABLE
+from calib.experiments.verdicts import FAILS, HOLDS, TOO_SMALL, UNDECIDED, UNTESTABLE
 from calib.report import findings as fd
 
 KS = (5, 15, 20, 60)
@@ -653,8 +653,10 @@ def test_ace_changes_between_two_k_are_floor_corrected():
     assert rows["difference"].iloc[0] == pytest.approx(-0.2 + 0.15)
     widen = 1.96 * np.sqrt(2) * 0.01
     assert rows["low"].iloc[0] == pytest.approx(-0.3 + 0.15 - widen, abs=1e-4)
-    # the raw fall of ACE is mostly the fall of the floor: corrected, the interval includes 0
-    assert answer_set_claims.more_options_lower_ace(Evidence(rows, "")).verdict is UNDECIDED
+    # the raw fall of ACE is mostly the fall of the floor: corrected, the interval includes 0;
+    # raw and corrected disagree, so the floors would decide: cannot be decided at this size
+    judged = answer_set_claims.more_options_lower_ace(Evidence(rows, ""))
+    assert judged.verdict is TOO_SMALL and "floor-corrected" in judged.reason
     # less pronounced: big's fall minus a's, each less its floor's fall (0.05 and 0.15)
     less_rows = answer_set_claims._less_pronounced_corrected(result)
     assert less_rows["difference"].iloc[0] == pytest.approx(-0.1 - (0.05 - 0.15))

@@ -56,17 +56,43 @@ def rule(frame):
     return q.every(q.Evidence(frame, "t"), "<", 0.0, what="ACE(Margin) - ACE(Base)")
 
 
-def test_a_raw_difference_that_is_only_the_floors_holds_no_more_and_a_real_one_does():
+def test_a_verdict_that_only_the_floors_would_make_cannot_be_decided_at_this_size():
     """Margin's ACE looks 0.02 higher than Base's, all of it from Margin's higher floor: raw,
-    "Margin is better" does not hold; floor-corrected it holds (its calibration error beyond
-    the floor is lower)."""
+    "Margin is better" does not hold; floor-corrected it would hold. Raw and corrected disagree,
+    so the floors (an artefact of the sample size) would make the verdict: cannot be decided at
+    this size, with both numbers in the reason."""
     raw = _differences(0.02, 0.005, 0.035).iloc[:1]
     assert rule(raw).verdict == "does not hold"
     corrected = floors.floor_corrected_differences(raw, _floors())
-    assert rule(corrected).verdict == "holds"
-    # equal floors (with a small Monte-Carlo error): the correction only widens the interval
+    assert q.unit_status(corrected).tolist() == ["undecided"]
+    judged = rule(corrected)
+    assert judged.verdict == "cannot be decided at this size"
+    assert "raw 0.020 [0.005, 0.035]" in judged.reason and "floor-corrected -0.040" in judged.reason
+    assert judged.decide_factor is not None and judged.decide_factor >= 1
+    # the raw interval covers 0 and only the corrected one excludes it: the same
+    covers = floors.floor_corrected_differences(_differences(0.0, -0.02, 0.02).iloc[:1], _floors())
+    assert covers["high"].iloc[0] < 0 and rule(covers).verdict == "cannot be decided at this size"
+    # equal floors (with a small Monte-Carlo error): both decide alike, the verdict stands
     same = _floors().assign(ace_floor=0.15, ace_floor_se=0.0005)
     assert rule(floors.floor_corrected_differences(raw, same)).verdict == "does not hold"
+    # raw and corrected on the same side: the corrected verdict stands
+    real = floors.floor_corrected_differences(_differences(-0.09, -0.12, -0.08).iloc[:1], _floors())
+    assert real["high"].iloc[0] < 0 and rule(real).verdict == "holds"
+    # a frame without the raw columns is judged on its interval alone
+    plain = corrected.drop(columns=list(floors.RAW_COLUMNS))
+    assert rule(plain).verdict == "holds"
+
+
+def test_negated_flips_the_raw_columns_with_the_corrected_ones():
+    corrected = floors.floor_corrected_differences(_differences(0.0, -0.02, 0.02), _floors())
+    flipped = floors.negated(corrected)
+    for d, lo, hi in (("difference", "low", "high"), ("raw_difference", "raw_low", "raw_high")):
+        assert flipped[d].tolist() == (-corrected[d]).tolist()
+        assert flipped[lo].tolist() == (-corrected[hi]).tolist()
+        assert flipped[hi].tolist() == (-corrected[lo]).tolist()
+    # the flipped claim is split exactly where the original is
+    split = q.floor_split(corrected, "<", 0.0).tolist()
+    assert q.floor_split(flipped, ">", 0.0).tolist() == split == [True, False]
 
 
 def test_missing_columns_are_named_and_floors_are_attached_to_threshold_rows():

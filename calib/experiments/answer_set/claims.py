@@ -16,7 +16,7 @@ from calib.experiments.answer_set.changes import LOW_K_END, STABLE_FROM
 from calib.experiments.answer_set.figure4 import BEAR_OPTIONS
 from calib.experiments.answer_set.groups import GROUPS, _registry_name
 from calib.experiments.claims import Claim
-from calib.experiments.floors import floor_corrected_differences
+from calib.experiments.floors import RAW_COLUMNS, floor_corrected_differences, negated
 from calib.experiments.paper_tables import text_value
 from calib.experiments.quantifiers import Evidence, every, printed
 from calib.experiments.verdicts import Judgement
@@ -193,6 +193,7 @@ def _less_pronounced_corrected(result: AnswerSetResult) -> pd.DataFrame:
         raw_difference=frame["difference"],
         raw_low=frame["low"],
         raw_high=frame["high"],
+        floor_corrected=True,
         difference=frame["difference"] - shift,
         low=frame["low"] - shift - width,
         high=frame["high"] - shift + width,
@@ -206,6 +207,7 @@ def less_pronounced_build(result: AnswerSetResult) -> Evidence:
         part="less pronounced", unit=result.less_pronounced["model"] + ": less pronounced"
     )
     cols = ["unit", "part", "model", "group", "difference", "low", "high", "p_value"]
+    cols += list(RAW_COLUMNS)
     frame = pd.concat(
         [present.reindex(columns=cols), less.reindex(columns=cols)], ignore_index=True
     )
@@ -302,12 +304,7 @@ def ace_stable_build(result: AnswerSetResult) -> Evidence:
 def _both_directions(rows: pd.DataFrame, negative: str, positive: str) -> pd.DataFrame:
     """Each row twice for an equivalence test: its negation (``negative``: ``-difference``,
     ``[-high, -low]``) and itself (``positive``)."""
-    flipped = rows.assign(
-        unit=rows["unit"] + f": {negative}",
-        difference=-rows["difference"],
-        low=-rows["high"],
-        high=-rows["low"],
-    )
+    flipped = negated(rows).assign(unit=rows["unit"] + f": {negative}")
     straight = rows.assign(unit=rows["unit"] + f": {positive}")
     return pd.concat([flipped, straight], ignore_index=True)
 

@@ -12,7 +12,7 @@ from calib.data.reported import reported
 from calib.experiments import quantifiers
 from calib.experiments.claims import Claim
 from calib.experiments.factor.tables import CLOSE_TO, ESTIMATORS, VAST_MAJORITY
-from calib.experiments.floors import floor_corrected_differences
+from calib.experiments.floors import RAW_COLUMNS, floor_corrected_differences
 from calib.experiments.paper_tables import text_value
 from calib.experiments.quantifiers import Evidence, every, printed
 from calib.experiments.verdicts import Judgement, combine
@@ -97,7 +97,7 @@ def margin_below_base_factor_build(result: FactorResult) -> Evidence:
     frame = floor_corrected_differences(frame, result.summary, keys=("model", "subset"))
     cols = ["unit", "difference", "low", "high", "metric", "model", "subset", "p_value"]
     return Evidence(
-        frame[[*cols, "raw_difference", "floor_a", "floor_b"]].reset_index(drop=True),
+        frame[[*cols, *RAW_COLUMNS, "floor_a", "floor_b"]].reset_index(drop=True),
         f"this build's causal models on FACTOR "
         f"{', '.join(result.params.factor_subsets)}, 95% paired bootstrap over "
         f"items ({result.params.n_bootstrap} resamples); ACE differences floor-corrected "

@@ -12,7 +12,7 @@ import pandas as pd
 
 from calib.experiments import multiplicity, quantifiers
 from calib.experiments.calibration.estimators import PAPER_BLOCK
-from calib.experiments.floors import floor_corrected_differences
+from calib.experiments.floors import RAW_COLUMNS, floor_corrected_differences, negated
 from calib.experiments.paper_tables import table1_long, text_value
 from calib.experiments.quantifiers import Evidence
 
@@ -82,26 +82,16 @@ def _differences(
     metric: b - a" (the difference and its interval negated)."""
     bs = [b] if isinstance(b, str) else list(b)
     part = diffs[(diffs["a"] == a) & diffs["b"].isin(bs) & diffs["metric"].isin(list(metrics))]
+    keep = ["model", "metric", "difference", "low", "high"]
+    keep += [c for c in RAW_COLUMNS if c in part.columns]
+    rows = part[keep].reset_index(drop=True)
+    pairs = zip(part["model"], part["metric"], part["b"])
     if sign > 0:
-        units = [
-            f"{m}, {k}: {a} - {o}" for m, k, o in zip(part["model"], part["metric"], part["b"])
-        ]
-        d, lo, hi = part["difference"], part["low"], part["high"]
+        units = [f"{m}, {k}: {a} - {o}" for m, k, o in pairs]
     else:
-        units = [
-            f"{m}, {k}: {o} - {a}" for m, k, o in zip(part["model"], part["metric"], part["b"])
-        ]
-        d, lo, hi = -part["difference"], -part["high"], -part["low"]
-    return pd.DataFrame(
-        {
-            "unit": units,
-            "model": part["model"].to_numpy(),
-            "metric": part["metric"].to_numpy(),
-            "difference": d.to_numpy(),
-            "low": lo.to_numpy(),
-            "high": hi.to_numpy(),
-        }
-    )
+        units = [f"{m}, {k}: {o} - {a}" for m, k, o in pairs]
+        rows = negated(rows)
+    return rows.assign(unit=units)[["unit", *keep]]
 
 
 def _threshold_rows(
