@@ -113,6 +113,9 @@ class Claim:
     #: a claim beyond what the paper states (counted apart); True by itself for a statement
     #: that begins "Beyond the paper"
     beyond_paper: bool = False
+    #: one of the chapter's headline claims, which its bottom line states first
+    #: (:mod:`calib.report.bottom_line`)
+    headline: bool = False
 
     def __post_init__(self):
         where = f"claim {self.key!r}"

@@ -137,7 +137,8 @@ def build_ledger(
 ) -> pd.DataFrame:
     """One row per claim (:func:`all_claims` by default), by paper and in the paper's section
     order: ``key``, ``paper``, ``section``, ``statement``, ``quote``, ``quantifier``,
-    ``metrics``, ``about``, ``chapter``, ``paper_source``, ``beyond_paper``; the rule on the
+    ``metrics``, ``about``, ``chapter``, ``paper_source``, ``beyond_paper``, ``headline``; the
+    rule on the
     paper's tables (``paper_verdict``, ``paper_evidence``, ``paper_reason``, ``paper_units``,
     ``paper_correction``) and on this build's recorded result of the chapter (``verdict``,
     ``evidence``, ``reason``, ``units``, ``correction``), and for an undecided build verdict
@@ -165,6 +166,7 @@ def build_ledger(
                 "chapter": c.chapter,
                 "paper_source": c.paper_source,
                 "beyond_paper": c.beyond_paper,
+                "headline": c.headline,
                 "paper_verdict": paper.verdict.value,
                 "paper_evidence": paper.evidence,
                 "paper_reason": paper.reason,

@@ -489,7 +489,7 @@ def _too_small_factor(
     it falls to the threshold (:func:`calib.experiments.decide.floor_factor`), a split
     comparison when its raw interval decides (the floors' difference falls with the sample)."""
     split = floor_split(frame, relation, threshold)
-    factors = []
+    factors: list[float | None] = []
     high_floor = limited & ~split
     if high_floor.any():
         factors.append(decide.floor_factor(frame.loc[high_floor, "floor"], threshold))
@@ -497,7 +497,13 @@ def _too_small_factor(
         raw = frame.loc[split, ["raw_difference", "raw_low", "raw_high"]].set_axis(
             ["difference", "low", "high"], axis=1
         )
-        f = decide.unit_factors(raw, relation, threshold)["factor"].to_numpy(float)
+        by_raw = decide.unit_factors(raw, relation, threshold)
+        by_corrected = decide.unit_factors(frame.loc[split], relation, threshold)
+        # both must decide, alike: the later of the two where they lean the same way; else
+        # the raw one (the floors' difference, and with it the correction, falls with n)
+        same = by_raw["lean"].to_numpy() == by_corrected["lean"].to_numpy()
+        f_raw, f_corr = by_raw["factor"].to_numpy(float), by_corrected["factor"].to_numpy(float)
+        f = np.where(same, np.fmax(f_raw, f_corr), f_raw)
         factors.append(max(1.0, float(np.nanmax(f))) if np.isfinite(f).any() else None)
     known = [f for f in factors if f is not None and np.isfinite(f)]
     return max(known) if known and len(known) == len(factors) else None

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import pandas as pd
+
+from calib.experiments.quantifiers import floor_split
 from calib.experiments.verdicts import AGREEMENT, Verdict
 
 METRIC_NAMES = {
@@ -42,11 +45,24 @@ def _difference(diff: Mapping) -> str:
 def compare_sentence(a: str, b: str, diff: Mapping, subject: str = "") -> str:
     """One sentence comparing ``a`` with ``b`` from a paired-difference result (``metric``,
     ``difference`` = a - b, ``low``, ``high``; see
-    :func:`calib.confidence.bootstrap.paired_difference`)."""
+    :func:`calib.confidence.bootstrap.paired_difference`). A floor-corrected ACE comparison
+    (:func:`calib.experiments.floors.floor_corrected_differences`) gives both intervals and
+    says "better" or "worse" only where both decide alike, as the claims' judge does
+    (:func:`calib.experiments.quantifiers.floor_split`)."""
     metric = diff["metric"]
     name = METRIC_NAMES.get(metric, metric)
     where = f" for {subject}" if subject else ""
     interval = _difference(diff)
+    if diff.get("floor_corrected") is True or diff.get("floor_corrected") == 1:
+        raw = {"difference": diff["raw_difference"], "low": diff["raw_low"], "high": diff["raw_high"]}
+        interval = f"raw {_difference(raw)}; with each noise floor taken out {interval}"
+        split = floor_split(pd.DataFrame([dict(diff)]), "<", 0.0).iloc[0]
+        if split:
+            return (
+                f"This sample cannot decide whether {a} or {b} has the lower {name}{where} "
+                f"({interval}): the raw and the floor-corrected differences do not agree, so "
+                f"the floors, an artefact of the sample size, would make the verdict."
+            )
     if diff["low"] > 0 or diff["high"] < 0:
         direction = "higher" if diff["difference"] > 0 else "lower"
         better = (direction == "lower") == (metric in LOWER_IS_BETTER)

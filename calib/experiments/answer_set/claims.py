@@ -488,6 +488,7 @@ LARGER = (
 CLAIMS: tuple[Claim, ...] = (
     Claim(
         key="more_options",
+        headline=True,
         paper="kissling2026",
         section="§5.2",
         quote="increasing the number of answer options (i.e. more incorrect answers as "

@@ -57,6 +57,7 @@ from calib.confidence.bootstrap import shared_resamples
 from calib.confidence.gap import gap_by_range, signed_gaps
 from calib.confidence.selective import selective_differences, selective_prediction
 from calib.experiments.calibration.claims import CLAIMS
+from calib.experiments.calibration.claims.evidence import floor_corrected
 from calib.experiments.calibration.contrasts import (
     contrast_cells,
     model_contrasts,
@@ -104,6 +105,7 @@ __all__ = [
     "analyse",
     "calibration_table",
     "estimates",
+    "floor_corrected",
     "rejection_curves",
     "run",
     "template_accuracy",

@@ -608,6 +608,7 @@ def reliability_gap_build(result: ClmVsMlmResult) -> Evidence:
 CLAIMS: tuple[Claim, ...] = (
     Claim(
         key="reliability_gap",
+        headline=True,
         paper="kissling2026",
         section="§1",
         quote="MLMs—despite competitive factual accuracy—remain fundamentally less aware of "
@@ -626,6 +627,7 @@ CLAIMS: tuple[Claim, ...] = (
     ),
     Claim(
         key="clm_better",
+        headline=True,
         paper="kissling2026",
         section="§5.3",
         quote="we find that CLMs are much better calibrated using most of our estimates",

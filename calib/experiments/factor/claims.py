@@ -308,6 +308,7 @@ def mean_reduction_flat_build(result: FactorResult) -> Evidence:
 CLAIMS: tuple[Claim, ...] = (
     Claim(
         key="margin_factor",
+        headline=True,
         paper="kissling2026",
         section="§5.1, Appendix F",
         quote="we see that $C_{\\text{Margin}}$ consistently outperforms $C_{\\text{Base}}$ "

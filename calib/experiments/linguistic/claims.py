@@ -587,6 +587,7 @@ CLAIMS: tuple[Claim, ...] = (
     ),
     Claim(
         key="it_not_systematic",
+        headline=True,
         paper="kissling2026",
         section="§6",
         quote="instruction-tuning does not systematically shift log-likelihoods in line with "
@@ -608,6 +609,7 @@ CLAIMS: tuple[Claim, ...] = (
     ),
     Claim(
         key="possibly_shifts_curve",
+        headline=True,
         paper="kissling2026",
         section="§6",
         quote="the injection of possibly shifts the calibration curve closer to the identity "

@@ -400,6 +400,7 @@ def mean_ace_by_accuracy_build(result: ReductionsResult) -> Evidence:
 CLAIMS: tuple[Claim, ...] = (
     Claim(
         key="sum_reduction",
+        headline=True,
         paper="kissling2026",
         section="Appendix C",
         quote="as it resulted in highest $H$ scores for both CLMs and MLMs",

@@ -351,6 +351,7 @@ def consistency_entropy_build(result: CalibrationResult) -> Evidence:
 CLAIMS: tuple[Claim, ...] = (
     Claim(
         key="margin_bear",
+        headline=True,
         paper="kissling2026",
         section="§5.1",
         quote="$\\bm{C_{\\text{Margin}}}$ scores are more reliable than $\\bm{C_{\\text{Base}}.}$",
@@ -403,6 +404,7 @@ CLAIMS: tuple[Claim, ...] = (
     ),
     Claim(
         key="average_best",
+        headline=True,
         paper="kissling2026",
         section="§5.1",
         quote="clearly outperforms the other approaches across all models in terms of "

@@ -282,6 +282,7 @@ CLAIMS: tuple[Claim, ...] = (
     ),
     Claim(
         key="base_overconfident",
+        headline=True,
         paper="kissling2026",
         section="§5.1",
         quote="where we see that $C_{\\text{Base}}$ is markedly overconfident",

@@ -515,6 +515,7 @@ def best_top_k_build(result: LpaqaResult) -> Evidence:
 CLAIMS: tuple[Claim, ...] = (
     Claim(
         key="abstract_gain",
+        headline=True,
         paper="jiang2020",
         section="LPAQA Abstract",
         quote="our methods can improve accuracy from 31.1%",
@@ -580,6 +581,7 @@ CLAIMS: tuple[Claim, ...] = (
     ),
     Claim(
         key="lpaqa_beats_manual",
+        headline=True,
         paper="jiang2020",
         section="LPAQA §5.2",
         quote="the manually created prompts are a somewhat weak lower bound",
@@ -622,6 +624,7 @@ CLAIMS: tuple[Claim, ...] = (
     ),
     Claim(
         key="lpaqa_ensembles",
+        headline=True,
         paper="jiang2020",
         section="LPAQA §5.2",
         quote="ensembling multiple prompts almost always leads to better",
