@@ -54,7 +54,11 @@ def compare_sentence(a: str, b: str, diff: Mapping, subject: str = "") -> str:
     where = f" for {subject}" if subject else ""
     interval = _difference(diff)
     if diff.get("floor_corrected") is True or diff.get("floor_corrected") == 1:
-        raw = {"difference": diff["raw_difference"], "low": diff["raw_low"], "high": diff["raw_high"]}
+        raw = {
+            "difference": diff["raw_difference"],
+            "low": diff["raw_low"],
+            "high": diff["raw_high"],
+        }
         interval = f"raw {_difference(raw)}; with each noise floor taken out {interval}"
         split = floor_split(pd.DataFrame([dict(diff)]), "<", 0.0).iloc[0]
         if split:
