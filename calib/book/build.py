@@ -10,8 +10,10 @@ from pathlib import Path
 
 from calib.book.chapters import check_data, kernel_environment, run_chapter, write_atomically
 from calib.book.layout import (
+    CHAPTERS_DIR,
     HTML_DIR,
     NOTEBOOKS_DIR,
+    SUMMARY_FILE,
     BookError,
     Log,
     book_root,
@@ -110,6 +112,43 @@ def write_not_run_pages(
     return missing
 
 
+def write_summary(root: str | os.PathLike | None = None) -> Path:
+    """Write the intro's summary (:data:`~calib.book.layout.SUMMARY_FILE`): per paper, what this
+    build confirms, contradicts and cannot decide (:func:`calib.report.bottom_line.
+    book_summary`), from the ledger's recorded table (the verdicts its page shows); without a
+    ledger record, a sentence that says so and names the command that runs it. Returns the
+    file."""
+    from calib.book.profile_sizes import facts_per_model
+    from calib.book.profiles import PROFILES
+    from calib.experiments import ledger
+    from calib.experiments.records import load_record_folder, read_manifest, record_path
+    from calib.report.bottom_line import book_summary
+
+    root = book_root(root)
+    folder = record_path("ledger", root / CHAPTERS_DIR.parent)
+    if (folder / "manifest.json").is_file():
+        table = load_record_folder(folder).table
+        sizes = {c: facts_per_model(ledger.chapter_module(c).Params) for c in ledger.CHAPTERS}
+        text = book_summary(table, sizes)
+        profile = read_manifest(folder).get("run", {}).get("profile", "")
+        if profile in PROFILES and PROFILES[profile].synthetic:
+            text = (
+                f"*This build ran the {profile!r} profile ({PROFILES[profile].label}): its "
+                f"verdicts are placeholders that only show the pipeline runs.*\n\n" + text
+            )
+    else:
+        text = (
+            "The ledger has not run in this build, so there is no summary of its verdicts: "
+            "`calib run ledger` judges what the chapters recorded.\n"
+        )
+    target = root / SUMMARY_FILE
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(f".{target.name}.partial")
+    partial.write_text(text, encoding="utf-8")
+    partial.replace(target)
+    return target
+
+
 def build_html(
     root: str | os.PathLike | None = None,
     *,
@@ -147,6 +186,7 @@ def build_html(
                 f"[calib] warning: {source.relative_to(root)} changed after chapter {name!r} "
                 f"was executed; run `calib run {name}` to update it"
             )
+    write_summary(root)
     log(
         f"[calib] building the book ({len(names) - len(missing)} executed chapter(s)) -> "
         f"{root / HTML_DIR}"

@@ -20,6 +20,9 @@ CHAPTERS_DIR = Path("_build") / "chapters"
 FAILED_DIR = Path("_build") / "failed"
 #: the built HTML
 HTML_DIR = Path("_build") / "html"
+#: the intro's summary of this build's verdicts (:func:`calib.book.build.write_summary`), which
+#: ``book/intro.md`` includes
+SUMMARY_FILE = Path("_build") / "summary.md"
 #: chapter sources
 NOTEBOOKS_DIR = Path("notebooks")
 #: the tag of the cell that declares a chapter's parameters (papermill's convention)

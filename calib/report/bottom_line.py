@@ -39,6 +39,12 @@ SIZE_PARAMETERS: tuple[str, ...] = ("per_relation", "test_per_relation")
 Sizes = Mapping[str, Mapping[str, int | None]]
 
 
+def claims_anchor(chapter: str) -> str:
+    """The HTML id of a chapter's section on the paper's claims (its MyST label,
+    ``(<chapter>-claims)=``, with ``_`` as ``-``)."""
+    return f"{chapter.replace('_', '-')}-claims"
+
+
 def outcome(verdict: str) -> str:
     """The outcome (a key of :data:`OUTCOMES`) of a build verdict's text."""
     for name, verdicts in OUTCOMES.items():
@@ -167,8 +173,10 @@ def chapter_bottom_line(
     body += ["<ul>", *(_claim_html(r, by_chapter, params) for r in heads.to_dict("records"))]
     body.append("</ul>")
     body.append(f"<p>{escape(_tally_sentence(tallies(ledger), len(claims)))} ")
+    chapter = str(ledger["chapter"].iloc[0]) if len(ledger) else ""
     body.append(
-        "Each claim, with its evidence, is listed in the section on the paper's claims below.</p>"
+        f'Each claim, with its evidence, is listed in <a href="#{claims_anchor(chapter)}">the '
+        "section on the paper's claims</a> below.</p>"
     )
     nearest = _nearest(ledger, by_chapter, params)
     if nearest:

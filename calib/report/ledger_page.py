@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
+from html import escape
 
 import pandas as pd
 
@@ -33,7 +34,7 @@ from calib.experiments.claims import PAPERS
 from calib.experiments.coverage import STATUSES, coverage_counts
 from calib.experiments.decide import reaching_profile
 from calib.experiments.verdicts import TOO_SMALL, UNDECIDED, counts_sentence, verdict_counts
-from calib.report.table_format import HtmlTable, html_table
+from calib.report.table_format import TABLE_CLASS, HtmlTable, html_table, record_table
 
 #: what the paper side of a claim rests on, when not the printed tables
 SOURCE_NOTES: dict[str, str] = {
@@ -146,16 +147,114 @@ def claims_frame(
     return out
 
 
+#: the HTML id of a claim's details: ``claim-<key>``
+CLAIM_ANCHOR = "claim-{key}"
+#: the order of the ledger's summary: decided verdicts first
+DECIDED_FIRST: tuple[str, ...] = (
+    "holds",
+    "does not hold",
+    TOO_SMALL.value,
+    UNDECIDED.value,
+    "not testable",
+    "not run in this build",
+)
+
+
+def _quote_text(quote: str, limit: int = 140) -> str:
+    return quote if len(quote) <= limit else quote[: limit - 1].rsplit(" ", 1)[0] + "\u2026"
+
+
+def _details(row: Mapping, shown: Mapping) -> str:
+    """A claim's folded details: every column of :func:`claims_frame`'s row."""
+    items = "".join(
+        f"<dt>{escape(str(k))}</dt><dd>{escape(str(v))}</dd>"
+        for k, v in shown.items()
+        if str(v).strip()
+    )
+    anchor = CLAIM_ANCHOR.format(key=row["key"])
+    return (
+        f'<details class="calib-claim" id="{anchor}"><summary>{escape(row["section"])}: '
+        f"{escape(row['statement'])}</summary><dl>{items}</dl></details>"
+    )
+
+
+def claims_summary(
+    ledger: pd.DataFrame,
+    sizes: Mapping[str, Mapping[str, int | None]] | None = None,
+    *,
+    caption: str = "",
+    name: str = "claims",
+    decided_first: bool = False,
+) -> HtmlTable:
+    """Claims a reader can scan: one line per claim (section, the paper's words, the verdict on
+    the paper's numbers, this build's, a link to its details), then each claim's details
+    folded (:func:`claims_frame`'s columns: the evidence and its numbers, units, correction,
+    the facts that would decide an open verdict) under its own anchor
+    (:data:`CLAIM_ANCHOR`). ``decided_first`` orders the lines by this build's verdict
+    (:data:`DECIDED_FIRST`), the ledger's summary; the table's header sorts it in a browser.
+    The whole frame is recorded as a download (``name``).
+
+    Parameters
+    ----------
+    ledger : pandas.DataFrame
+        Rows of :func:`calib.experiments.ledger.build_ledger`.
+    sizes : mapping or None
+        Per chapter, facts per model by profile (:func:`facts_text`).
+    caption : str
+        The table's caption.
+    name : str
+        The download's name (default ``"claims"``).
+    decided_first : bool
+        Order by this build's verdict, decided first (default: the paper's order).
+
+    Returns
+    -------
+    calib.report.table_format.HtmlTable
+        The table and the folded details.
+    """
+    frame = claims_frame(ledger, sizes)
+    record_table(frame.assign(key=ledger["key"].to_numpy()), name=name, caption=caption or None)
+    order = list(range(len(ledger)))
+    if decided_first:
+        rank = {v: i for i, v in enumerate(DECIDED_FIRST)}
+        order = sorted(order, key=lambda i: rank.get(ledger["verdict"].iloc[i], len(rank)))
+    rows = ledger.to_dict("records")
+    shown = frame.to_dict("records")
+    lines, details = [], []
+    for i in order:
+        r = rows[i]
+        anchor = CLAIM_ANCHOR.format(key=r["key"])
+        paper = _paper_verdict(r["paper_verdict"], r.get("paper_source", "printed tables"))
+        lines.append(
+            f"<tr><td>{escape(r['section'])}</td>"
+            f"<td>\u201c{escape(_quote_text(r['quote']))}\u201d</td>"
+            f"<td>{escape(paper)}</td><td><b>{escape(r['verdict'])}</b></td>"
+            f'<td><a href="#{anchor}">details</a></td></tr>'
+        )
+        details.append(_details(r, shown[i]))
+    head = "".join(
+        f'<th scope="col">{h}</th>'
+        for h in ("section", "the paper's words", "the paper's numbers", "this build", "")
+    )
+    cap = f"<caption>{escape(caption)}</caption>" if caption else ""
+    return HtmlTable(
+        f'<table class="{TABLE_CLASS} calib-claims calib-sortable">{cap}<thead><tr>{head}</tr>'
+        f"</thead><tbody>{''.join(lines)}</tbody></table>"
+        f'<div class="calib-claim-details">{"".join(details)}</div>'
+    )
+
+
 def claims_table(
     ledger: pd.DataFrame,
     caption: str = "",
     sizes: Mapping[str, Mapping[str, int | None]] | None = None,
 ) -> HtmlTable:
     """Some rows of the ledger (e.g. one chapter's claims,
-    :func:`calib.experiments.ledger.build_ledger` with that chapter's ``CLAIMS``) as a table."""
-    return html_table(
-        claims_frame(ledger, sizes),
-        name="claims",
+    :func:`calib.experiments.ledger.build_ledger` with that chapter's ``CLAIMS``) as a table
+    a reader can scan (:func:`claims_summary`)."""
+    return claims_summary(
+        ledger,
+        sizes,
         caption=caption
         or "The paper's claims, with the verdict of each rule on "
         "the paper's own numbers and on this run's",
@@ -178,22 +277,22 @@ def _parts(ledger: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
 def ledger_tables(
     ledger: pd.DataFrame, sizes: Mapping[str, Mapping[str, int | None]] | None = None
 ) -> list[HtmlTable]:
-    """One table per paper (:data:`calib.experiments.claims.PAPERS` order), its claims in the
-    paper's section order, and one of the claims beyond the papers; ``sizes`` (facts per model
-    by profile) names the profile that would decide an undecided verdict."""
-    out = []
-    for title, part in _parts(ledger):
-        out.append(
-            html_table(
-                claims_frame(part, sizes),
-                name=f"claims {title}",
-                caption=f"{title}: each claim with the verdict of its rule on the paper's own "
-                f"tables (reported values, calib/data/reported/) and on this build's "
-                f"recorded results (calib.experiments.ledger), the units each verdict "
-                f"combines and the correction for their number",
-            )
+    """One summary per paper (:data:`calib.experiments.claims.PAPERS` order) and one of the
+    claims beyond the papers (:func:`claims_summary`): one line per claim, decided verdicts
+    first, the details folded; ``sizes`` (facts per model by profile) names the profile that
+    would decide an undecided verdict."""
+    return [
+        claims_summary(
+            part,
+            sizes,
+            name=f"claims {title}",
+            decided_first=True,
+            caption=f"{title}: each claim with the verdict of its rule on the paper's own "
+            f"numbers and on this build's recorded results, decided verdicts first; its "
+            f"evidence, units, correction and the facts that would decide it under details",
         )
-    return out
+        for title, part in _parts(ledger)
+    ]
 
 
 def verdict_sentences(ledger: pd.DataFrame) -> str:

@@ -4,6 +4,8 @@ build's chapters recorded; it never runs a chapter, names the parameters each ra
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -138,6 +140,16 @@ def test_the_ledger_page_tables_and_sentences(tmp_path):
     assert len(tables) == 3  # one per paper, and the claims beyond them
     assert "not run in this build" in tables[0].html and "Appendix C" in tables[0].html
     assert "Holm over" in tables[0].html  # the correction of each verdict, with its units
+    # one line per claim, decided verdicts first, each linked to its folded details
+    html = tables[0].html
+    body = html.split("<tbody>")[1].split("</tbody>")[0]
+    assert body.count("<tr>") == len(kissling) == html.count('<details class="calib-claim"')
+    verdicts = re.findall(r"<td><b>([^<]+)</b></td>", body)
+    rank = [ledger_page.DECIDED_FIRST.index(v) for v in verdicts]
+    assert rank == sorted(rank) and verdicts[0] == "holds"
+    for key in kissling["key"]:
+        anchor = ledger_page.CLAIM_ANCHOR.format(key=key)
+        assert f'href="#{anchor}"' in body and f'id="{anchor}"' in html
     # a verdict on numbers other than the printed tables says so
     repo = rows[rows["key"] == "sum_reduction"].assign(paper_source="authors' repository")
     shown = ledger_page.claims_frame(repo)["the paper's tables"].item()
