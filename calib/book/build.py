@@ -10,6 +10,7 @@ from pathlib import Path
 
 from calib.book.chapters import check_data, kernel_environment, run_chapter, write_atomically
 from calib.book.layout import (
+    ALLOCATION_FILE,
     CHAPTERS_DIR,
     HTML_DIR,
     NOTEBOOKS_DIR,
@@ -114,8 +115,8 @@ def write_not_run_pages(
 
 def write_summary(root: str | os.PathLike | None = None) -> Path:
     """Write the intro's summary (:data:`~calib.book.layout.SUMMARY_FILE`): per paper, what this
-    build confirms, contradicts and cannot decide (:func:`calib.report.bottom_line.
-    book_summary`), from the ledger's recorded table (the verdicts its page shows); without a
+    build confirms, contradicts and cannot decide
+    (:func:`calib.report.bottom_line.book_summary`), from the ledger's recorded table (the verdicts its page shows); without a
     ledger record, a sentence that says so and names the command that runs it. Returns the
     file."""
     from calib.book.profile_sizes import facts_per_model
@@ -141,7 +142,25 @@ def write_summary(root: str | os.PathLike | None = None) -> Path:
             "The ledger has not run in this build, so there is no summary of its verdicts: "
             "`calib run ledger` judges what the chapters recorded.\n"
         )
-    target = root / SUMMARY_FILE
+    return _write_generated(root / SUMMARY_FILE, text)
+
+
+def write_allocation(root: str | os.PathLike | None = None) -> Path:
+    """Write the reproduction page's table of how each real-model profile allocates facts to
+    the toc's chapters (:data:`~calib.book.layout.ALLOCATION_FILE`,
+    :func:`calib.book.profile_sizes.allocation_markdown`), derived from the profiles and the
+    chapters' ``Params``. Returns the file."""
+    from calib.book.profile_sizes import allocation_markdown
+    from calib.book.profiles import PROFILES
+
+    root = book_root(root)
+    real = {n: p for n, p in PROFILES.items() if not p.synthetic}
+    return _write_generated(
+        root / ALLOCATION_FILE, allocation_markdown(real, chapters_in_toc(root))
+    )
+
+
+def _write_generated(target: Path, text: str) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f".{target.name}.partial")
     partial.write_text(text, encoding="utf-8")
@@ -187,6 +206,7 @@ def build_html(
                 f"was executed; run `calib run {name}` to update it"
             )
     write_summary(root)
+    write_allocation(root)
     log(
         f"[calib] building the book ({len(names) - len(missing)} executed chapter(s)) -> "
         f"{root / HTML_DIR}"

@@ -23,6 +23,9 @@ HTML_DIR = Path("_build") / "html"
 #: the intro's summary of this build's verdicts (:func:`calib.book.build.write_summary`), which
 #: ``book/intro.md`` includes
 SUMMARY_FILE = Path("_build") / "summary.md"
+#: the profiles' allocation of facts to chapters (:func:`calib.book.build.write_allocation`),
+#: which ``book/reproduction.md`` includes
+ALLOCATION_FILE = Path("_build") / "allocation.md"
 #: chapter sources
 NOTEBOOKS_DIR = Path("notebooks")
 #: the tag of the cell that declares a chapter's parameters (papermill's convention)

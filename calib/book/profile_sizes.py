@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import pandas as pd
+
 from calib.book.profiles import PROFILES, Profile
 from calib.experiments.paper_tables import text_value
 
@@ -74,3 +76,66 @@ def facts_per_model(
     profiles = PROFILES if profiles is None else profiles
     sizes = {name: chapter_facts(p, params_cls) for name, p in profiles.items() if not p.synthetic}
     return dict(sorted(sizes.items(), key=lambda kv: (kv[1] is None, kv[1] or 0)))
+
+
+def allocation(profile: Profile, chapters: list[str]) -> pd.DataFrame:
+    """How ``profile`` spends its budget: per chapter (``chapters``, those with ``Params``), its
+    models, the parameters that set its sample (``per_relation``, ``relations``,
+    ``test_per_relation``, ``lama_relations``: the profile's value or the chapter's default) and
+    the facts per model they give (:func:`chapter_facts`; ``None``: not a plain product).
+
+    Parameters
+    ----------
+    profile : calib.book.profiles.Profile
+        The profile.
+    chapters : list of str
+        Chapter names, e.g. the toc's.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per chapter with ``Params``: ``chapter``, ``models``, ``sample`` (the size
+        parameters as ``name = value``), ``facts per model``.
+    """
+    import importlib
+
+    rows = []
+    for name in chapters:
+        try:
+            params_cls = importlib.import_module(f"calib.experiments.{name}").Params
+        except (ImportError, AttributeError):
+            continue
+        values = _values(profile, params_cls)
+        if "models" not in values:
+            continue
+        sample = "; ".join(
+            f"{k} = {values[k]!r}"
+            for k in ("per_relation", "relations", "test_per_relation", "lama_relations")
+            if k in values
+        )
+        rows.append(
+            {
+                "chapter": name,
+                "models": ", ".join(values["models"]),
+                "sample": sample,
+                "facts per model": chapter_facts(profile, params_cls),
+            }
+        )
+    return pd.DataFrame(rows, columns=["chapter", "models", "sample", "facts per model"])
+
+
+def allocation_markdown(profiles: dict[str, Profile], chapters: list[str]) -> str:
+    """The reproduction page's table of each real-model profile's allocation
+    (:func:`allocation`), with the profile's description (its reason) above it: Markdown."""
+    out = []
+    for name, profile in profiles.items():
+        frame = allocation(profile, chapters)
+        out.append(f"**`{name}`**: {profile.description}\n")
+        out.append("| chapter | models | sample | facts per model |")
+        out.append("|---|---|---|---:|")
+        for r in frame.to_dict("records"):
+            facts = r["facts per model"]
+            shown = f"{facts:,}" if facts is not None else "see the chapter"
+            out.append(f"| {r['chapter']} | {r['models']} | {r['sample']} | {shown} |")
+        out.append("")
+    return "\n".join(out)

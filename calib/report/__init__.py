@@ -8,5 +8,6 @@
   :mod:`calib.report.findings` - the sentences each chapter prints about its results
 * :mod:`calib.report.beside` - this build beside the papers' reported values
   (:mod:`calib.data.reported`)
-* :mod:`calib.report.ledger_page` - the ledger page's tables and sentences
+* :mod:`calib.report.ledger_page` - the ledger page's tables and sentences;
+  :mod:`calib.report.bottom_line` - the bottom line of a chapter and the intro's summary
 """

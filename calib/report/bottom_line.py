@@ -151,8 +151,9 @@ def chapter_bottom_line(
     result : object or None
         The chapter's result (its facts per model, models and parameters), or ``None``.
     sizes : mapping or None
-        The chapter's facts per model by profile (:func:`calib.book.profile_sizes.
-        facts_per_model`), for the profile that would decide an open verdict.
+        The chapter's facts per model by profile
+        (:func:`calib.book.profile_sizes.facts_per_model`), for the profile that would decide an
+        open verdict.
 
     Returns
     -------
@@ -197,7 +198,7 @@ def book_summary(ledger: pd.DataFrame, sizes: Sizes | None = None) -> str:
     ledger : pandas.DataFrame
         :func:`calib.experiments.ledger.build_ledger` over every chapter.
     sizes : mapping or None
-        As for :func:`chapter_bottom_line`.
+        Per chapter, its facts per model by profile (as for :func:`chapter_bottom_line`).
 
     Returns
     -------

@@ -249,3 +249,40 @@ def test_the_quick_book_shows_the_same_results_from_a_fresh_cache(quick_book):
         assert first == second, (
             f"{name}: results differ between two fresh caches\n" + first_difference(first, second)
         )
+
+
+def test_every_claims_chapter_opens_with_its_bottom_line(quick_book):
+    """Each chapter whose claims the ledger judges states its bottom line before its first
+    section: the headline claims with the paper's verdict and this build's, and a link to the
+    section of its claims, whose anchor exists."""
+    from calib.experiments.ledger import CHAPTERS
+    from calib.report.bottom_line import ANCHOR, claims_anchor
+
+    for name in CHAPTERS:
+        page = (quick_book.html / "_build" / "chapters" / f"{name}.html").read_text("utf-8")
+        box = page.index(f'id="{ANCHOR}"')
+        assert box < page.index("<h2"), f"{name}: the bottom line comes after a section"
+        text = page[box : page.index("</div>", box)]
+        assert "The paper&#x27;s own numbers" in text or "The paper's own numbers" in text, name
+        assert "This build:" in text and "Of its " in text, name
+        anchor = claims_anchor(name)
+        assert f'href="#{anchor}"' in text and f'id="{anchor}"' in page, name
+
+
+def test_the_intro_summarises_the_ledgers_verdicts_per_paper(quick_book):
+    """The intro says per paper what this build confirms, contradicts and cannot decide, with
+    the same counts as the ledger's recorded table (one computation)."""
+    from calib.experiments.claims import PAPERS
+    from calib.experiments.records import load_record_folder, record_path
+    from calib.report.bottom_line import tallies
+
+    text = page_text(quick_book.html / "book" / "intro.html")
+    assert "What this build finds" in text and "placeholders" in text
+    table = load_record_folder(record_path("ledger", quick_book.root / "_build")).table
+    table = table[~table["beyond_paper"].astype(bool)]
+    for paper, title in PAPERS.items():
+        counts = tallies(table[table["paper"] == paper])
+        said = ", ".join(f"{k} {n}" for k, n in counts.items() if n)
+        assert f"{title}: Of the paper's {sum(counts.values())} claims, this build {said}." in (
+            " ".join(text.split())
+        ), title
