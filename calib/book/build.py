@@ -119,18 +119,14 @@ def write_summary(root: str | os.PathLike | None = None) -> Path:
     (:func:`calib.report.bottom_line.book_summary`), from the ledger's recorded table (the verdicts its page shows); without a
     ledger record, a sentence that says so and names the command that runs it. Returns the
     file."""
-    from calib.book.profile_sizes import facts_per_model
     from calib.book.profiles import PROFILES
-    from calib.experiments import ledger
     from calib.experiments.records import load_record_folder, read_manifest, record_path
     from calib.report.bottom_line import book_summary
 
     root = book_root(root)
     folder = record_path("ledger", root / CHAPTERS_DIR.parent)
     if (folder / "manifest.json").is_file():
-        table = load_record_folder(folder).table
-        sizes = {c: facts_per_model(ledger.chapter_module(c).Params) for c in ledger.CHAPTERS}
-        text = book_summary(table, sizes)
+        text = book_summary(load_record_folder(folder).table)
         profile = read_manifest(folder).get("run", {}).get("profile", "")
         if profile in PROFILES and PROFILES[profile].synthetic:
             text = (

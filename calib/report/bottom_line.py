@@ -188,7 +188,7 @@ def chapter_bottom_line(
     )
 
 
-def book_summary(ledger: pd.DataFrame, sizes: Sizes | None = None) -> str:
+def book_summary(ledger: pd.DataFrame) -> str:
     """The intro's summary (Markdown): per paper, the claims this build confirms, those it
     contradicts (each by section and statement, with a link to its chapter's bottom line), and
     how many it cannot decide or cannot test.
@@ -197,8 +197,6 @@ def book_summary(ledger: pd.DataFrame, sizes: Sizes | None = None) -> str:
     ----------
     ledger : pandas.DataFrame
         :func:`calib.experiments.ledger.build_ledger` over every chapter.
-    sizes : mapping or None
-        Per chapter, its facts per model by profile (as for :func:`chapter_bottom_line`).
 
     Returns
     -------
