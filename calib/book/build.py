@@ -116,9 +116,9 @@ def write_not_run_pages(
 def write_summary(root: str | os.PathLike | None = None) -> Path:
     """Write the intro's summary (:data:`~calib.book.layout.SUMMARY_FILE`): per paper, what this
     build confirms, contradicts and cannot decide
-    (:func:`calib.report.bottom_line.book_summary`), from the ledger's recorded table (the verdicts its page shows); without a
-    ledger record, a sentence that says so and names the command that runs it. Returns the
-    file."""
+    (:func:`calib.report.bottom_line.book_summary`), from the ledger's recorded table (the
+    verdicts its page shows); without a ledger record, a sentence that says so and names the
+    command that runs it. Returns the file."""
     from calib.book.profiles import PROFILES
     from calib.experiments.records import load_record_folder, read_manifest, record_path
     from calib.report.bottom_line import book_summary
