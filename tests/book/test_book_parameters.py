@@ -388,13 +388,29 @@ def test_every_chapter_declares_the_cpu_profile_as_its_defaults():
         assert set(values) <= set(chapter_parameters(chapter, REPO)), chapter
 
 
-def test_the_reproduction_page_states_the_profiles_as_defined():
+def test_the_reproduction_pages_allocation_is_derived_from_the_profiles():
+    """The page includes the table generated from the profiles (no copy of their values): each
+    chapter's row carries its profile's models and sample, and a chapter's override shows in
+    its row alone."""
+    from dataclasses import replace
+
+    from calib.book.profile_sizes import allocation, allocation_markdown
+
     text = (REPO / "book" / "reproduction.md").read_text()
-    for profile in ("quick", "cpu"):
-        shared = PROFILES[profile].shared
-        for model in shared["models"]:
-            assert f"`{model}`" in text, (profile, model)
-        assert f"`per_relation` {shared['per_relation']}" in text, profile
+    assert "{include} ../_build/allocation.md" in text
+    chapters = ["calibration", "linguistic", "ledger"]
+    cpu = PROFILES["cpu"]
+    frame = allocation(cpu, chapters).set_index("chapter")
+    assert list(frame.index) == ["calibration", "linguistic"]  # the ledger has no models
+    for chapter in frame.index:
+        values = cpu.defaults_for(chapter, ["models", "per_relation"])
+        assert frame.at[chapter, "models"] == ", ".join(values["models"])
+        assert f"per_relation = {values['per_relation']!r}" in frame.at[chapter, "sample"]
+    moved = replace(cpu, chapters={**cpu.chapters, "linguistic": {"per_relation": 7}})
+    rows = allocation(moved, chapters).set_index("chapter")
+    assert rows.at["linguistic", "facts per model"] == 7 * 60
+    assert rows.at["calibration", "facts per model"] == frame.at["calibration", "facts per model"]
+    assert "| linguistic | " in allocation_markdown({"cpu": moved}, chapters)
 
 
 # -- where things run -------------------------------------------------------------------------
