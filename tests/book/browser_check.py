@@ -281,6 +281,29 @@ class Chromium:
         finally:
             self.send("Target.closeTarget", {"targetId": target})
 
+    def evaluate(self, url: str, expression: str, wait_s: float = SETTLE_S):
+        """Load ``url`` in a fresh tab, wait until it has loaded, and return the value of the
+        JavaScript ``expression`` (awaited when it is a promise)."""
+        target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})[
+            "sessionId"
+        ]
+        try:
+            self.send("Page.enable", session=session)
+            self.send("Page.navigate", {"url": url}, session=session)
+            self.wait_event("Page.loadEventFired", session, timeout=wait_s)
+            result = self.send(
+                "Runtime.evaluate",
+                {"expression": expression, "awaitPromise": True, "returnByValue": True},
+                session=session,
+                timeout=wait_s + 10,
+            )
+            if "exceptionDetails" in result:
+                raise RuntimeError(f"{url}: {result['exceptionDetails']}")
+            return result.get("result", {}).get("value")
+        finally:
+            self.send("Target.closeTarget", {"targetId": target})
+
 
 _SETTLE_JS = """(async () => {
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

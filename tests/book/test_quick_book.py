@@ -286,3 +286,31 @@ def test_the_intro_summarises_the_ledgers_verdicts_per_paper(quick_book):
         assert f"{title}: Of the paper's {sum(counts.values())} claims, this build {said}." in (
             " ".join(text.split())
         ), title
+
+
+#: clicks the header of the first claims summary's first column twice, and returns that
+#: column's texts after each click
+_SORT_JS = """(() => {
+  const table = document.querySelector("table.calib-sortable");
+  const column = () => Array.from(table.tBodies[0].rows).map((r) => r.cells[3].textContent);
+  const th = table.tHead.rows[0].cells[3];
+  const before = column();
+  th.click();
+  const up = column();
+  th.click();
+  return {before: before, up: up, down: column()};
+})()"""
+
+
+def test_the_ledgers_claims_summary_sorts_in_a_browser(quick_book):
+    """The ledger's summaries come decided first, and a click on a header sorts them by that
+    column in a real browser (book/_static/calib-sort.js), a second click the other way."""
+    from browser_check import Chromium
+
+    if find_chromium() is None:
+        pytest.fail("no Chromium: `make setup` installs it (apt-get install chromium)")
+    page = quick_book.html / "_build" / "chapters" / "ledger.html"
+    with Chromium() as browser:
+        got = browser.evaluate(page.as_uri(), _SORT_JS)
+    assert got["up"] == sorted(got["up"]) and got["down"] == sorted(got["up"], reverse=True)
+    assert sorted(got["before"]) == got["up"]  # the same rows, reordered
