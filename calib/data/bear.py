@@ -76,7 +76,8 @@ def template_names(spec: str | list[str] | tuple[str, ...]) -> list[str]:
     Raises
     ------
     ValueError
-        For a malformed range or an unknown name.
+        For a malformed or empty range, an unknown name or index, or a selection of no
+        template.
     """
     if isinstance(spec, (list, tuple)):
         parts = [str(p) for p in spec]
@@ -91,27 +92,45 @@ def template_names(spec: str | list[str] | tuple[str, ...]) -> list[str]:
         elif part == "linguistic":
             out += LINGUISTIC
         elif ".." in part:
-            head, _, hi = part.rpartition("..")
-            stem, _, lo = head.rpartition("-") if "-" in head else ("", "", head)
-            if not (lo.isdigit() and hi.isdigit()):
-                raise ValueError(f"template range {part!r}: expected e.g. 'paraphrase-0..4'")
-            if not stem:
-                out += TEMPLATE_NAMES[int(lo) : int(hi) + 1]
-            else:
-                out += [
-                    n
-                    for n in TEMPLATE_NAMES
-                    if n.rpartition("-")[0] == stem
-                    and int(lo) <= int(n.rpartition("-")[2]) <= int(hi)
-                ]
+            out += _template_range(part)
         elif part.isdigit():
+            if int(part) >= len(TEMPLATE_NAMES):
+                last = len(TEMPLATE_NAMES) - 1
+                raise ValueError(f"template index {part} is out of range: expected 0 to {last}")
             out.append(TEMPLATE_NAMES[int(part)])
         else:
             out.append(part)
     unknown = [n for n in out if n not in TEMPLATE_NAMES]
     if unknown:
         raise ValueError(f"unknown template name(s) {unknown}; known: {list(TEMPLATE_NAMES)}")
+    if not out:
+        raise ValueError(
+            f"{spec!r} selects no template: expected names, ranges (paraphrase-0..4) or groups "
+            f"(all, paraphrases, linguistic)"
+        )
     return list(dict.fromkeys(out))
+
+
+def _template_range(part: str) -> list[str]:
+    """The names of a range ``paraphrase-0..4`` (or ``0..4``, by index); an empty or malformed
+    range is a ``ValueError``."""
+    head, _, hi = part.rpartition("..")
+    stem, _, lo = head.rpartition("-") if "-" in head else ("", "", head)
+    if not (lo.isdigit() and hi.isdigit()):
+        raise ValueError(f"template range {part!r}: expected e.g. 'paraphrase-0..4'")
+    if int(lo) > int(hi):
+        raise ValueError(f"template range {part!r} is empty: expected LOW..HIGH with LOW <= HIGH")
+    if not stem:
+        names = list(TEMPLATE_NAMES[int(lo) : int(hi) + 1])
+    else:
+        names = [
+            n
+            for n in TEMPLATE_NAMES
+            if n.rpartition("-")[0] == stem and int(lo) <= int(n.rpartition("-")[2]) <= int(hi)
+        ]
+    if not names:
+        raise ValueError(f"template range {part!r} selects no template of {list(TEMPLATE_NAMES)}")
+    return names
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,8 @@ log = logging.getLogger(__name__)
 _CLM_SUFFIXES = ("ForCausalLM", "LMHeadModel")
 _MLM_SUFFIXES = ("ForMaskedLM",)
 _DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
+#: the dtypes a model can be loaded in, by name
+DTYPE_NAMES: tuple[str, ...] = tuple(_DTYPES)
 CONVERTED_VERSION = "v1"
 
 
@@ -71,14 +73,40 @@ class LoadedModel:
     resolved_revision: str | None = None  # hub models: the commit loaded (None: not known)
 
 
+def device_problem(device: str | torch.device | None, here: bool = True) -> str | None:
+    """Why ``device`` cannot be used (one line), or ``None``: a name torch does not know, or
+    (with ``here``) a device this machine does not have, such as CUDA without a GPU."""
+    if device in (None, "auto"):
+        return None
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError, ValueError):
+        return f"{device!r} is not a device torch knows: expected auto, cpu, cuda or cuda:N"
+    if not here or dev.type == "cpu":
+        return None
+    if dev.type == "cuda":
+        if not torch.cuda.is_available():
+            return f"device {device!r} asked for, but CUDA is not available here"
+        count = torch.cuda.device_count()
+        if dev.index is not None and dev.index >= count:
+            return f"device {device!r} asked for, but this machine has {count} GPU(s)"
+        return None
+    backend = getattr(torch, dev.type, None)
+    available = getattr(backend, "is_available", None)
+    if available is None or not available():
+        return f"device {device!r} asked for, but torch has no {dev.type} device here"
+    return None
+
+
 def resolve_device(device: str | torch.device | None = "auto") -> torch.device:
-    """``"auto"`` picks CUDA when available, else CPU; otherwise ``torch.device(device)``."""
+    """``"auto"`` picks CUDA when available, else CPU; otherwise ``torch.device(device)``
+    (a :exc:`~calib.models.locate.ModelLoadError` where :func:`device_problem` finds one)."""
     if device in (None, "auto"):
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    dev = torch.device(device)
-    if dev.type == "cuda" and not torch.cuda.is_available():
-        raise ModelLoadError(f"device {device!r} asked for, but CUDA is not available here")
-    return dev
+    problem = device_problem(device)
+    if problem:
+        raise ModelLoadError(problem)
+    return torch.device(device)
 
 
 def device_type(device: str | torch.device | None) -> str:
