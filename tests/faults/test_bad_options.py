@@ -33,25 +33,6 @@ SCORE_CASES = {
 }
 
 
-@pytest.fixture
-def no_model(monkeypatch):
-    """Building, converting or loading a model fails the test."""
-    import calib.models.loading as loading
-    import calib.models.tiny as tiny
-    import calib.scoring.run as run
-
-    def refuse(*args, **kwargs):
-        raise AssertionError("a model was built or loaded for a bad option")
-
-    for module, name in (
-        (run, "load_model"),
-        (loading, "load_model"),
-        (loading, "convert"),
-        (tiny, "build_tiny"),
-    ):
-        monkeypatch.setattr(module, name, refuse)
-
-
 def _one_line(capsys) -> str:
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "Traceback" not in err, err
