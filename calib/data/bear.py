@@ -32,7 +32,7 @@ import pandas as pd
 from calib.data.errors import DataFormatError
 from calib.data.jsonl import check_unique, check_value, read_json, read_jsonl
 from calib.data.probe import Probe, Relation
-from calib.data.root import data_file, data_files
+from calib.data.root import data_file, data_root
 from calib.data.templates import check_template
 
 PARAPHRASES: tuple[str, ...] = tuple(f"paraphrase-{i}" for i in range(5))
@@ -213,7 +213,8 @@ def load_bear(root: str | os.PathLike | None = None, relations: list[str] | None
         The data root; ``None``: ``$CALIB_DATA_DIR``, else the user cache
         (:func:`calib.data.root.data_root`).
     relations : list of str or None
-        Only these relation ids (``P19`` ...); ``None`` (default): every ``bear/P*.jsonl``.
+        Only these relation ids (``P19`` ...); ``None`` (default): every relation of the
+        metadata (``bear/metadata_relations.json``), each of whose files must be there.
 
     Returns
     -------
@@ -226,9 +227,10 @@ def load_bear(root: str | os.PathLike | None = None, relations: list[str] | None
     calib.data.errors.DataFormatError
         For the malformed data above.
     ValueError
-        For a relation id in ``relations`` that BEAR does not have.
+        For a relation id in ``relations`` that BEAR's metadata does not have.
     calib.data.root.DataNotFoundError
-        When a data file is missing under the root and cannot be downloaded.
+        When a data file is missing under the root and cannot be downloaded: the metadata or
+        the file of a relation it lists.
     """
     meta_path = data_file(_META, root)
     meta = read_json(meta_path)
@@ -245,12 +247,14 @@ def load_bear(root: str | os.PathLike | None = None, relations: list[str] | None
         or not all(isinstance(v, dict) for v in domain_info.values())
     ):
         raise DataFormatError(domains_path, "expected an object of objects keyed by relation id")
-    files = data_files("bear/P*.jsonl", root)
     if relations is not None:
-        files = [f for f in files if f.stem in set(relations)]
-        missing = sorted(set(relations) - {f.stem for f in files})
-        if missing:
-            raise ValueError(f"unknown BEAR relation(s) {missing}")
+        unknown = sorted(set(relations) - set(meta))
+        if unknown:
+            raise ValueError(f"unknown BEAR relation(s) {unknown} (not in {meta_path})")
+    else:  # every relation of the metadata, and any file beside them (refused below)
+        stray = {f.stem for f in (data_root(root) / "bear").glob("P*.jsonl")} - set(meta)
+        relations = [*meta, *stray]
+    files = [data_file(f"bear/{rel}.jsonl", root) for rel in sorted(set(relations))]
     meta_bytes = {r: json.dumps(m, sort_keys=True).encode() for r, m in meta.items()}
     rels: dict[str, Relation] = {}
     frames = []
