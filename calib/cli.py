@@ -65,7 +65,7 @@ def _plan(args: argparse.Namespace) -> int:
     return print_plans(args.model, int(args.memory_gib * 2**30), args.dtype)
 
 
-#: the options of ``calib score`` checked before anything is read (:func:`_option_problem`)
+#: the options of ``calib score`` checked before anything is read (``_option_problem``)
 SCORE_OPTIONS = (
     "templates",
     "per_relation",

@@ -16,7 +16,7 @@ left half-written: a chunk being scored is discarded, never written in part.
   Ctrl-C, for a stop that cannot wait for the next safe point, e.g. a long model load); every
   write of the score store is atomic and a claim left behind is found stale by the next run,
   so the store stays whole. Raised inside a finaliser, it is dropped without Python's
-  "Exception ignored in ..." (:func:`_quiet_unraisable`), and the signal already recorded
+  "Exception ignored in ..." (``_quiet_unraisable``), and the signal already recorded
   stops the work at the next safe point.
 - Work in a child process is stopped by the waiting parent: :func:`run_stoppable` (a
   ``subprocess.run`` that terminates its child after a signal); a chapter's kernel,
