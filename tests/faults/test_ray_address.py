@@ -38,15 +38,20 @@ def silent_listener():
         yield sock
 
 
-def test_no_cluster_at_the_address_is_one_line(closed_port, tmp_path, capsys, no_model):
-    address = f"127.0.0.1:{closed_port}"
-    code = main([*SCORE, "--cache-dir", str(tmp_path), "--ray", address])
+def _refused(address: str, cache, capsys) -> str:
+    """The one line ``calib score --ray ADDRESS`` says, with exit 2."""
+    code = main([*SCORE, "--cache-dir", str(cache), "--ray", address])
     err = capsys.readouterr().err.strip()
     assert code == 2 and "\n" not in err, err
-    assert err.startswith(
+    return err
+
+
+def test_no_cluster_at_the_address_is_one_line(closed_port, tmp_path, capsys, no_model):
+    address = f"127.0.0.1:{closed_port}"
+    assert _refused(address, tmp_path, capsys).startswith(
         f"calib score: no Ray cluster answers at {address} (Connection refused); check that a "
         f"cluster runs there (`ray status` on its head node), that {address} is its head "
-    ), err
+    )
 
 
 def test_a_listener_that_is_no_cluster_is_given_up_on(
@@ -54,13 +59,10 @@ def test_a_listener_that_is_no_cluster_is_given_up_on(
 ):
     monkeypatch.setenv(CONNECT_ENV, "0.5")
     address = f"127.0.0.1:{silent_listener.getsockname()[1]}"
-    code = main([*SCORE, "--cache-dir", str(tmp_path), "--ray", address])
-    err = capsys.readouterr().err.strip()
-    assert code == 2 and "\n" not in err, err
-    assert err.startswith(
+    assert _refused(address, tmp_path, capsys).startswith(
         f"calib score: no Ray cluster answers at {address}: something listens there but did "
         f"not answer as a Ray cluster does within 0.5 s; check that"
-    ), err
+    )
 
 
 def test_a_server_that_greets_as_grpc_passes_the_check(silent_listener):
