@@ -6,6 +6,7 @@ Each subcommand is a thin wrapper; the work lives in the module it names.
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
 
 
@@ -16,10 +17,64 @@ def _models(args: argparse.Namespace) -> int:
     return 0
 
 
+def _option_problem(args: argparse.Namespace, names: tuple[str, ...]) -> str | None:
+    """The first of the options ``names`` (attributes of ``args``) whose value is refused, as
+    one line naming the option, its value and what was expected; ``None``: all are fine.
+    Checked before any data or model is read."""
+    from calib.book.constraints import above, at_least, one_of, value_problem
+    from calib.data.bear import template_names
+    from calib.models.loading import DTYPE_NAMES, device_problem
+    from calib.settings import cache_problem
+
+    checks = {
+        "per_relation": lambda v: value_problem("per_relation", v),
+        "seed": lambda v: value_problem("seed", v),
+        "token_budget": at_least(1),
+        "memory_gib": above(0),
+        "dtype": one_of(DTYPE_NAMES),
+        "device": lambda v: device_problem(v, here=getattr(args, "ray", None) is None),
+        "cache_dir": lambda v: cache_problem(v) if v is not None else None,
+    }
+    for name in names:
+        value = getattr(args, name)
+        if name == "templates":
+            try:
+                template_names(value)
+                problem = None
+            except ValueError as exc:
+                problem = str(exc)
+        else:
+            problem = checks[name](value)
+        if problem:
+            return f"--{name.replace('_', '-')} {value!r}: {problem}"
+    return cache_problem() if "cache_dir" in names and args.cache_dir is None else None
+
+
 def _plan(args: argparse.Namespace) -> int:
+    from calib.models.locate import model_problem
+    from calib.models.registry import get_spec
     from calib.scoring.memory import print_plans
 
+    problem = _option_problem(args, ("memory_gib", "dtype"))
+    for name in args.model if args.model != ["all"] else []:
+        if problem is None and get_spec(name) is None:  # the registry's plan without a hub
+            problem = model_problem(name)
+    if problem:
+        print(f"calib plan: {problem}", file=sys.stderr)
+        return 2
     return print_plans(args.model, int(args.memory_gib * 2**30), args.dtype)
+
+
+#: the options of ``calib score`` checked before anything is read (``_option_problem``)
+SCORE_OPTIONS = (
+    "templates",
+    "per_relation",
+    "seed",
+    "device",
+    "dtype",
+    "token_budget",
+    "cache_dir",
+)
 
 
 def _score(args: argparse.Namespace) -> int:
@@ -42,7 +97,7 @@ def _score(args: argparse.Namespace) -> int:
     if args.all and args.per_relation is not None:
         print("calib score: --all and --per-relation exclude each other", file=sys.stderr)
         return 2
-    problem = model_problem(args.model)
+    problem = _option_problem(args, SCORE_OPTIONS) or model_problem(args.model)
     if problem:
         print(f"calib score: {problem}", file=sys.stderr)
         return 2
@@ -418,11 +473,39 @@ def _reader_gone() -> int:
     """The reader of the output went away (``calib models | head -3``): stop quietly, with
     nothing more written to the closed pipe (Python's own exit would flush into it and print
     "Exception ignored ... BrokenPipeError")."""
+    _silence_stdout()
+    return BROKEN_PIPE_CODE
+
+
+def _silence_stdout() -> None:
+    """Point the standard output at ``/dev/null``, so that Python's own exit flushes nowhere."""
     import os
 
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
-    return BROKEN_PIPE_CODE
+
+
+def _prog() -> str:
+    """``calib`` and its subcommand, as messages begin (``calib score``)."""
+    command = next((a for a in sys.argv[1:2] if not a.startswith("-")), None)
+    return f"calib {command}" if command else "calib"
+
+
+def _output_failed(exc: OSError) -> bool:
+    """Whether ``exc`` came from writing the standard output (``> /dev/full``, an I/O error):
+    an error of a write to no named file, after which writing a line there fails too."""
+    if exc.filename is not None or exc.errno not in _OUTPUT_ERRNOS:
+        return False
+    try:
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+    except OSError:
+        return True
+    return False
+
+
+#: what a failed write to the standard output looks like
+_OUTPUT_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
 
 
 #: the exit codes of a run stopped by a signal (:func:`calib.interrupt.exit_code`)
@@ -440,11 +523,28 @@ def entry() -> None:
     (``benchmarks/sigint_latency.py``). Not where Ray was used: its exit hook disconnects from
     the cluster (and stops a local one it started).
     """
+    if sys.stdout is None:  # started with its output closed (`calib models >&-`)
+        print(
+            f"{_prog()}: the standard output is closed; redirect it to a file or /dev/null instead",
+            file=sys.stderr or sys.__stderr__,
+        )
+        sys.exit(2)
     try:
         code = main()
         sys.stdout.flush()
     except BrokenPipeError:
         code = _reader_gone()
+    except OSError as exc:
+        if not _output_failed(exc):
+            raise
+        _silence_stdout()
+        print(f"{_prog()}: cannot write to the standard output: {exc}", file=sys.stderr)
+        code = 2
+    except KeyboardInterrupt as exc:  # before calib's handlers are installed, or after
+        from calib.interrupt import exit_code
+
+        code = exit_code(exc)
+        print(f"\n{_prog()}: interrupted.", file=sys.stderr)
     if code in STOPPED_CODES and "ray" not in sys.modules:
         import logging
         import os

@@ -15,7 +15,9 @@ left half-written: a chunk being scored is discarded, never written in part.
 - A second signal raises :class:`Interrupted` at once, from the handler (Python's usual
   Ctrl-C, for a stop that cannot wait for the next safe point, e.g. a long model load); every
   write of the score store is atomic and a claim left behind is found stale by the next run,
-  so the store stays whole.
+  so the store stays whole. Raised inside a finaliser, it is dropped without Python's
+  "Exception ignored in ..." (``_quiet_unraisable``), and the signal already recorded
+  stops the work at the next safe point.
 - Work in a child process is stopped by the waiting parent: :func:`run_stoppable` (a
   ``subprocess.run`` that terminates its child after a signal); a chapter's kernel,
   :mod:`calib.book.chapters`.
@@ -33,6 +35,7 @@ from __future__ import annotations
 import contextlib
 import signal
 import subprocess
+import sys
 import threading
 from dataclasses import dataclass, field
 
@@ -71,6 +74,7 @@ class _State:
     signum: int | None = None  # the first signal recorded in the outermost block
     count: int = 0  # signals recorded in it
     previous: dict = field(default_factory=dict)  # the handlers replaced
+    unraisable: object = None  # sys.unraisablehook before the outermost block
 
 
 _STATE = _State()
@@ -82,6 +86,16 @@ def _handle(signum: int, frame) -> None:
         _STATE.signum = signum
     if _STATE.count > 1:
         raise Interrupted(_STATE.signum)
+
+
+def _quiet_unraisable(unraisable) -> None:
+    """``sys.unraisablehook`` within :func:`stop_on_signals`: an :class:`Interrupted` raised by
+    a second signal inside a finaliser (a ``__del__``, which cannot pass it on) is dropped
+    quietly, since the signal is recorded; anything else goes to the previous hook."""
+    if isinstance(unraisable.exc_value, Interrupted) and _STATE.signum is not None:
+        return
+    previous = _STATE.unraisable if callable(_STATE.unraisable) else sys.__unraisablehook__
+    previous(unraisable)
 
 
 def interrupted() -> int | None:
@@ -115,6 +129,7 @@ def stop_on_signals():
                 continue
             with contextlib.suppress(ValueError, OSError):
                 _STATE.previous[sig] = signal.signal(sig, _handle)
+        _STATE.unraisable, sys.unraisablehook = sys.unraisablehook, _quiet_unraisable
     if main:
         _STATE.depth += 1
     try:
@@ -126,6 +141,8 @@ def stop_on_signals():
             for sig, previous in _STATE.previous.items():
                 signal.signal(sig, previous)
             _STATE.previous.clear()
+            if sys.unraisablehook is _quiet_unraisable:
+                sys.unraisablehook = _STATE.unraisable  # type: ignore[assignment]  # saved hook
         pending = _STATE.signum if main else None
         if outer:
             _STATE.signum, _STATE.count = None, 0

@@ -52,6 +52,20 @@ def cache_root(cache_dir: str | os.PathLike | None = None) -> Path:
     return resolve_dir(cache_dir, CACHE_ENV, "calib")
 
 
+def cache_problem(cache_dir: str | os.PathLike | None = None) -> str | None:
+    """Why the cache root (:func:`cache_root`) cannot be a folder, in one line, or ``None``:
+    it, or the nearest of its parents that exists, is not a folder."""
+    root = cache_root(cache_dir)
+    where = "" if cache_dir is not None or not os.environ.get(CACHE_ENV) else f" ({CACHE_ENV})"
+    for path in (root, *root.parents):
+        if path.is_dir():
+            return None
+        if path.exists():
+            what = "" if path == root else f" cannot be made: {path}"
+            return f"the cache folder {root}{where}{what} is a file, not a folder"
+    return None
+
+
 #: set by ``calib run`` for a chapter's kernel: the folder where the chapter's result tables and
 #: the score rows it used are recorded for the page's downloads (:mod:`calib.book.downloads`)
 EXPORT_ENV = "CALIB_EXPORT_DIR"

@@ -32,7 +32,7 @@ import pandas as pd
 from calib.data.errors import DataFormatError
 from calib.data.jsonl import check_unique, check_value, read_json, read_jsonl
 from calib.data.probe import Probe, Relation
-from calib.data.root import data_file, data_files
+from calib.data.root import data_file, data_root
 from calib.data.templates import check_template
 
 PARAPHRASES: tuple[str, ...] = tuple(f"paraphrase-{i}" for i in range(5))
@@ -76,7 +76,8 @@ def template_names(spec: str | list[str] | tuple[str, ...]) -> list[str]:
     Raises
     ------
     ValueError
-        For a malformed range or an unknown name.
+        For a malformed or empty range, an unknown name or index, or a selection of no
+        template.
     """
     if isinstance(spec, (list, tuple)):
         parts = [str(p) for p in spec]
@@ -91,27 +92,45 @@ def template_names(spec: str | list[str] | tuple[str, ...]) -> list[str]:
         elif part == "linguistic":
             out += LINGUISTIC
         elif ".." in part:
-            head, _, hi = part.rpartition("..")
-            stem, _, lo = head.rpartition("-") if "-" in head else ("", "", head)
-            if not (lo.isdigit() and hi.isdigit()):
-                raise ValueError(f"template range {part!r}: expected e.g. 'paraphrase-0..4'")
-            if not stem:
-                out += TEMPLATE_NAMES[int(lo) : int(hi) + 1]
-            else:
-                out += [
-                    n
-                    for n in TEMPLATE_NAMES
-                    if n.rpartition("-")[0] == stem
-                    and int(lo) <= int(n.rpartition("-")[2]) <= int(hi)
-                ]
+            out += _template_range(part)
         elif part.isdigit():
+            if int(part) >= len(TEMPLATE_NAMES):
+                last = len(TEMPLATE_NAMES) - 1
+                raise ValueError(f"template index {part} is out of range: expected 0 to {last}")
             out.append(TEMPLATE_NAMES[int(part)])
         else:
             out.append(part)
     unknown = [n for n in out if n not in TEMPLATE_NAMES]
     if unknown:
         raise ValueError(f"unknown template name(s) {unknown}; known: {list(TEMPLATE_NAMES)}")
+    if not out:
+        raise ValueError(
+            f"{spec!r} selects no template: expected names, ranges (paraphrase-0..4) or groups "
+            f"(all, paraphrases, linguistic)"
+        )
     return list(dict.fromkeys(out))
+
+
+def _template_range(part: str) -> list[str]:
+    """The names of a range ``paraphrase-0..4`` (or ``0..4``, by index); an empty or malformed
+    range is a ``ValueError``."""
+    head, _, hi = part.rpartition("..")
+    stem, _, lo = head.rpartition("-") if "-" in head else ("", "", head)
+    if not (lo.isdigit() and hi.isdigit()):
+        raise ValueError(f"template range {part!r}: expected e.g. 'paraphrase-0..4'")
+    if int(lo) > int(hi):
+        raise ValueError(f"template range {part!r} is empty: expected LOW..HIGH with LOW <= HIGH")
+    if not stem:
+        names = list(TEMPLATE_NAMES[int(lo) : int(hi) + 1])
+    else:
+        names = [
+            n
+            for n in TEMPLATE_NAMES
+            if n.rpartition("-")[0] == stem and int(lo) <= int(n.rpartition("-")[2]) <= int(hi)
+        ]
+    if not names:
+        raise ValueError(f"template range {part!r} selects no template of {list(TEMPLATE_NAMES)}")
+    return names
 
 
 @dataclass(frozen=True)
@@ -194,7 +213,8 @@ def load_bear(root: str | os.PathLike | None = None, relations: list[str] | None
         The data root; ``None``: ``$CALIB_DATA_DIR``, else the user cache
         (:func:`calib.data.root.data_root`).
     relations : list of str or None
-        Only these relation ids (``P19`` ...); ``None`` (default): every ``bear/P*.jsonl``.
+        Only these relation ids (``P19`` ...); ``None`` (default): every relation of the
+        metadata (``bear/metadata_relations.json``), each of whose files must be there.
 
     Returns
     -------
@@ -207,9 +227,10 @@ def load_bear(root: str | os.PathLike | None = None, relations: list[str] | None
     calib.data.errors.DataFormatError
         For the malformed data above.
     ValueError
-        For a relation id in ``relations`` that BEAR does not have.
+        For a relation id in ``relations`` that BEAR's metadata does not have.
     calib.data.root.DataNotFoundError
-        When a data file is missing under the root and cannot be downloaded.
+        When a data file is missing under the root and cannot be downloaded: the metadata or
+        the file of a relation it lists.
     """
     meta_path = data_file(_META, root)
     meta = read_json(meta_path)
@@ -226,12 +247,14 @@ def load_bear(root: str | os.PathLike | None = None, relations: list[str] | None
         or not all(isinstance(v, dict) for v in domain_info.values())
     ):
         raise DataFormatError(domains_path, "expected an object of objects keyed by relation id")
-    files = data_files("bear/P*.jsonl", root)
     if relations is not None:
-        files = [f for f in files if f.stem in set(relations)]
-        missing = sorted(set(relations) - {f.stem for f in files})
-        if missing:
-            raise ValueError(f"unknown BEAR relation(s) {missing}")
+        unknown = sorted(set(relations) - set(meta))
+        if unknown:
+            raise ValueError(f"unknown BEAR relation(s) {unknown} (not in {meta_path})")
+    else:  # every relation of the metadata, and any file beside them (refused below)
+        stray = {f.stem for f in (data_root(root) / "bear").glob("P*.jsonl")} - set(meta)
+        relations = [*meta, *stray]
+    files = [data_file(f"bear/{rel}.jsonl", root) for rel in sorted(set(relations))]
     meta_bytes = {r: json.dumps(m, sort_keys=True).encode() for r, m in meta.items()}
     rels: dict[str, Relation] = {}
     frames = []

@@ -21,8 +21,11 @@ def read_text(path: Path) -> str:
     """The text of a UTF-8 file (a leading byte-order mark is dropped).
 
     A byte sequence that is not UTF-8 raises :exc:`~calib.data.errors.DataFormatError` naming the
-    file, the line, the column, the byte offset and what to do.
+    file, the line, the column, the byte offset and what to do; so does a folder in the
+    file's place.
     """
+    if Path(path).is_dir():
+        raise DataFormatError(path, "is a folder; expected a data file: put the file in its place")
     data = Path(path).read_bytes()
     if data.startswith(_BOM):
         data = data[len(_BOM) :]

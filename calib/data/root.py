@@ -13,6 +13,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import io
+import logging
 import os
 import tarfile
 import urllib.error
@@ -22,6 +23,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from calib.settings import atomic_write, resolve_dir
+
+log = logging.getLogger(__name__)
 
 ENV_VAR = "CALIB_DATA_DIR"
 
@@ -173,6 +176,7 @@ def data_file(relpath: str, root: str | os.PathLike | None = None, download: boo
     base = data_root(root)
     path = base / relpath
     if path.exists():
+        check_pinned(relpath, path)
         return path
     src = source_for(relpath)
     reason = "no upstream source is known for it"
@@ -239,20 +243,45 @@ def data_files(pattern: str, root: str | os.PathLike | None = None) -> list[Path
     base = data_root(root)
     found = sorted(base.glob(pattern))
     if found:
+        for path in found:
+            check_pinned(path.relative_to(base).as_posix(), path)
         return found
     names = sorted(n for n in checksums() if fnmatch.fnmatch(n, pattern))
     return [data_file(n, root) for n in names]
 
 
-_VERIFIED: dict[tuple[str, int, int], str] = {}
+_VERIFIED: dict[tuple, str] = {}
+_WARNED: set[Path] = set()
 
 
 def _cached_sha256(path: Path) -> str:
+    """``sha256_file``, remembered in this process while the file's path, inode, size,
+    modification and change times stay the same (writing a file changes its change time,
+    which no tool sets back)."""
     st = path.stat()
-    key = (str(path), st.st_size, st.st_mtime_ns)
+    key = (str(path), st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
     if key not in _VERIFIED:
         _VERIFIED[key] = sha256_file(path)
     return _VERIFIED[key]
+
+
+def check_pinned(relpath: str, path: Path) -> None:
+    """Warn, once per file and process, where the data file ``path`` (``relpath`` below the
+    root) differs from its sha256 in ``SHA256SUMS``: it is read as it is, and
+    :func:`data_version` lists it in a chapter's provenance. Files without a pinned sha256 and
+    folders are not checked."""
+    expected = checksums().get(relpath)
+    if expected is None or path in _WARNED or not path.is_file():
+        return
+    if _cached_sha256(path) != expected:
+        _WARNED.add(path)
+        log.warning(
+            "data file %s differs from the file pinned for %s (sha256 %s... in "
+            "calib/data/SHA256SUMS); it is read as it is, and a chapter's provenance lists it",
+            path,
+            relpath,
+            expected[:12],
+        )
 
 
 def data_version(root: str | os.PathLike | None = None) -> dict:

@@ -124,7 +124,7 @@ def _convert_here(name: str, folder: Path) -> None:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from calib.models.folders import save_model_folder
-    from calib.models.loading import file_sha256
+    from calib.models.hashing import file_sha256
     from calib.models.locate import ModelLoadError, embedded_missing, gguf_path
     from calib.models.registry import get_spec
 
@@ -134,7 +134,7 @@ def _convert_here(name: str, folder: Path) -> None:
     src = gguf_path(spec)
     if src is None:
         raise ModelLoadError(embedded_missing(spec))
-    want = {"gguf": src.name, "sha256": file_sha256(src, folder.parent.parent)}
+    want = {"gguf": src.name, "sha256": file_sha256(src)}
     tokenizer = AutoTokenizer.from_pretrained(src.parent, gguf_file=src.name)
     model = AutoModelForCausalLM.from_pretrained(
         src.parent, gguf_file=src.name, dtype=torch.float32

@@ -4,7 +4,8 @@
 again: the sha256 of an embedded model's GGUF file, the revision (commit) of a hub model's
 cached snapshot (with the revision asked for: ``NAME@REVISION`` or the registry's), the content
 hash of a local folder, or the builder version and content hash of a tiny model.
-It reuses the hashing behind the score store's keys (:func:`calib.models.loading.model_key`).
+It reuses the hashing behind the score store's keys (:mod:`calib.models.hashing`,
+:func:`calib.models.loading.model_key`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from calib.models.loading import ModelLoadError, dtype_name, file_sha256, folder_hash, model_key
+from calib.models.hashing import file_sha256, folder_hash
+from calib.models.loading import ModelLoadError, dtype_name, model_key
 from calib.models.locate import embedded_missing, gguf_path, model_ref, resolved_revision
 from calib.models.registry import get_spec
 from calib.models.tiny import TINY_VERSION, tiny_folder
@@ -70,18 +72,16 @@ def model_fingerprint(name: str, cache_dir: str | os.PathLike | None = None) -> 
         if path is None:  # model_key found it a moment ago
             out["note"] = embedded_missing(ref.required_spec)
             return out
-        out.update(source=str(path), hash=f"sha256:{file_sha256(path, cache_dir)}")
+        out.update(source=str(path), hash=f"sha256:{file_sha256(path)}")
     elif ref.kind == "tiny":
         folder = tiny_folder(ref.required_spec.name, cache_root(cache_dir))
         out.update(
             source="built locally (calib.models.tiny)",
-            hash=f"tiny:{TINY_VERSION}-{folder_hash(folder, cache_dir)}",
+            hash=f"tiny:{TINY_VERSION}-{folder_hash(folder)}",
         )
     elif ref.kind == "folder":
         folder = Path(ref.required_source).resolve()
-        out.update(
-            kind="folder", source=str(folder), hash=f"folder:{folder_hash(folder, cache_dir)}"
-        )
+        out.update(kind="folder", source=str(folder), hash=f"folder:{folder_hash(folder)}")
     else:
         commit = resolved_revision(ref.source, ref.revision)
         out.update(kind="hub", source=ref.source, revision=ref.revision, resolved_revision=commit)

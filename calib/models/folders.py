@@ -1,14 +1,19 @@
-"""Writing a model folder into the cache: whole or not at all, with a clear error when the cache
-folder is read-only or full."""
+"""Writing a model folder into the cache: whole or not at all, stamped with its files' sizes and
+hashes (:mod:`calib.models.hashing`), with a clear error when the cache folder is read-only or
+full; and checking it when it is used again."""
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import tempfile
 from pathlib import Path
 
+from calib.models.hashing import stamp_problem, write_stamp
 from calib.settings import cache_writes
+
+log = logging.getLogger(__name__)
 
 
 def save_model_folder(
@@ -20,7 +25,8 @@ def save_model_folder(
     slack: int = 1_000_000,
 ) -> Path:
     """``save_pretrained`` ``model`` and ``tokenizer`` (plus the text files ``extra``) into a
-    temporary folder beside ``folder``, then rename it into place, replacing an older one.
+    temporary folder beside ``folder``, stamp it (:func:`calib.models.hashing.write_stamp`),
+    then rename it into place, replacing an older one.
 
     A read-only or full cache is a :class:`~calib.settings.CacheWriteError` naming the folder
     and the space needed (the weights' size plus ``slack`` bytes); the temporary folder is
@@ -34,9 +40,24 @@ def save_model_folder(
             tokenizer.save_pretrained(tmp)
             for name, text in (extra or {}).items():
                 (tmp / name).write_text(text)
+            write_stamp(tmp)
             if folder.exists():
                 shutil.rmtree(folder)
             os.replace(tmp, folder)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     return folder
+
+
+def intact(folder: Path, say: bool = True) -> bool:
+    """Whether a model folder calib built in its cache is there and as it was written
+    (:func:`calib.models.hashing.stamp_problem`); a damaged one is named in a warning (unless
+    not ``say``), to be built again."""
+    if not (folder / "config.json").exists():
+        return False
+    problem = stamp_problem(folder)
+    if problem and say:
+        log.warning(
+            "the cached model folder %s is damaged (%s); it is built again", folder, problem
+        )
+    return problem is None

@@ -16,8 +16,6 @@ is set to EOS (or UNK) only so that the tokenizer object stays usable.
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import json
 import logging
 import os
@@ -31,6 +29,8 @@ from typing import TYPE_CHECKING
 import torch
 
 from calib.models.conversion import convert
+from calib.models.folders import intact
+from calib.models.hashing import file_sha256, folder_hash
 from calib.models.locate import (
     ModelLoadError,
     ModelRef,
@@ -42,7 +42,7 @@ from calib.models.locate import (
 )
 from calib.models.registry import COMMIT_HASH, ModelSpec, get_spec
 from calib.models.tiny import TINY_VERSION, tiny_folder
-from calib.settings import atomic_write, cache_lock, cache_root
+from calib.settings import cache_lock, cache_root
 
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
@@ -52,6 +52,8 @@ log = logging.getLogger(__name__)
 _CLM_SUFFIXES = ("ForCausalLM", "LMHeadModel")
 _MLM_SUFFIXES = ("ForMaskedLM",)
 _DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
+#: the dtypes a model can be loaded in, by name
+DTYPE_NAMES: tuple[str, ...] = tuple(_DTYPES)
 CONVERTED_VERSION = "v1"
 
 
@@ -71,14 +73,40 @@ class LoadedModel:
     resolved_revision: str | None = None  # hub models: the commit loaded (None: not known)
 
 
+def device_problem(device: str | torch.device | None, here: bool = True) -> str | None:
+    """Why ``device`` cannot be used (one line), or ``None``: a name torch does not know, or
+    (with ``here``) a device this machine does not have, such as CUDA without a GPU."""
+    if device in (None, "auto"):
+        return None
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError, ValueError):
+        return f"{device!r} is not a device torch knows: expected auto, cpu, cuda or cuda:N"
+    if not here or dev.type == "cpu":
+        return None
+    if dev.type == "cuda":
+        if not torch.cuda.is_available():
+            return f"device {device!r} asked for, but CUDA is not available here"
+        count = torch.cuda.device_count()
+        if dev.index is not None and dev.index >= count:
+            return f"device {device!r} asked for, but this machine has {count} GPU(s)"
+        return None
+    backend = getattr(torch, dev.type, None)
+    available = getattr(backend, "is_available", None)
+    if available is None or not available():
+        return f"device {device!r} asked for, but torch has no {dev.type} device here"
+    return None
+
+
 def resolve_device(device: str | torch.device | None = "auto") -> torch.device:
-    """``"auto"`` picks CUDA when available, else CPU; otherwise ``torch.device(device)``."""
+    """``"auto"`` picks CUDA when available, else CPU; otherwise ``torch.device(device)``
+    (a :exc:`~calib.models.locate.ModelLoadError` where :func:`device_problem` finds one)."""
     if device in (None, "auto"):
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    dev = torch.device(device)
-    if dev.type == "cuda" and not torch.cuda.is_available():
-        raise ModelLoadError(f"device {device!r} asked for, but CUDA is not available here")
-    return dev
+    problem = device_problem(device)
+    if problem:
+        raise ModelLoadError(problem)
+    return torch.device(device)
 
 
 def device_type(device: str | torch.device | None) -> str:
@@ -181,44 +209,6 @@ def resolve_dtype(
     return _DTYPES[name]
 
 
-#: files of a model folder that do not change what it computes
-_NOT_HASHED = (".md", ".rst", ".lock", ".part", ".tmp")
-
-
-def file_sha256(path: Path, cache_dir: str | os.PathLike | None = None) -> str:
-    """sha256 of a (large) file, remembered in ``<cache>/models/sha256.json`` keyed by path,
-    size and modification time, so multi-GB weights are hashed once. The memo is best effort:
-    a read-only cache only means hashing again."""
-    st = path.stat()
-    memo = cache_root(cache_dir) / "models" / "sha256.json"
-    key = f"{Path(path).resolve()}:{st.st_size}:{st.st_mtime_ns}"
-    try:
-        known = json.loads(memo.read_text())
-    except (OSError, ValueError):
-        known = {}
-    if key not in known:
-        digest = hashlib.sha256()
-        with open(path, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(block)
-        known[key] = digest.hexdigest()
-        with contextlib.suppress(OSError):
-            atomic_write(memo, json.dumps(known, indent=1).encode())
-    return known[key]
-
-
-def folder_hash(folder: Path, cache_dir: str | os.PathLike | None = None) -> str:
-    """Content hash of a model folder: the name and sha256 of each of its files (configuration,
-    tokenizer, weights; hidden files and documentation left out), so two folders share a hash
-    only when their files are identical."""
-    digest = hashlib.sha256()
-    for path in sorted(Path(folder).iterdir()):
-        if not path.is_file() or path.name.startswith(".") or path.suffix in _NOT_HASHED:
-            continue
-        digest.update(f"{path.name}\0{file_sha256(path, cache_dir)}\n".encode())
-    return digest.hexdigest()[:16]
-
-
 def model_key(name: str, cache_dir: str | os.PathLike | None = None) -> str:
     """A key that changes when the model's files change (the score store's folder name).
 
@@ -257,17 +247,14 @@ def model_key(name: str, cache_dir: str | os.PathLike | None = None) -> str:
         if path is None:
             raise ModelLoadError(embedded_missing(spec))
         folder = converted_folder(spec, cache_dir)
-        return (
-            f"{spec.name}@gguf-{file_sha256(path, cache_dir)[:12]}-"
-            f"{folder_hash(folder, cache_dir)[:12]}"
-        )
+        return f"{spec.name}@gguf-{file_sha256(path)[:12]}-{folder_hash(folder)[:12]}"
     if ref.kind == "tiny":
         spec = ref.required_spec
         folder = tiny_folder(spec.name, cache_root(cache_dir))
-        return f"{spec.name}@{TINY_VERSION}-{folder_hash(folder, cache_dir)}"
+        return f"{spec.name}@{TINY_VERSION}-{folder_hash(folder)}"
     if ref.kind == "folder":
         folder = Path(ref.required_source).resolve()
-        return f"{folder.name}@{folder_hash(folder, cache_dir)}"
+        return f"{folder.name}@{folder_hash(folder)}"
     commit = resolved_revision(ref.source, ref.revision)
     if commit is None and ref.revision and COMMIT_HASH.fullmatch(ref.revision):
         commit = ref.revision
@@ -289,11 +276,15 @@ def converted_folder(spec: ModelSpec, cache_dir: str | os.PathLike | None = None
         raise ModelLoadError(embedded_missing(spec))
     folder = cache_root(cache_dir) / "models" / f"{spec.name}-{CONVERTED_VERSION}"
     stamp = folder / "calib-source.json"
-    want = {"gguf": src.name, "sha256": file_sha256(src, cache_dir)}
-    if stamp.exists() and json.loads(stamp.read_text()) == want:
+    want = {"gguf": src.name, "sha256": file_sha256(src)}
+
+    def usable(say: bool = True) -> bool:
+        return stamp.exists() and json.loads(stamp.read_text()) == want and intact(folder, say)
+
+    if usable():
         return folder
     with cache_lock(folder.with_name(folder.name + ".lock"), f"the converted model {spec.name}"):
-        if stamp.exists() and json.loads(stamp.read_text()) == want:
+        if usable(say=False):
             return folder  # another process converted it meanwhile
         t0 = time.time()
         log.warning("converting %s from GGUF once (20-60 s) into %s", spec.name, folder)
@@ -516,9 +507,11 @@ def load_model(
         tokenizer = AutoTokenizer.from_pretrained(source, revision=ref.revision)
         model = auto.from_pretrained(source, revision=ref.revision, dtype=torch_dtype)
     except Exception as exc:  # noqa: BLE001 - OSError, ValueError, safetensors' own error ...
+        built = ref.kind in ("embedded", "tiny")  # a folder calib built in its cache
         raise ModelLoadError(
             f"model {name!r} cannot be loaded as a "
             f"{'causal' if wanted == 'clm' else 'masked'} LM: {one_line(exc)}"
+            + (f"; remove its cached folder {source}, and it is built again" if built else "")
         ) from None
     _usable(tokenizer, name)
     model.eval().to(dev)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import torch
 
-from calib.models.folders import save_model_folder
+from calib.models.folders import intact, save_model_folder
 from calib.settings import cache_lock
 
 #: bump when the builder's output changes (v2: a reproducible tiny-bert vocabulary)
@@ -213,10 +213,11 @@ def build_tiny(name: str, folder: str | os.PathLike, seed: int = 0) -> Path:
 
 
 def tiny_folder(name: str, cache: Path) -> Path:
-    """The cached folder of tiny model ``name``, built on first use."""
+    """The cached folder of tiny model ``name``, built on first use, and again where it is
+    damaged (:func:`calib.models.folders.intact`)."""
     folder = cache / "models" / f"{name}-{TINY_VERSION}"
-    if not (folder / "config.json").exists():
+    if not intact(folder):
         with cache_lock(folder.with_name(folder.name + ".lock"), f"the tiny model {name}"):
-            if not (folder / "config.json").exists():  # another process may have built it
+            if not intact(folder, say=False):  # another process may have built it
                 build_tiny(name, folder)
     return folder

@@ -87,6 +87,29 @@ def unit_hash(query: Query) -> str:
     return known
 
 
+def footer_units(schema: pa.Schema) -> list[list]:
+    """The units a chunk's footer lists (``[relation, template, instance, hash, rows]`` each),
+    or ``ValueError`` saying what is wrong with it: no calib metadata, malformed JSON, no
+    ``"units"`` list, or a unit of another shape."""
+    meta = json.loads((schema.metadata or {})[_META_KEY])
+    units = meta.get("units") if isinstance(meta, dict) else None
+    if not isinstance(units, list):
+        raise ValueError('the footer has no "units" list')
+    for unit in units:
+        if not (
+            isinstance(unit, list)
+            and len(unit) == 5
+            and all(isinstance(v, str) for v in unit[:4])
+            and isinstance(unit[4], int)
+            and not isinstance(unit[4], bool)
+        ):
+            raise ValueError(
+                f"a unit of the footer is {unit!r}, expected [relation, template, instance, "
+                f"hash, rows]"
+            )
+    return units
+
+
 def slug(text: str) -> str:
     """A file-system-safe name for a key (readable prefix plus a short hash)."""
     clean = re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")[:60]
@@ -112,7 +135,7 @@ class ScoreStore:
         total = 0
         for path in self.chunks():
             with contextlib.suppress(Exception):
-                total += len(json.loads(pq.read_schema(path).metadata[_META_KEY])["units"])
+                total += len(footer_units(pq.read_schema(path)))
         return total
 
     def _quarantine(self, path: Path, why: str) -> None:
@@ -145,11 +168,11 @@ class ScoreStore:
         claimed: set = set()
         for path in self.chunks():
             try:
-                meta = json.loads(pq.read_schema(path).metadata[_META_KEY])
+                units = footer_units(pq.read_schema(path))
             except Exception as exc:  # noqa: BLE001 - any unreadable footer
                 self._quarantine(path, f"footer: {exc}")
                 continue
-            for rel, tpl, inst, digest, _n in meta["units"]:
+            for rel, tpl, inst, digest, _n in units:
                 key = (rel, tpl, inst)
                 if wanted.get(key) == digest and key not in claimed:
                     where.setdefault(path, set()).add(key)
@@ -169,11 +192,11 @@ class ScoreStore:
         """The chunk's rows and its footer's units, checked (else set aside: ``None``)."""
         try:
             table = pq.read_table(path, page_checksum_verification=True)
-            meta = json.loads(table.schema.metadata[_META_KEY])
+            units = footer_units(table.schema)
         except Exception as exc:  # noqa: BLE001
             self._quarantine(path, f"read: {exc}")
             return None
-        promised = sum(u[4] for u in meta["units"])
+        promised = sum(u[4] for u in units)
         if table.num_rows != promised:
             self._quarantine(path, f"{table.num_rows} rows, metadata promises {promised}")
             return None
@@ -183,11 +206,11 @@ class ScoreStore:
             .to_pylist()
         )
         got = {(c["relation"], c["template"], c["instance"]): c["option_count"] for c in counts}
-        if any(got.get((r, t, i)) != n for r, t, i, _d, n in meta["units"]):
+        if any(got.get((r, t, i)) != n for r, t, i, _d, n in units):
             self._quarantine(path, "row counts per unit do not match the metadata")
             return None
         table = table.rename_columns([_RENAMED.get(n, n) for n in table.column_names])
-        return table.replace_schema_metadata(None), meta["units"]
+        return table.replace_schema_metadata(None), units
 
     def write(
         self, frame: pd.DataFrame | pa.Table, queries: list[Query], claim: Claim | None = None
@@ -424,8 +447,7 @@ class Claims:
                 self._stored.get(key, set()).discard((digest, path))
         for path in sorted(present - set(self._footers)):
             try:
-                meta = json.loads(pq.read_schema(path).metadata[_META_KEY])
-                units = [((r, t, i), d) for r, t, i, d, _n in meta["units"]]
+                units = [((r, t, i), d) for r, t, i, d, _n in footer_units(pq.read_schema(path))]
             except Exception:  # noqa: BLE001 - unreadable: lookup() sets it aside
                 units = []
             self._footers[path] = units

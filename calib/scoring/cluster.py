@@ -28,9 +28,14 @@ Ray is imported only here, and only when asked for.
 from __future__ import annotations
 
 import contextlib
+import errno
+import importlib.util
 import logging
 import os
+import select
 import socket
+import sys
+import time
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -73,9 +78,92 @@ def import_ray():
     return ray
 
 
+#: how long (seconds) :func:`connect` waits for a cluster at an address to answer (default 5)
+CONNECT_ENV = "CALIB_RAY_CONNECT_S"
+#: what an HTTP/2 client sends first (a gRPC server, as Ray's are, answers with its SETTINGS)
+_HTTP2_GREETING = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+
+
+def cluster_problem(address: str, timeout: float | None = None) -> str | None:
+    """Why no Ray cluster answers at ``address`` (``HOST:PORT`` or ``ray://HOST:PORT``), in one
+    line naming it and what to check, or ``None`` when a gRPC server answers there, as a Ray
+    head node's (GCS, or Ray Client) does: a TCP connection, then the HTTP/2 greeting every
+    gRPC server returns. Waits at most ``timeout`` seconds (default ``$CALIB_RAY_CONNECT_S``,
+    else 5), checking for Ctrl-C (:func:`calib.interrupt.check_interrupted`) every 0.1 s:
+    ``ray.init`` waits minutes for an address where no cluster is, deaf to Ctrl-C."""
+    from calib.interrupt import check_interrupted
+
+    timeout = float(os.environ.get(CONNECT_ENV) or 5) if timeout is None else timeout
+    host, _, port = address.split("://", 1)[-1].rpartition(":")
+    if not port.isdigit():
+        return (
+            f"--ray {address!r}: expected HOST:PORT (the head node's, e.g. 10.0.0.1:6379, or "
+            f"ray://10.0.0.1:10001), or auto"
+        )
+    check = (
+        f"check that a cluster runs there (`ray status` on its head node), that {address} "
+        f"is its head node's address (port 6379 by default; ray://HOST:10001 for Ray Client) "
+        f"and that no firewall blocks the port"
+    )
+    deadline = time.monotonic() + timeout
+
+    def wait(readable: bool) -> bool:
+        while True:
+            check_interrupted()
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            r, w, _ = select.select(
+                [sock] if readable else [], [] if readable else [sock], [], min(0.1, left)
+            )
+            if r or w:
+                return True
+
+    try:
+        family, kind, proto, _, where = socket.getaddrinfo(
+            host.strip("[]") or "127.0.0.1", int(port), type=socket.SOCK_STREAM
+        )[0]
+    except (OSError, UnicodeError) as exc:
+        return f"no Ray cluster at {address}: its host is not known here ({exc}); {check}"
+    with socket.socket(family, kind, proto) as sock:
+        sock.setblocking(False)
+        code = sock.connect_ex(where)
+        if code not in (0, errno.EINPROGRESS):
+            return f"no Ray cluster answers at {address} ({os.strerror(code)}); {check}"
+        if not wait(readable=False):
+            return f"no Ray cluster answers at {address} (no connection in {timeout:g} s); {check}"
+        code = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+        if code:
+            return f"no Ray cluster answers at {address} ({os.strerror(code)}); {check}"
+        answer = b""
+        with contextlib.suppress(OSError):
+            sock.sendall(_HTTP2_GREETING)
+            while len(answer) < 9 and wait(readable=True):
+                chunk = sock.recv(64)
+                if not chunk:
+                    break
+                answer += chunk
+    if len(answer) < 9 or answer[3] != 4:  # an HTTP/2 frame header, of type SETTINGS
+        return (
+            f"no Ray cluster answers at {address}: something listens there but did not answer "
+            f"as a Ray cluster does within {timeout:g} s; {check}"
+        )
+    return None
+
+
 def connect(address: str | None):
     """Connect this process to the cluster at ``address`` (``auto``/empty: the running local
-    cluster -- ``$RAY_ADDRESS`` or ``ray start --head`` -- else a new local one), once."""
+    cluster -- ``$RAY_ADDRESS`` or ``ray start --head`` -- else a new local one), once. An
+    address where no cluster answers is a :class:`ClusterError` within seconds
+    (:func:`cluster_problem`)."""
+    remote = (address or "").lower() not in _LOCAL
+    connected = getattr(sys.modules.get("ray"), "is_initialized", lambda: False)()
+    if remote and not connected:
+        if importlib.util.find_spec("ray") is None:
+            import_ray()  # says how to install it
+        problem = cluster_problem(str(address))
+        if problem:
+            raise ClusterError(problem)
     ray = import_ray()
     if not ray.is_initialized():
         ray.init(

@@ -39,3 +39,22 @@ def reference(tiny_models, worker_queries, tmp_path_factory) -> pd.DataFrame:
         chunk_statements=score_worker.CHUNK_STATEMENTS,
         progress=False,
     )
+
+
+@pytest.fixture
+def no_model(monkeypatch):
+    """Building, converting or loading a model fails the test (bad input is refused first)."""
+    import calib.models.loading as loading
+    import calib.models.tiny as tiny
+    import calib.scoring.run as run
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a model was built or loaded for a bad input")
+
+    for module, name in (
+        (run, "load_model"),
+        (loading, "load_model"),
+        (loading, "convert"),
+        (tiny, "build_tiny"),
+    ):
+        monkeypatch.setattr(module, name, refuse)

@@ -249,3 +249,14 @@ def test_calib_score_reports_bad_data_in_one_line_before_loading_a_model(
         f"calib score: {root}/bear/P30.jsonl, line 2, field 'sub_label': expected a "
         f"non-empty string, got null"
     )
+
+
+def test_a_relation_file_that_is_a_folder_is_named(tmp_path):
+    root = data_root(tmp_path)
+    (root / "bear" / "P30.jsonl").unlink()
+    (root / "bear" / "P30.jsonl").mkdir()
+    with pytest.raises(DataFormatError) as info:
+        load_bear(root)
+    assert str(info.value) == (
+        f"{root}/bear/P30.jsonl: is a folder; expected a data file: put the file in its place"
+    )

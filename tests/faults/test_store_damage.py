@@ -154,3 +154,32 @@ def test_what_a_killed_run_leaves_is_cleaned_and_its_units_rescored(
     assert len(scored) == n
     assert not leftovers(cache)
     assert_same_table(table, reference)
+
+
+@pytest.mark.parametrize(
+    "footer",
+    [
+        lambda units: {"chunk": "no units"},
+        lambda units: {"units": [u[:4] for u in units]},
+        lambda units: {"units": "P30"},
+    ],
+    ids=["no-units", "four-fields", "units-not-a-list"],
+)
+def test_a_chunk_whose_footer_lacks_its_units_is_set_aside_and_rescored(
+    footer, damaged, tiny_models, worker_queries, reference, monkeypatch
+):
+    """A valid Parquet chunk whose footer JSON has no unit list, or units of four fields,
+    is damage like any other (issue 39): set aside, its units rescored, the store usable."""
+    cache, chunks = damaged
+    victim = chunks[1]
+    units = json.loads(pq.read_schema(victim).metadata[b"calib"])["units"]
+    table = pq.read_table(victim)
+    meta = {b"calib": json.dumps(footer(units)).encode()}
+    pq.write_table(table.replace_schema_metadata(meta), victim)
+    assert run.score_store(score_worker.MODEL, "bear", cache_dir=cache).units() == sum(
+        _units_in(c) for c in chunks if c != victim
+    )
+    table, scored = _rescore(cache, tiny_models, worker_queries, monkeypatch)
+    assert len(scored) == len(units)
+    assert victim.with_suffix(".corrupt").exists()
+    assert_same_table(table, reference)

@@ -9,7 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from calib.models.loading import folder_hash, model_key
+from calib.models.hashing import folder_hash
+from calib.models.loading import model_key
 from calib.models.tiny import TINY_VERSION
 
 NAMES = ("tiny-gpt2", "tiny-llama", "tiny-bert", "tiny-roberta")

@@ -68,8 +68,9 @@ def test_calib_plan_prints_the_dry_run(tiny_models, capsys, tmp_path):
     assert main(["plan", "--model", "tiny-llama", "tiny-bert"]) == 0
     out = capsys.readouterr().out
     assert out.count("tokens per pass on 139 GiB") == 2 and "prefix-peak" in out
-    assert main(["plan", "--model", str(tmp_path / "nowhere"), "--memory-gib", "80"]) == 1
-    assert "no configuration here" in capsys.readouterr().out
+    assert main(["plan", "--model", str(tmp_path / "nowhere"), "--memory-gib", "80"]) == 2
+    err = capsys.readouterr().err.strip()  # a model that is not here: one line, no plan
+    assert err.startswith("calib plan: model ") and err.endswith("no such folder"), err
 
 
 def _size(text: str) -> float:
