@@ -314,3 +314,26 @@ def test_the_ledgers_claims_summary_sorts_in_a_browser(quick_book):
         got = browser.evaluate(page.as_uri(), _SORT_JS)
     assert got["up"] == sorted(got["up"]) and got["down"] == sorted(got["up"], reverse=True)
     assert sorted(got["before"]) == got["up"]  # the same rows, reordered
+
+
+def test_the_calibration_pages_comparisons_are_the_ones_the_claims_judge(quick_book):
+    """Each Margin - Base comparison on the page is the floor-corrected one the claims judge,
+    raw beside it; where the two intervals disagree, the page says this sample cannot decide
+    it (a floor correction never makes a verdict alone), and so does the judge."""
+    from calib.experiments import calibration
+    from calib.experiments.quantifiers import floor_split, unit_status
+    from calib.experiments.records import load_record_folder, record_path
+    from calib.report.prose import compare_sentence
+
+    result = load_record_folder(record_path("calibration", quick_book.root / "_build"))
+    diffs = calibration.floor_corrected(result)
+    rows = diffs[(diffs["a"] == "Margin") & (diffs["b"] == "Base")]
+    assert len(rows) and rows["floor_corrected"].any()
+    text = " ".join(page_text(quick_book.html / "_build" / "chapters" / "calibration.html").split())
+    split = floor_split(rows)
+    for (_, row), is_split in zip(rows.iterrows(), split):
+        sentence = compare_sentence(row["a"], row["b"], row.to_dict(), subject=row["model"])
+        assert " ".join(sentence.split()) in text
+        if is_split:
+            assert sentence.startswith("This sample cannot decide")
+    assert (unit_status(rows)[split] == "undecided").all()
