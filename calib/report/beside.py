@@ -58,6 +58,26 @@ def model_notes(models: Sequence[str]) -> str:
     return text
 
 
+def reported_only(frame: pd.DataFrame) -> pd.DataFrame:
+    """The paper's rows of a frame of this module (every ``source`` but :data:`THIS_BUILD`):
+    what a chart of ACE draws (:func:`ace_apart_note` says why this build's are not drawn
+    beside them)."""
+    return frame[frame["source"] != THIS_BUILD].reset_index(drop=True)
+
+
+def ace_apart_note() -> str:
+    """Why a chart of the paper's ACEs does not draw this build's beside them (the sentence
+    above each such chart)."""
+    return (
+        "Only the paper's points are drawn. An ACE depends on its sample size: its noise "
+        "floor, the ACE a perfectly calibrated estimator with the same confidences shows, "
+        "falls as the sample grows, so an ACE on a few dozen facts and one on thousands are "
+        "not on one scale. The floor at the paper's sample size would need the paper's own "
+        "confidences, which it does not publish, so it cannot be drawn beside the paper's "
+        "points; this build's ACEs are in the table, each with its own floor."
+    )
+
+
 def calibration_beside(
     table: pd.DataFrame,
     estimators: Sequence[str] = ("Base", "Margin", "Average/min"),

@@ -27,6 +27,7 @@ from calib.book.downloads import (
     interval_violations,
 )
 from calib.book.layout import book_root
+from calib.report.charts import TEXT_COLUMN
 from calib.report.table_format import MAX_SHOWN_COLUMNS
 
 pytestmark = pytest.mark.slow
@@ -136,6 +137,10 @@ def test_every_chapter_renders_in_a_browser(quick_book):
         },
     )
     assert not found, "\n".join(found)
+    # the width check above measured every chart it counted, against a real text column
+    widths = [w for r in reports.values() for w in r.chart_widths]
+    assert len(widths) == sum(r.charts_rendered for r in reports.values()) > 0
+    assert {r.column_width for r in reports.values() if r.chart_widths} == {TEXT_COLUMN}
 
 
 #: what no page may show (issue 28): a cell's return value (a path), tqdm's notebook warning,

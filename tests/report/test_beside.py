@@ -197,3 +197,17 @@ def test_selective_beside_reads_the_papers_threshold():
         "25%",
         "+10.0 pp",
     )
+
+
+def test_a_chart_of_ace_draws_the_papers_points_only():
+    """This build's ACE is not drawn beside the paper's (their sample sizes differ, and the
+    floor at the paper's size cannot be drawn): the chart's frame keeps the reported rows."""
+    points = pd.DataFrame(
+        {"model": ["m"], "benchmark": ["BEAR"], "options": [5], "accuracy": [0.5], "ace": [0.2]}
+    )
+    combined = bs.figure4_beside(points, k=5)
+    assert (combined["source"] == bs.THIS_BUILD).any()
+    drawn = bs.reported_only(combined)
+    assert len(drawn) and not (drawn["source"] == bs.THIS_BUILD).any()
+    assert len(drawn) == (combined["source"] != bs.THIS_BUILD).sum()
+    assert "noise floor" in bs.ace_apart_note()
