@@ -117,15 +117,18 @@ def test_lpaqa_beside_has_the_shared_prompt_sets_and_blanks():
     assert large["top-3"].isna().all()
     acc = pd.DataFrame(
         {
-            "model": ["m", "m"],
-            "prompt_set": ["-", "-"],
-            "method": ["manual", "majority"],
-            "micro": [0.2, 0.5],
-            "macro": [0.1, 0.3],
+            "model": ["m", "m", "m"],
+            "prompt_set": ["-", "-", "-"],
+            "method": ["manual", "majority", "majority (test facts)"],
+            "micro": [0.2, 0.5, 0.6],
+            "macro": [0.1, 0.3, 0.2],
         }
     )
     baselines = bs.lpaqa_baselines_beside(acc)
-    assert len(baselines) == 5
+    assert len(baselines) == 6
+    ours = baselines[baselines["source"] == bs.THIS_BUILD].set_index("baseline")["micro"]
+    # the paper's Majority is counted on the test facts: so is the row named as it
+    assert ours.to_dict() == {"Man": 0.2, "Majority (training pairs)": 0.5, "Majority": 0.6}
     assert baselines.loc[baselines["model"] == "none", "macro"].item() == pytest.approx(0.022)
 
 
