@@ -500,12 +500,7 @@ def _result(models=("a", "b")) -> SimpleNamespace:
             "model",
             "prompt_set",
             "method",
-            "micro",
-            "micro_low",
-            "micro_high",
-            "macro",
-            "macro_low",
-            "macro_high",
+            *(f"{avg}{end}" for avg in ("micro", "macro") for end in ("", "_low", "_high")),
         ],
     )
     return SimpleNamespace(
