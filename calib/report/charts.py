@@ -59,6 +59,10 @@ TEXT_COLUMN = 676
 PANELS_WIDTH = 480
 #: a title longer than this many characters is wrapped into lines (Vega does not wrap text)
 TITLE_CHARS = 80
+#: the space Vega leaves between two panels of a facet (px)
+FACET_SPACING = 20
+#: the longest axis label (px) of a chart whose labels sit beside its panels
+LABEL_LIMIT = 140
 #: a legend under the chart lists its entries in this many columns
 LEGEND_COLUMNS = 3
 
@@ -181,8 +185,9 @@ def _finish(
         chart = alt.layer(*layers, data=frame).properties(width=width, height=height)
     else:
         per_row = max(1, min(columns, frame[facet].nunique()))
-        if width * per_row > PANELS_WIDTH:
-            shrink = PANELS_WIDTH / (width * per_row)
+        room = PANELS_WIDTH - FACET_SPACING * (per_row - 1)  # Vega's space between panels
+        if width * per_row > room:
+            shrink = room / (width * per_row)
             width, height = width * shrink, (height * shrink if height == width else height)
         chart = (
             alt.layer(*layers)
@@ -549,7 +554,15 @@ def interval_chart(
     order = list(dict.fromkeys(frame[category].astype(str)))
     n_colors = frame[color].nunique() if color else 1
     height = max(90, len(order) * (6 + 11 * n_colors))
-    y = alt.Y(field=category, type="nominal", sort=order, title=None)
+    # a long label is cut (its tooltip has it whole): the labels and a row of panels fit the
+    # text column
+    y = alt.Y(
+        field=category,
+        type="nominal",
+        sort=order,
+        title=None,
+        axis=alt.Axis(labelLimit=LABEL_LIMIT),
+    )
     offset = alt.YOffset(field=color, type="nominal") if color else alt.Undefined
     legend = _legend_selection(color)
     tooltip = _tooltip(frame, [category, color, facet, value, lower, upper])

@@ -188,7 +188,7 @@ def ledger_tables(
                 claims_frame(part, sizes),
                 name=f"claims {title}",
                 caption=f"{title}: each claim with the verdict of its rule on the paper's own "
-                f"tables (reported values, calib/data/reported/) and on this build's "
+                f"tables (the values it reports) and on this build's "
                 f"recorded results (calib.experiments.ledger), the units each verdict "
                 f"combines and the correction for their number",
             )
@@ -278,7 +278,7 @@ def untestable_table(coverage: pd.DataFrame, paper: str) -> HtmlTable:
         frame,
         name=f"not testable {paper}",
         caption=f"{PAPERS.get(paper, paper)}: the result sentences that are not a testable "
-        f"claim, and why (calib/data/reported/sentences/{paper}.yaml)",
+        f"claim, and why",
     )
 
 
@@ -389,7 +389,7 @@ def consistency_table(checks: pd.DataFrame) -> HtmlTable:
     return html_table(
         frame,
         css_class="calib-reported",
-        label="Computed here from the values reported in the papers (calib/data/reported/)",
+        label="Computed here from the values reported in the papers",
         caption="Where the papers' text and their own tables agree, and where they do not",
     )
 

@@ -207,7 +207,7 @@ def plain_math(text: str) -> str:
     formula is returned as it is."""
 
     def one(match: re.Match) -> str:
-        if not re.search(r"[\\_^{}]|^[A-Za-z]$", match.group(1)):
+        if not re.search(r"[\\_^{}]|^[A-Za-z]+$|^[\[(][^A-Za-z$]*[\])]$", match.group(1)):
             return match.group(0)  # not a formula (e.g. two amounts in dollars)
         formula = _LATEX_TEXT.sub(r"\1", match.group(1))
         for command in sorted(_LATEX_SYMBOLS, key=len, reverse=True):

@@ -111,7 +111,7 @@ RESIDUE = {
     "an instruction to fill in the paper's values": re.compile(r"\bFill (?:these|them|it)\b"),
     "an issue number": re.compile(r"\b[Ii]ssues? #?\d+"),
     "a repository path": re.compile(
-        r"(?<![\w.])(?:calib|benchmarks|tests|notebooks|book|\.ci)/[\w.<>*/-]*"
+        r"(?<![\w./])(?:calib|benchmarks|tests|notebooks|book|\.ci)/[\w.<>*/-]*"
         r"|(?<![\w/])[\w/-]+\.py\b"
     ),
     "raw LaTeX": re.compile(

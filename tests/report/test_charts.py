@@ -497,6 +497,13 @@ def _wide_charts() -> dict[str, object]:
         ),
         "grouped_bars": charts.grouped_bars(table.assign(delta=0.1), title=LONG_TITLE),
         "interval_chart": charts.interval_chart(long, category="estimator", title=LONG_TITLE),
+        "interval_chart (long labels)": charts.interval_chart(
+            long.assign(
+                estimator="Average/vote-2 (Platt) - Base (temperature) " + long["estimator"]
+            ),
+            category="estimator",
+            title=LONG_TITLE,
+        ),
         "binned_histogram": charts.binned_histogram(
             d.histogram.assign(label=d.histogram["estimator"]), title=LONG_TITLE
         ),

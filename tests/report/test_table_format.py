@@ -149,6 +149,8 @@ def test_a_quoted_formula_is_plain_text_in_a_table():
     assert plain_math(r"highest $H$ scores") == "highest H scores"
     assert plain_math(r"an ACE $\leq 0.1$") == "an ACE ≤ 0.1"
     assert plain_math("between $5 and $6") == "between $5 and $6"  # not a formula
+    assert plain_math("the full $[0,1]$ interval") == "the full [0,1] interval"
+    assert plain_math("$Mean$ and Mean (A)") == "Mean and Mean (A)"
     table = html_table(
         pd.DataFrame({"quote": [r"for $C_{\text{Margin}}$ and $C_{\text{Average}}$"]}),
         caption=r"claims on $C_{\text{Base}}$",
