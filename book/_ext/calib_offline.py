@@ -7,6 +7,9 @@
 * If a chapter of the toc was executed with a synthetic profile (``quick``: tiny random models),
   every page of the book gets an announcement saying so (the chapter itself also carries a
   warning cell, see :func:`calib.book.run_chapter`).
+* The directive ``calib-run-times`` (on the reproduction page) is the table of each chapter's
+  wall time as this build's runs recorded it (:func:`calib.book.build.run_times`): durations
+  on a page are measured, never typed.
 """
 
 from __future__ import annotations
@@ -69,7 +72,63 @@ def _write_bundle(app, exception) -> None:
     tmp.replace(target)
 
 
+def _duration(seconds: float) -> str:
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes} min {rest} s" if minutes else f"{rest} s"
+
+
+def _row(cells: list[str]):
+    from docutils import nodes
+
+    row = nodes.row()
+    for text in cells:
+        entry = nodes.entry()
+        entry += nodes.paragraph(text=text)
+        row += entry
+    return row
+
+
+def _run_times_directive():
+    from docutils import nodes
+    from docutils.parsers.rst import Directive
+
+    class RunTimes(Directive):
+        """The chapters' wall times of this build (``calib-run-times``)."""
+
+        has_content = False
+
+        def run(self):
+            from calib.book import executed_path
+            from calib.book.build import run_times
+
+            env = self.state.document.settings.env
+            rows = run_times(env.srcdir)
+            for r in rows:  # the page is read again when a chapter runs again
+                env.note_dependency(str(executed_path(r["chapter"], env.srcdir)))
+            timed = [r for r in rows if r["seconds"] is not None]
+            if not timed:
+                return [nodes.paragraph(text="No chapter was run in this build: no run times.")]
+            table = nodes.table(classes=["calib-run-times"])
+            group = nodes.tgroup(cols=4)
+            table += group
+            for _ in range(4):
+                group += nodes.colspec(colwidth=1)
+            head = nodes.thead()
+            head += _row(["chapter", "profile", "run at", "wall time"])
+            group += head
+            body = nodes.tbody()
+            for r in timed:
+                body += _row([r["chapter"], r["profile"], r["executed"], _duration(r["seconds"])])
+            total = sum(r["seconds"] for r in timed)
+            body += _row([f"all {len(timed)} chapters", "", "", _duration(total)])
+            group += body
+            return [table]
+
+    return RunTimes
+
+
 def setup(app):
+    app.add_directive("calib-run-times", _run_times_directive())
     app.connect("config-inited", _announce)
     app.connect("build-finished", _write_bundle)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

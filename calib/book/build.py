@@ -74,9 +74,8 @@ def _jupyter_book_command() -> list[str]:
     ]
 
 
-def executed_profiles(root: str | os.PathLike | None = None) -> dict[str, str]:
-    """The profile each executed toc chapter ran with, by chapter (from its notebook's
-    ``metadata["calib"]``)."""
+def _executed_metadata(root: str | os.PathLike | None = None) -> dict[str, dict]:
+    """Each executed toc chapter's ``metadata["calib"]`` (what its run recorded), by chapter."""
     import json
 
     root = book_root(root)
@@ -87,10 +86,34 @@ def executed_profiles(root: str | os.PathLike | None = None) -> dict[str, str]:
                 meta = json.loads(executed_path(name, root).read_text(encoding="utf-8"))
             except (OSError, ValueError):
                 continue
-            profile = (meta.get("metadata", {}).get("calib") or {}).get("profile")
-            if profile:
-                out[name] = profile
+            out[name] = meta.get("metadata", {}).get("calib") or {}
     return out
+
+
+def executed_profiles(root: str | os.PathLike | None = None) -> dict[str, str]:
+    """The profile each executed toc chapter ran with, by chapter (from its notebook's
+    ``metadata["calib"]``)."""
+    return {
+        name: meta["profile"]
+        for name, meta in _executed_metadata(root).items()
+        if meta.get("profile")
+    }
+
+
+def run_times(root: str | os.PathLike | None = None) -> list[dict]:
+    """The wall time of each chapter of this build, as its run recorded it (its notebook's
+    ``metadata["calib"]``: ``seconds``, ``profile``, ``executed``), in the toc's order: one
+    dict per executed chapter with ``chapter``, ``profile``, ``executed``, ``seconds`` (the
+    reproduction page's table of durations: measured, never typed)."""
+    return [
+        {
+            "chapter": name,
+            "profile": meta.get("profile", ""),
+            "executed": meta.get("executed", ""),
+            "seconds": meta.get("seconds"),
+        }
+        for name, meta in _executed_metadata(root).items()
+    ]
 
 
 def write_not_run_pages(

@@ -145,7 +145,8 @@ def provenance_lines(record: dict) -> list[str]:
             f"(e.g. `{d['mismatched'][0]}`)"
         )
         lines.append(
-            f"- **Data**: checksum list `{d['manifest'][:19]}` (`calib/data/SHA256SUMS`); {check}."
+            f"- **Data**: checksum list `{d['manifest'][:19]}` (the package's `SHA256SUMS`); "
+            f"{check}."
         )
     seconds = record.get("seconds")
     lines.append(

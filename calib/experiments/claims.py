@@ -180,10 +180,7 @@ class Claim:
             not run when the chapter has no record or does not record its evidence.
         """
         if self.build_evidence is None:
-            return Judgement.not_run(
-                f"the {self.chapter} chapter does not record its result "
-                f"yet (issue 17: converted chapter by chapter)"
-            )
+            return Judgement.not_run(f"the {self.chapter} chapter does not record its result yet")
         if result is None:
             return Judgement.not_run(
                 f"no recorded result of the {self.chapter} chapter in "

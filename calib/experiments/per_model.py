@@ -1,4 +1,4 @@
-"""Independent work per model, spread over processes (issue 24).
+"""Independent work per model, spread over processes.
 
 A chapter's analysis is, for the most part, the same steps on each model's rows: every
 bootstrap of one model draws its resamples from the chapter's ``seed`` alone (the models share

@@ -15,10 +15,17 @@ builder                        the paper's figure it serves
 :func:`grouped_bars`           per-group deltas, e.g. change in ACE per injection (Figs. 5, 11)
 :func:`interval_chart`         estimates with their intervals per model and estimator, beside
                                the long tables of intervals; ``band_low``/``band_high`` draw
-                               each ACE's noise floor as a band (issue 18)
-:func:`reliability_diagram`    calibration curve with per-bin intervals over a histogram of
-                               confidences with the bin counts (Fig. 2)
+                               each ACE's noise floor as a band
+:func:`reliability_diagram`    one panel per model and estimator: the calibration curve with
+                               per-bin intervals over a histogram of confidences, the bin
+                               counts in the panel's subtitle (Figs. 2, 6)
 =============================  =============================================================
+
+**Width.** No chart is wider than the book's text column (:data:`TEXT_COLUMN`, measured in the
+browser test over the built book): every builder finishes its chart with :func:`fit_column`,
+which wraps a long title into lines; every legend goes under its chart, and a row of small
+multiples stays within :data:`PANELS_WIDTH`. Charts side by side are one builder's facets, not
+charts put together with ``alt.hconcat`` (each of which would take the whole width).
 
 **Interaction.** Every point, line vertex and bar has a tooltip with its row's identifying
 columns, its values, their interval bounds (``<column>_low``/``_high`` or ``low``/``high``, where
@@ -35,6 +42,7 @@ enabled by :func:`calib.report.chart_rendering.enable` in each chapter's setup c
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from typing import Literal
 
@@ -44,8 +52,19 @@ import pandas as pd
 
 WIDTH = 320
 HEIGHT = 260
-#: the most width a row of small multiples takes (the rest of the text column: axes, legend)
+#: the width of the book's text column (px) in the sphinx-book-theme at a 1280 px window: no
+#: chart is wider, legend and title included (the book's browser test measures it)
+TEXT_COLUMN = 676
+#: the most width a row of small multiples takes (the rest of the text column: axis labels)
 PANELS_WIDTH = 480
+#: a title longer than this many characters is wrapped into lines (Vega does not wrap text)
+TITLE_CHARS = 80
+#: the space Vega leaves between two panels of a facet (px)
+FACET_SPACING = 20
+#: the longest axis label (px) of a chart whose labels sit beside its panels
+LABEL_LIMIT = 140
+#: a legend under the chart lists its entries in this many columns
+LEGEND_COLUMNS = 3
 
 
 # ---------------------------------------------------------------------------------------------
@@ -73,8 +92,16 @@ def _type(frame: pd.DataFrame, column: str) -> Literal["quantitative", "nominal"
     )
 
 
+def _legend() -> alt.Legend:
+    """Every legend goes under its chart, in :data:`LEGEND_COLUMNS` columns: beside it, it
+    made a chart wider than the text column (:data:`TEXT_COLUMN`) or was clipped there."""
+    return alt.Legend(orient="bottom", direction="horizontal", columns=LEGEND_COLUMNS)
+
+
 def _color(column: str | None):
-    return alt.Color(field=column, type="nominal", title=column) if column else alt.Undefined
+    if not column:
+        return alt.Undefined
+    return alt.Color(field=column, type="nominal", title=column, legend=_legend())
 
 
 #: columns a tooltip adds when the frame has them: who a row is about, and how many instances
@@ -126,6 +153,22 @@ def _with_params(chart: alt.Chart, *params) -> alt.Chart:
     return chart.add_params(*given) if given else chart
 
 
+def _title(title: str | None):
+    """A chart title that fits :data:`TEXT_COLUMN`: as given when short, else wrapped into
+    lines of at most :data:`TITLE_CHARS` characters (Vega draws a list of lines)."""
+    if not title or len(title) <= TITLE_CHARS:
+        return title
+    return alt.TitleParams(text=textwrap.wrap(title, TITLE_CHARS), anchor="start")
+
+
+def fit_column(chart, title: str | None = None):
+    """``chart`` with ``title`` (if given) wrapped by ``_title``: what every builder returns,
+    so that a chart stays within :data:`TEXT_COLUMN` with its legends under it (``_legend``)
+    and a row of panels within :data:`PANELS_WIDTH` (``_finish``). No ``configure_*``: a
+    chart may still be composed with others."""
+    return chart.properties(title=_title(title)) if title else chart
+
+
 def _finish(
     layers: list,
     frame: pd.DataFrame,
@@ -142,8 +185,9 @@ def _finish(
         chart = alt.layer(*layers, data=frame).properties(width=width, height=height)
     else:
         per_row = max(1, min(columns, frame[facet].nunique()))
-        if width * per_row > PANELS_WIDTH:
-            shrink = PANELS_WIDTH / (width * per_row)
+        room = PANELS_WIDTH - FACET_SPACING * (per_row - 1)  # Vega's space between panels
+        if width * per_row > room:
+            shrink = room / (width * per_row)
             width, height = width * shrink, (height * shrink if height == width else height)
         chart = (
             alt.layer(*layers)
@@ -154,7 +198,7 @@ def _finish(
                 data=frame,
             )
         )
-    return chart.properties(title=title) if title else chart
+    return fit_column(chart, title)
 
 
 def _diagonal() -> alt.Chart:
@@ -235,7 +279,9 @@ def ace_accuracy_scatter(
             y=alt.Y(**_q(ace, "ACE", scale=alt.Scale(zero=True))),
             color=_color(color),
             opacity=_highlight(legend),
-            shape=alt.Shape(field=shape, type="nominal") if shape else alt.Undefined,
+            shape=(
+                alt.Shape(field=shape, type="nominal", legend=_legend()) if shape else alt.Undefined
+            ),
             tooltip=_tooltip(frame, [label, color, shape, facet, accuracy, ace]),
         ),
         legend,
@@ -393,18 +439,21 @@ def grouped_bars(
     value_title: str | None = None,
     title: str | None = None,
     order: Sequence[str] | None = None,
+    facet: str | None = None,
+    columns: int = 2,
 ) -> alt.TopLevelMixin:
     """Grouped bars of ``value`` per ``category`` and ``group`` (paper Figs. 5 and 11: the change
     in ACE or accuracy per model and injected template), with a zero line and optional
     ``lower``/``upper`` error bars. ``order``: the groups' order within a category and in the
-    legend (default alphabetical)."""
+    legend (default alphabetical). ``facet``: one panel per value of that column (e.g. CLMs and
+    MLMs side by side), wrapping after ``columns``."""
     if (lower is None) != (upper is None):
         raise ValueError("grouped_bars: give both lower and upper, or neither")
-    _require(frame, [category, group, value, lower, upper], "grouped_bars")
+    _require(frame, [category, group, value, lower, upper, facet], "grouped_bars")
     x = alt.X(field=category, type="nominal", title=None, axis=alt.Axis(labelAngle=0))
     sort = list(order) if order is not None else alt.Undefined
     offset = alt.XOffset(field=group, type="nominal", sort=sort)
-    color = alt.Color(field=group, type="nominal", title=group, sort=sort)
+    color = alt.Color(field=group, type="nominal", title=group, sort=sort, legend=_legend())
     legend = _legend_selection(group)
     tooltip = _tooltip(frame, [category, group, value, lower, upper])
     layers = [
@@ -435,8 +484,8 @@ def grouped_bars(
                 tooltip=tooltip,
             )
         )
-    zero = alt.Chart(pd.DataFrame({"zero": [0.0]})).mark_rule(color="black").encode(y="zero:Q")
-    return _finish([*layers, zero], frame, None, 1, title, WIDTH * 1.3, HEIGHT)
+    zero = alt.Chart().mark_rule(color="black").encode(y=alt.datum(0))
+    return _finish([*layers, zero], frame, facet, columns, title, WIDTH * 1.3, HEIGHT)
 
 
 def intervals_long(
@@ -505,7 +554,15 @@ def interval_chart(
     order = list(dict.fromkeys(frame[category].astype(str)))
     n_colors = frame[color].nunique() if color else 1
     height = max(90, len(order) * (6 + 11 * n_colors))
-    y = alt.Y(field=category, type="nominal", sort=order, title=None)
+    # a long label is cut (its tooltip has it whole): the labels and a row of panels fit the
+    # text column
+    y = alt.Y(
+        field=category,
+        type="nominal",
+        sort=order,
+        title=None,
+        axis=alt.Axis(labelLimit=LABEL_LIMIT),
+    )
     offset = alt.YOffset(field=color, type="nominal") if color else alt.Undefined
     legend = _legend_selection(color)
     tooltip = _tooltip(frame, [category, color, facet, value, lower, upper])
@@ -609,7 +666,31 @@ def binned_histogram(
             field=column, type="nominal", title=None, sort=list(dict.fromkeys(frame[column]))
         )
     chart = bars.facet(**facets) if facets else bars
-    return chart.properties(title=title) if title else chart
+    return fit_column(chart, title)
+
+
+def _bin_counts(counts: pd.Series) -> str:
+    """A panel's subtitle: how many bins its curve has and how many instances each holds."""
+    counts = counts[counts > 0].astype(int)
+    lo, hi = (int(counts.min()), int(counts.max())) if len(counts) else (0, 0)
+    each = f"{lo}" if lo == hi else f"{lo}-{hi}"
+    unit = "instance" if hi == 1 else "instances"
+    bins = "bin" if len(counts) == 1 else "bins"
+    return f"{len(counts)} {bins} of {each} {unit} (n = {int(counts.sum())})"
+
+
+#: the most panels side by side in a reliability diagram
+RELIABILITY_COLUMNS = 3
+
+
+def _panel_columns(n_series: int, most: int = RELIABILITY_COLUMNS) -> int:
+    """Panels per row: the series of one facet value on one row where they fit (``n_series``
+    itself up to ``most``), else the largest divisor of ``n_series`` up to ``most`` (4 series:
+    2 rows of 2), else ``most``."""
+    if n_series <= most:
+        return max(1, n_series)
+    fits = [c for c in range(most, 1, -1) if n_series % c == 0]
+    return fits[0] if fits else most
 
 
 def reliability_diagram(
@@ -625,19 +706,24 @@ def reliability_diagram(
     bin_upper: str = "upper",
     color: str | None = "estimator",
     facet: str | None = "model",
-    columns: int = 2,
+    columns: int | None = None,
     title: str | None = None,
 ) -> alt.TopLevelMixin:
-    """Reliability diagram (paper Fig. 2 as scikit-learn's ``CalibrationDisplay`` and netcal
-    draw it): per ``facet`` panel the calibration curve (accuracy per bin against the bin's
-    mean ``confidence``) with each bin's interval (a rule from ``lower`` to ``upper``, e.g. the
+    """Reliability diagrams (paper Figs. 2 and 6, as scikit-learn's ``CalibrationDisplay`` and
+    netcal draw them), one small panel per ``facet`` value (a model) and ``color`` value (an
+    estimator or template): the calibration curve (accuracy per bin against the bin's mean
+    ``confidence``) with each bin's interval (a rule from ``lower`` to ``upper``, e.g. the
     Wilson interval of :func:`calib.confidence.reliability.reliability_curve`) and the dashed
-    diagonal, and under it the histogram of confidences (bars from ``bin_lower`` to
-    ``bin_upper``, height the ``count`` of instances; e.g.
-    :func:`calib.confidence.reliability.confidence_histogram`), one colour per ``color`` group.
+    diagonal; the panel's title names the model and series, its subtitle the curve's bins and
+    the ``count`` of instances each holds; under it the histogram of confidences (bars from
+    ``bin_lower`` to ``bin_upper``, height the ``count`` of instances; e.g.
+    :func:`calib.confidence.reliability.confidence_histogram`). One series per panel, so no
+    curve hides another; the colour keeps each series recognisable across panels.
 
     ``curve`` and ``histogram`` are the two frames of
-    :func:`calib.confidence.reliability.reliability_diagram`. Panels wrap after ``columns``.
+    :func:`calib.confidence.reliability.reliability_diagram`. Panels wrap after ``columns``
+    (default ``_panel_columns``: a model's series on one row where they fit), sized so that
+    a row stays within :data:`PANELS_WIDTH`.
     """
     if (lower is None) != (upper is None):
         raise ValueError("reliability_diagram: give both lower and upper, or neither")
@@ -647,13 +733,16 @@ def reliability_diagram(
     _require(
         histogram, [bin_lower, bin_upper, count, color, facet], "reliability_diagram (histogram)"
     )
-    panels_in = list(dict.fromkeys(curve[facet])) if facet else [None]
-    side = WIDTH * 0.75
-    per_row = max(1, min(columns, len(panels_in)))
-    if side * per_row > PANELS_WIDTH:
-        side = PANELS_WIDTH / per_row
+    facets = list(dict.fromkeys(curve[facet])) if facet else [None]
+    series = list(dict.fromkeys(curve[color])) if color else [None]
+    per_row = columns or _panel_columns(len(series))
+    side = min(WIDTH * 0.75, PANELS_WIDTH / per_row)
     unit = alt.Scale(domain=[0, 1])
-    legend = _legend_selection(color)
+    colour = (
+        alt.Color(field=color, type="nominal", scale=alt.Scale(domain=series), legend=None)
+        if color
+        else alt.value("#4c78a8")
+    )
     x = alt.X(**_q(confidence, "confidence", scale=unit))
     tooltip = _tooltip(curve, [facet, color, confidence, accuracy, lower, upper, count])
     hist_tooltip = _tooltip(
@@ -667,58 +756,72 @@ def reliability_diagram(
             "share" if "share" in histogram.columns else None,
         ],
     )
+
+    def rows(frame: pd.DataFrame, value, series_value) -> pd.DataFrame:
+        keep = pd.Series(True, index=frame.index)
+        if facet is not None:
+            keep &= frame[facet] == value
+        if color is not None:
+            keep &= frame[color] == series_value
+        return frame[keep]
+
     panels = []
-    for i, value in enumerate(panels_in):
-        c = curve if facet is None else curve[curve[facet] == value]
-        h = histogram if facet is None else histogram[histogram[facet] == value]
-        coloured = []
-        if lower is not None and upper is not None:  # both or neither (checked above)
-            coloured.append(
+    for value in facets:
+        for series_value in series:
+            c, h = rows(curve, value, series_value), rows(histogram, value, series_value)
+            if c.empty and h.empty:
+                continue
+            layers = []
+            if lower is not None and upper is not None:  # both or neither (checked above)
+                layers.append(
+                    alt.Chart(c)
+                    .mark_rule(strokeWidth=1.5, opacity=0.6)
+                    .encode(
+                        x=x,
+                        y=alt.Y(**_q(lower, "accuracy", scale=unit)),
+                        y2=alt.Y2(field=upper),
+                        color=colour,
+                        tooltip=tooltip,
+                    )
+                )
+            layers.append(
                 alt.Chart(c)
-                .mark_rule(strokeWidth=1.5)
+                .mark_line(point=True)
                 .encode(
                     x=x,
-                    y=alt.Y(**_q(lower, "accuracy", scale=unit)),
-                    y2=alt.Y2(field=upper),
-                    color=_color(color),
-                    opacity=_highlight(legend),
+                    y=alt.Y(**_q(accuracy, "accuracy", scale=unit)),
+                    color=colour,
                     tooltip=tooltip,
                 )
             )
-        coloured.append(
-            alt.Chart(c)
-            .mark_line(point=True)
-            .encode(
-                x=x,
-                y=alt.Y(**_q(accuracy, "accuracy", scale=unit)),
-                color=_color(color),
-                opacity=_highlight(legend),
-                tooltip=tooltip,
-            )
-        )
-        if i == 0:  # the legend's selection: once, in the first layer that has the colour
-            coloured[0] = _with_params(coloured[0], legend)
-        top = alt.layer(*coloured, _diagonal()).properties(width=side, height=side)
-        if value is not None:
-            top = top.properties(title=str(value))
-        bars = (
-            alt.Chart(h)
-            .mark_bar()
-            .encode(
-                x=alt.X(**_q(bin_lower, "confidence", scale=unit)),
-                x2=alt.X2(field=bin_upper),
-                y=alt.Y(**_q(count, "instances")),
-                y2=alt.Y2Datum(0),
-                color=_color(color),
-                opacity=(
-                    alt.when(legend).then(alt.value(0.45)).otherwise(alt.value(0.05))
-                    if legend is not None
-                    else alt.value(0.6)
+            name = " · ".join(str(v) for v in (value, series_value) if v is not None)
+            top = alt.layer(*layers, _diagonal()).properties(
+                width=side,
+                height=side,
+                title=alt.TitleParams(
+                    text=name or " ",
+                    subtitle=_bin_counts(c[count]),
+                    fontSize=11,
+                    subtitleFontSize=10,
+                    anchor="start",
+                    limit=side + 40,
                 ),
-                tooltip=hist_tooltip,
             )
-            .properties(width=side, height=side * 0.3)
-        )
-        panels.append(alt.vconcat(top, bars, spacing=4))
-    chart = panels[0] if len(panels) == 1 else alt.concat(*panels, columns=columns)
-    return chart.properties(title=title) if title else chart
+            bars = (
+                alt.Chart(h)
+                .mark_bar(opacity=0.6)
+                .encode(
+                    x=alt.X(**_q(bin_lower, "confidence", scale=unit)),
+                    x2=alt.X2(field=bin_upper),
+                    y=alt.Y(**_q(count, "instances")),
+                    y2=alt.Y2Datum(0),
+                    color=colour,
+                    tooltip=hist_tooltip,
+                )
+                .properties(width=side, height=side * 0.3)
+            )
+            panels.append(alt.vconcat(top, bars, spacing=4))
+    if not panels:
+        raise ValueError("reliability_diagram: no panel has rows")
+    chart = panels[0] if len(panels) == 1 else alt.concat(*panels, columns=per_row)
+    return fit_column(chart, title)

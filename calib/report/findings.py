@@ -19,7 +19,7 @@ reductions                       :func:`reduction_sentences`, :data:`METRIC_LABE
 linguistic                       :func:`ace_change_sentences`,
                                  :func:`confidence_move_sentences`
 lpaqa                            :func:`manual_comparison_sentences`
-every ACE (issue 18)             :func:`floor_sentence`, :func:`floor_sentences`
+every ACE                        :func:`floor_sentence`, :func:`floor_sentences`
 ===============================  ===========================================================
 """
 

@@ -377,7 +377,7 @@ def untestable_table(coverage: pd.DataFrame, paper: str) -> HtmlTable:
         frame,
         name=f"not testable {paper}",
         caption=f"{PAPERS.get(paper, paper)}: the result sentences that are not a testable "
-        f"claim, and why (calib/data/reported/sentences/{paper}.yaml)",
+        f"claim, and why",
     )
 
 
@@ -488,7 +488,7 @@ def consistency_table(checks: pd.DataFrame) -> HtmlTable:
     return html_table(
         frame,
         css_class="calib-reported",
-        label="Computed here from the values reported in the papers (calib/data/reported/)",
+        label="Computed here from the values reported in the papers",
         caption="Where the papers' text and their own tables agree, and where they do not",
     )
 

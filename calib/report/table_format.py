@@ -177,6 +177,47 @@ INTERVAL_CLASS = "calib-ci"
 MAX_SHOWN_COLUMNS = 9
 
 
+#: LaTeX commands of the papers' quoted sentences, as text (a table cell renders no math)
+_LATEX_SYMBOLS = {
+    r"\leq": "≤",
+    r"\le": "≤",
+    r"\geq": "≥",
+    r"\ge": "≥",
+    r"\approx": "≈",
+    r"\cdot": "·",
+    r"\times": "×",
+    r"\pm": "±",
+    r"\in": "∈",
+    r"\sum": "Σ",
+    r"\alpha": "\u03b1",
+    r"\beta": "β",
+    r"\tau": "τ",
+    r"\sigma": "\u03c3",
+    r"\mu": "μ",
+    r"\%": "%",
+}
+_INLINE_MATH = re.compile(r"\$([^$]+)\$")
+_LATEX_TEXT = re.compile(r"\\(?:text|textrm|mathrm|mathit|mathbf|operatorname)\{([^{}]*)\}")
+
+
+def plain_math(text: str) -> str:
+    """``text`` with each inline ``$...$`` formula written as plain text, for a table cell,
+    which MathJax does not render (a quoted sentence of the paper: ``$C_{\\text{Margin}}$`` ->
+    ``C_Margin``, the book's name of the estimator; ``$\\leq$`` -> ``≤``); text without a
+    formula is returned as it is."""
+
+    def one(match: re.Match) -> str:
+        if not re.search(r"[\\_^{}]|^[A-Za-z]+$|^[\[(][^A-Za-z$]*[\])]$", match.group(1)):
+            return match.group(0)  # not a formula (e.g. two amounts in dollars)
+        formula = _LATEX_TEXT.sub(r"\1", match.group(1))
+        for command in sorted(_LATEX_SYMBOLS, key=len, reverse=True):
+            formula = re.sub(re.escape(command) + r"(?![A-Za-z])", _LATEX_SYMBOLS[command], formula)
+        formula = re.sub(r"([_^])\{([^{}]*)\}", r"\1\2", formula)
+        return formula.replace("{", "").replace("}", "").replace("\\", "").strip()
+
+    return _INLINE_MATH.sub(one, text) if "$" in text else text
+
+
 def _interval_cell(text: str) -> str:
     """A :func:`format_interval` text as cell HTML: the estimate, and its interval on a line of
     its own below it (a narrow column, not a wide one)."""
@@ -245,7 +286,9 @@ def html_table(
                 else (MISSING if _is_missing(value) else str(value))
             )
             cls = num_class if col in numeric_cols else ""
-            body_html = _interval_cell(text) if intervals and col in intervals else esc(text)
+            body_html = (
+                _interval_cell(text) if intervals and col in intervals else esc(plain_math(text))
+            )
             cells.append(f"<td{cls}>{body_html}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     classes = " ".join(c for c in (TABLE_CLASS, css_class) if c)
@@ -254,11 +297,11 @@ def html_table(
         parts.append(f'<p class="calib-table-label">{esc(label)}</p>')
     parts.append(f'<table class="{classes}">')
     if caption:
-        parts.append(f"<caption>{esc(caption)}</caption>")
+        parts.append(f"<caption>{esc(plain_math(caption))}</caption>")
     parts.append(f"<thead><tr>{head}</tr></thead>")
     parts.append("<tbody>" + "".join(body) + "</tbody></table>")
     if note:
-        parts.append(f'<p class="calib-table-note">{esc(note)}</p>')
+        parts.append(f'<p class="calib-table-note">{esc(plain_math(note))}</p>')
     parts.append("</div>")
     return HtmlTable("".join(parts))
 

@@ -329,7 +329,7 @@ class ArrowListDtypeName(pd.api.extensions.ExtensionDtype):
 def as_frame(table: pa.Table) -> pd.DataFrame:
     """A score table read from the store as a frame: the token lists stay Arrow lists
     (``pandas.ArrowDtype``: one buffer of values and one of offsets per column, ~12 bytes per
-    token, instead of a Python object holding a NumPy array per row, issue 24); the other
+    token, instead of a Python object holding a NumPy array per row); the other
     columns as ``Table.to_pandas`` gives them (the table's pandas metadata, if any, is not
     read: it may name the types of another frame). Iterating such a column gives Python
     lists; :func:`calib.confidence.reductions.token_arrays` reads its buffers without a copy

@@ -16,9 +16,10 @@ of :func:`calib.scoring.clm.clm_score` holds on the device at its peak, for a to
 
 The vocabulary enters only through the slice of logits, so the budget no longer shrinks for a
 large vocabulary: :func:`plan_budget` takes the largest power of two whose peak fits
-:data:`calib.scoring.batching.GPU_MEMORY_SHARE` of the memory. What the scorer before issue 27
-held for comparison: the logits of a whole pass in the model's dtype, plus the float32 upcast of
-the prefix pass's last positions (``logits_before``). ``calib plan --model NAME`` prints it.
+:data:`calib.scoring.batching.GPU_MEMORY_SHARE` of the memory. What the scorer before the
+vocabulary slice held for comparison: the logits of a whole pass in the model's dtype, plus the
+float32 upcast of the prefix pass's last positions (``logits_before``). ``calib plan --model
+NAME`` prints it.
 The estimate is an upper bound by design (it counts the attention scores materialised, as the
 CPU's attention does; a GPU's fused attention holds less); a CPU test checks that a pass's
 measured allocations stay within it for a model of Gemma 3's vocabulary.

@@ -103,3 +103,82 @@ def page_text(page: Path) -> str:
         str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
     )
     return " ".join(text.split())
+
+
+#: what a reader-facing page must not show in its prose (:func:`residue`): an instruction to
+#: the maintainers, an issue number, a path in the repository, LaTeX left unrendered
+RESIDUE = {
+    "an instruction to fill in the paper's values": re.compile(r"\bFill (?:these|them|it)\b"),
+    "an issue number": re.compile(r"\b[Ii]ssues? #?\d+"),
+    "a repository path": re.compile(
+        r"(?<![\w./])(?:calib|benchmarks|tests|notebooks|book|\.ci)/[\w.<>*/-]*"
+        r"|(?<![\w/])[\w/-]+\.py\b"
+    ),
+    "raw LaTeX": re.compile(
+        r"\\(?:mathrm|frac|text|textrm|mathit|mathbf|operatorname|lvert|rvert|sum|cdot|"
+        r"leq|geq|approx)\b|\$[^$\s][^$]{0,200}?\$"
+    ),
+}
+#: elements whose text is no prose: code, links (downloads, API entries), math that MathJax
+#: renders, and what the reader does not see
+_NOT_PROSE_TAGS = {"script", "style", "pre", "code.literal.notranslate.block", "a", "head"}
+_NOT_PROSE_CLASSES = {"math", "highlight", "cell_input", "MathJax", "calib-chart-spec"}
+_VOID = {
+    "area",
+    "base",
+    "br",
+    "col",
+    "embed",
+    "hr",
+    "img",
+    "input",
+    "link",
+    "meta",
+    "source",
+    "track",
+    "wbr",
+}
+
+
+def prose_text(page: Path) -> str:
+    """The visible prose of a built page: its text without code blocks (``pre``), links,
+    math (MathJax's ``span.math``/``div.math``, rendered in the browser) and scripts; inline
+    code in a sentence stays (a path in backticks is still on the page)."""
+    from html.parser import HTMLParser
+
+    class Prose(HTMLParser):
+        def __init__(self):
+            super().__init__(convert_charrefs=True)
+            self.stack: list[bool] = []  # per open element: does it hide its text
+            self.parts: list[str] = []
+
+        def handle_starttag(self, tag, attrs):
+            if tag in _VOID:
+                return
+            classes = set((dict(attrs).get("class") or "").split())
+            self.stack.append(tag in _NOT_PROSE_TAGS or bool(classes & _NOT_PROSE_CLASSES))
+
+        def handle_endtag(self, tag):
+            if tag not in _VOID and self.stack:
+                self.stack.pop()
+
+        def handle_data(self, data):
+            if not any(self.stack):
+                self.parts.append(data)
+
+    parser = Prose()
+    parser.feed(page.read_text(encoding="utf-8"))
+    return " ".join(" ".join(parser.parts).split())
+
+
+def residue(page: Path) -> list[str]:
+    """Each kind of :data:`RESIDUE` a page's prose (:func:`prose_text`) shows, with the text
+    around its first occurrence."""
+    text = prose_text(page)
+    found = []
+    for kind, pattern in RESIDUE.items():
+        hit = pattern.search(text)
+        if hit:
+            around = text[max(0, hit.start() - 60) : hit.end() + 60]
+            found.append(f"{kind}: ...{around}...")
+    return found

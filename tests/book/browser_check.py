@@ -67,6 +67,13 @@ class PageReport:
     math_errors: int = 0
     #: tables wider than the page's content (they scroll sideways): caption or header text
     wide_tables: list[str] = field(default_factory=list)
+    #: the text column's width (px: the chart containers' width) and each rendered chart's
+    #: width as drawn (its Vega-Embed view's SVG, legend and title included)
+    column_width: float = 0.0
+    chart_widths: list[float] = field(default_factory=list)
+    #: charts wider than the text column, or whose legend reaches past it (clipped: the
+    #: container scrolls): "<title or chart id>: <width> px" and what sticks out
+    wide_charts: list[str] = field(default_factory=list)
     text: str = ""  # the page's visible text (for label checks)
     tooltip: str | None = None  # the tooltip text shown on hovering a chart mark (hover=True)
 
@@ -306,6 +313,7 @@ class Chromium:
 
 
 _SETTLE_JS = """(async () => {
+  %s
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
   const deadline = Date.now() + %d;
   while (document.readyState !== "complete" && Date.now() < deadline) await sleep(20);
@@ -330,9 +338,38 @@ _SETTLE_JS = """(async () => {
       .map((w) => (w.querySelector("caption") || w.querySelector("thead") || w)
         .innerText.slice(0, 120)),
     text: document.body ? document.body.innerText : "",
+    ...chartWidths(rendered),
   };
 })()"""
 
+#: (JavaScript) the widths of the rendered charts against the text column (a chart container
+#: spans the column): a chart is too wide when its SVG is wider than its container, and its
+#: legend is clipped when any legend reaches past the container's right edge
+_CHART_WIDTH_JS = """
+  function chartWidths(rendered) {
+    const out = {column_width: 0, chart_widths: [], wide_charts: []};
+    for (const box of rendered) {
+      const svg = box.querySelector(".calib-chart-view .vega-embed svg, .calib-chart-view svg");
+      if (!svg) continue;
+      const edge = box.getBoundingClientRect();
+      const width = svg.getBoundingClientRect().width;
+      const column = box.clientWidth;
+      out.column_width = Math.max(out.column_width, column);
+      out.chart_widths.push(Math.round(width));
+      const title = (svg.querySelector("g.role-title text") || {}).textContent || box.id;
+      const what = [];
+      if (width > column + 1) what.push(`${Math.round(width)} px wide, column ${column} px`);
+      const clipped = Array.from(svg.querySelectorAll("g.role-legend"))
+        .filter((g) => g.getBoundingClientRect().right > edge.left + column + 1);
+      if (clipped.length) what.push(`${clipped.length} legend(s) past the column's edge`);
+      if (what.length) out.wide_charts.push(`${title.slice(0, 80)}: ${what.join("; ")}`);
+    }
+    return out;
+  }
+"""
+
+
+_SETTLE_JS = _SETTLE_JS.replace("%s", _CHART_WIDTH_JS.replace("%", "%%"), 1)
 
 #: the centre of the first point or bar of the first rendered chart, scrolled into view
 _MARK_JS = """(() => {
@@ -439,7 +476,8 @@ def problems(
     """Every failed expectation, one line each (empty when all is well).
 
     Always: no console error, no request to another host, no failed request, no MathJax
-    error, every chart container rendered, no table wider than the page. ``charts`` /
+    error, every chart container rendered, no table wider than the page, no chart wider than
+    the text column and no legend past its edge. ``charts`` /
     ``tables``: the minimum number of charts / calib tables a page must hold.
     ``require_text``: text every page must show (e.g. the quick profile's label).
     ``tooltips``: pages whose first chart mark must show a tooltip on hover, with texts the
@@ -455,6 +493,10 @@ def problems(
         out += [
             f"{page}: a table wider than the page at {WINDOW[0]} px (it scrolls sideways): {t!r}"
             for t in r.wide_tables
+        ]
+        out += [
+            f"{page}: a chart wider than the text column at {WINDOW[0]} px: {c}"
+            for c in r.wide_charts
         ]
         if r.charts_rendered != r.charts:
             out.append(

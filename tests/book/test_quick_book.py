@@ -14,8 +14,8 @@ from pathlib import Path
 import nbformat
 import pandas as pd
 import pytest
-from book_staging import download_links, page_text
-from browser_check import check_book, find_chromium, problems
+from book_staging import download_links, page_text, residue
+from browser_check import book_pages, check_book, find_chromium, problems
 
 from calib.book import chapters_in_toc, executed_path, offline_violations
 from calib.book.build import READERS
@@ -27,6 +27,7 @@ from calib.book.downloads import (
     interval_violations,
 )
 from calib.book.layout import book_root
+from calib.report.charts import TEXT_COLUMN
 from calib.report.table_format import MAX_SHOWN_COLUMNS
 
 pytestmark = pytest.mark.slow
@@ -136,6 +137,10 @@ def test_every_chapter_renders_in_a_browser(quick_book):
         },
     )
     assert not found, "\n".join(found)
+    # the width check above measured every chart it counted, against a real text column
+    widths = [w for r in reports.values() for w in r.chart_widths]
+    assert len(widths) == sum(r.charts_rendered for r in reports.values()) > 0
+    assert {r.column_width for r in reports.values() if r.chart_widths} == {TEXT_COLUMN}
 
 
 #: what no page may show (issue 28): a cell's return value (a path), tqdm's notebook warning,
@@ -158,6 +163,37 @@ def test_no_page_shows_a_leftover_of_its_run(quick_book):
         text = page_text(html / "_build" / "chapters" / f"{name}.html")
         found = [mark for mark in LEFTOVERS if mark in text]
         assert not found, f"{name}: {found}"
+
+
+#: pages for whoever runs the benchmarks at scale: they name the repository's scripts to run
+DEVELOPER_PAGES = ("book/scaling.html", "book/scaling_measured.html")
+
+
+def test_no_page_shows_residue(quick_book):
+    """No chapter or prose page (the API part aside) shows, in its prose (code blocks, links
+    and rendered math aside), an instruction to fill in the paper's values, an issue number, a
+    path in the repository or LaTeX left unrendered (``book_staging.RESIDUE``)."""
+    html = quick_book.html
+    pages = [
+        p for p in book_pages(html) if not p.startswith("book/api/") and p not in DEVELOPER_PAGES
+    ]
+    assert "_build/chapters/lpaqa.html" in pages and "book/reproduction.html" in pages
+    found = [f"{page}: {r}" for page in pages for r in residue(html / page)]
+    assert not found, "\n".join(found)
+
+
+def test_the_run_times_on_the_reproduction_page_are_this_builds(quick_book):
+    """Durations are measured: the reproduction page's table holds each chapter's wall time
+    as its executed notebook recorded it."""
+    from calib.book.build import run_times
+
+    text = page_text(quick_book.html / "book" / "reproduction.html")
+    times = run_times(quick_book.root)
+    assert len(times) == len(EXPECTED)
+    for r in times:
+        minutes, rest = divmod(round(r["seconds"]), 60)
+        shown = f"{minutes} min {rest} s" if minutes else f"{rest} s"
+        assert f"{r['chapter']} quick {r['executed']} {shown}" in text, r
 
 
 def test_the_ledger_names_no_nan(quick_book):

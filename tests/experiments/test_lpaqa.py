@@ -239,6 +239,11 @@ def test_accuracy_table_is_mean_accuracy_with_intervals(selection, reps):
     assert (acc["micro_low"] <= acc["micro"]).all() and (acc["micro"] <= acc["micro_high"]).all()
     assert (acc["macro_low"] <= acc["macro"]).all() and (acc["macro"] <= acc["macro_high"]).all()
     assert list(acc["method"][:2]) == ["majority", "manual"]
+    m = acc[acc["method"] == "majority"].iloc[0]
+    assert accuracy.majority_note(acc, "macro") == (
+        f"The majority baseline (no model; macro): counted on the training pairs "
+        f"{m['macro']:.3f} [{m['macro_low']:.3f}, {m['macro_high']:.3f}]."
+    )
     wide = accuracy.set_table(acc, "micro")
     assert list(wide.columns) == ["model", "prompt_set", "top-1", "top-2", "optimized", "oracle"]
     assert list(wide["prompt_set"][:4]) == list(lp.PAPER_SETS)
@@ -288,6 +293,19 @@ def test_comparisons_are_paired_differences_of_the_accuracy_table(reps):
     cross = comp[comp["kind"] == "cross_model"]
     assert set(zip(cross["model"], cross["weights_of"])) == {("m", "n"), ("n", "m")}
     assert len(comp[comp["kind"] == "mid_dep_vs_mid"]) == 2 * 4  # top-1, top-2, opt., oracle
+    # the majority baseline beside every gain over the manual prompt, micro and macro
+    vs = comp[(comp["kind"] == "vs_majority") & (comp["model"] == "m")]
+    assert set(vs["a"]) == {"manual", "best top-1", "optimized of Mine+Man", "optimized of Mine"}
+    assert set(vs["averaging"]) == {"micro", "macro"} and set(vs["b"]) == {"majority"}
+    row = vs[(vs["a"] == "optimized of Mine+Man") & (vs["averaging"] == "macro")].iloc[0]
+    assert row["difference"] == pytest.approx(
+        acc.loc[("m", "Mine+Man", "optimized"), "macro"] - acc.loc[("m", "-", "majority"), "macro"]
+    )
+    assert row["low"] <= row["difference"] <= row["high"]
+    row = vs[(vs["a"] == "best top-1") & (vs["averaging"] == "micro")].iloc[0]
+    assert row["difference"] == pytest.approx(
+        max(tops.values()) - acc.loc[("m", "-", "majority"), "micro"]
+    )
 
 
 def test_comparisons_are_seeded(selection):

@@ -117,15 +117,18 @@ def test_lpaqa_beside_has_the_shared_prompt_sets_and_blanks():
     assert large["top-3"].isna().all()
     acc = pd.DataFrame(
         {
-            "model": ["m", "m"],
-            "prompt_set": ["-", "-"],
-            "method": ["manual", "majority"],
-            "micro": [0.2, 0.5],
-            "macro": [0.1, 0.3],
+            "model": ["m", "m", "m"],
+            "prompt_set": ["-", "-", "-"],
+            "method": ["manual", "majority", "majority (test facts)"],
+            "micro": [0.2, 0.5, 0.6],
+            "macro": [0.1, 0.3, 0.2],
         }
     )
     baselines = bs.lpaqa_baselines_beside(acc)
-    assert len(baselines) == 5
+    assert len(baselines) == 6
+    ours = baselines[baselines["source"] == bs.THIS_BUILD].set_index("baseline")["micro"]
+    # the paper's Majority is counted on the test facts: so is the row named as it
+    assert ours.to_dict() == {"Man": 0.2, "Majority (training pairs)": 0.5, "Majority": 0.6}
     assert baselines.loc[baselines["model"] == "none", "macro"].item() == pytest.approx(0.022)
 
 
@@ -197,3 +200,17 @@ def test_selective_beside_reads_the_papers_threshold():
         "25%",
         "+10.0 pp",
     )
+
+
+def test_a_chart_of_ace_draws_the_papers_points_only():
+    """This build's ACE is not drawn beside the paper's (their sample sizes differ, and the
+    floor at the paper's size cannot be drawn): the chart's frame keeps the reported rows."""
+    points = pd.DataFrame(
+        {"model": ["m"], "benchmark": ["BEAR"], "options": [5], "accuracy": [0.5], "ace": [0.2]}
+    )
+    combined = bs.figure4_beside(points, k=5)
+    assert (combined["source"] == bs.THIS_BUILD).any()
+    drawn = bs.reported_only(combined)
+    assert len(drawn) and not (drawn["source"] == bs.THIS_BUILD).any()
+    assert len(drawn) == (combined["source"] != bs.THIS_BUILD).sum()
+    assert "noise floor" in bs.ace_apart_note()

@@ -332,14 +332,18 @@ def _views(spec: dict) -> list[dict]:
     return [spec]
 
 
-def test_reliability_diagram_draws_curve_intervals_diagonal_and_histogram():
+def test_reliability_diagram_has_a_panel_per_model_and_estimator_with_its_bin_counts():
     d = _diagram_frames()
     spec = charts.reliability_diagram(d.curve, d.histogram).to_dict(validate=True)
-    assert len(spec["concat"]) == 3 and spec["columns"] == 2  # one panel per model
+    # 3 models x 2 estimators: one panel each, a model's two on one row
+    assert len(spec["concat"]) == 6 and spec["columns"] == 2
     views = _views(spec)
-    assert len(views) == 6  # per model: curve over histogram
+    assert len(views) == 12  # per panel: curve over histogram
     curve, hist = views[0], views[1]
-    assert curve["title"] == "m1"
+    assert curve["title"]["text"] == "m1 · Base"
+    counts = d.curve[(d.curve.model == "m1") & (d.curve.estimator == "Base")]["count"]
+    assert set(counts) == {12}  # equal-count bins
+    assert curve["title"]["subtitle"] == "10 bins of 12 instances (n = 120)"
     marks = [
         layer["mark"]["type"] if isinstance(layer["mark"], dict) else layer["mark"]
         for layer in curve["layer"]
@@ -360,6 +364,9 @@ def test_reliability_diagram_draws_curve_intervals_diagonal_and_histogram():
         "accuracy_high",
         "count",
     ]
+    # one series per panel: the curve's and the histogram's rows are the panel's only
+    rows = spec["datasets"][line["data"]["name"]]
+    assert {(r["model"], r["estimator"]) for r in rows} == {("m1", "Base")}
     assert hist["mark"]["type"] == "bar"
     assert (
         hist["encoding"]["x"]["field"],
@@ -367,17 +374,18 @@ def test_reliability_diagram_draws_curve_intervals_diagonal_and_histogram():
         hist["encoding"]["y"]["field"],
     ) == ("lower", "upper", "count")
     assert "count" in [t["field"] for t in hist["encoding"]["tooltip"]]
-    # each histogram holds its model's rows only, and the counts sum to n per estimator
     rows = spec["datasets"][hist["data"]["name"]]
-    assert {r["model"] for r in rows} == {"m1"}
-    assert sum(r["count"] for r in rows if r["estimator"] == "Base") == 120
-    # one legend selection, bound to the legend Vega draws
-    assert [p.get("bind") for p in spec["params"]] == ["legend"]
-    import vl_convert as vlc
-
-    vega = vlc.vegalite_to_vega(spec, vl_version=rendering._vl_version())
-    assert all(leg["encode"]["symbols"].get("interactive") for leg in vega["legends"])
+    assert {(r["model"], r["estimator"]) for r in rows} == {("m1", "Base")}
+    assert sum(r["count"] for r in rows) == 120
+    assert views[2]["title"]["text"] == "m1 · Margin"
     assert rendering.static_svg(spec).lstrip().startswith("<svg")
+
+
+def test_reliability_panels_per_row():
+    assert [charts._panel_columns(n) for n in range(1, 8)] == [1, 2, 3, 2, 3, 3, 3]
+    assert charts._bin_counts(pd.Series([3, 3, 0])) == "2 bins of 3 instances (n = 6)"
+    assert charts._bin_counts(pd.Series([2, 3])) == "2 bins of 2-3 instances (n = 5)"
+    assert charts._bin_counts(pd.Series([1])) == "1 bin of 1 instance (n = 1)"
 
 
 def test_reliability_diagram_variants():
@@ -388,10 +396,129 @@ def test_reliability_diagram_variants():
         facet=None,
         title="t",
     ).to_dict(validate=True)
-    assert "vconcat" in one and one["title"] == "t"
+    assert one["title"] == "t" and len(one["concat"]) == 2  # m1's two estimators
     plain = charts.reliability_diagram(d.curve, d.histogram, lower=None, upper=None).to_dict()
     assert [layer["mark"]["type"] for layer in _views(plain)[0]["layer"]] == ["line", "rule"]
     with pytest.raises(ValueError, match="both lower and upper"):
         charts.reliability_diagram(d.curve, d.histogram, lower=None)
     with pytest.raises(ValueError, match=r"reliability_diagram \(histogram\): the frame lacks"):
         charts.reliability_diagram(d.curve, d.histogram.drop(columns="upper"))
+
+
+# ---------------------------------------------------------------------------------------------
+# width: every chart within the book's text column (the browser test measures the built book)
+
+MODELS = ("smollm2-135m-instruct", "gemma-3-270m", "tiny-roberta", "tiny-bert")
+ESTIMATORS = ("Base", "Margin", "Average/min", "Average/vote-2 (Platt)", "Base (temperature)")
+LONG_TITLE = (
+    "ACE against accuracy (averaged over the five paraphrases): this build and the paper's "
+    "Tables 1 and 3, with every estimate's 95% interval and the noise floor of each ACE"
+)
+
+
+def _width(chart) -> float:
+    """The width of the chart as Vega draws it (the SVG that vl-convert renders: the same
+    Vega as the book's), legend and title included."""
+    svg = rendering.static_svg(chart.to_dict(validate=True))
+    return float(re.search(r'<svg[^>]*\bwidth="([\d.]+)"', svg).group(1))
+
+
+def _wide_charts() -> dict[str, object]:
+    """Every builder at the book's widest: four models with long names, five estimators,
+    three facets in a row, a long title, a second legend."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame(
+        [
+            {
+                "source": src,
+                "model": m,
+                "estimator": e,
+                "objective": "causal" if i % 2 else "masked",
+                "accuracy": rng.random(),
+                "ace": rng.random() / 3,
+                "ace_low": 0.0,
+                "ace_high": 0.5,
+                "brier": rng.random() / 2,
+                "brier_low": 0.0,
+                "brier_high": 0.6,
+                "accuracy_low": 0.0,
+                "accuracy_high": 1.0,
+                "n": 60,
+            }
+            for src in ("this build", "Kissling et al. (2026), Table 1 (reported in the paper)")
+            for i, m in enumerate(MODELS)
+            for e in ESTIMATORS
+        ]
+    )
+    long = charts.intervals_long(
+        table[table.source == "this build"],
+        {
+            "ace": ("ace_low", "ace_high"),
+            "brier": ("brier_low", "brier_high"),
+            "accuracy": ("accuracy_low", "accuracy_high"),
+        },
+        keep=["model", "estimator"],
+    )
+    curve = pd.DataFrame(
+        [
+            {
+                "model": m,
+                "estimator": e,
+                "threshold": t / 10,
+                "accuracy": t / 10,
+                "rejected": t / 10,
+                "confidence": t / 10,
+                "count": 3,
+            }
+            for m in MODELS
+            for e in ESTIMATORS
+            for t in range(10)
+        ]
+    )
+    d = _diagram_frames()
+    return {
+        "calibration_curve": charts.calibration_curve(curve, title=LONG_TITLE),
+        "ace_accuracy_scatter": charts.ace_accuracy_scatter(
+            table,
+            color="source",
+            shape="objective",
+            facet="estimator",
+            columns=3,
+            title=LONG_TITLE,
+        ),
+        "accuracy_rejection": charts.accuracy_rejection(curve, title=LONG_TITLE),
+        "metric_band": charts.metric_band(
+            curve.rename(columns={"threshold": "k", "accuracy": "value"}),
+            color="estimator",
+            facet="model",
+            title=LONG_TITLE,
+        ),
+        "grouped_bars": charts.grouped_bars(table.assign(delta=0.1), title=LONG_TITLE),
+        "interval_chart": charts.interval_chart(long, category="estimator", title=LONG_TITLE),
+        "interval_chart (long labels)": charts.interval_chart(
+            long.assign(
+                estimator="Average/vote-2 (Platt) - Base (temperature) " + long["estimator"]
+            ),
+            category="estimator",
+            title=LONG_TITLE,
+        ),
+        "binned_histogram": charts.binned_histogram(
+            d.histogram.assign(label=d.histogram["estimator"]), title=LONG_TITLE
+        ),
+        "reliability_diagram": charts.reliability_diagram(d.curve, d.histogram, title=LONG_TITLE),
+    }
+
+
+def test_no_chart_is_wider_than_the_text_column():
+    widths = {name: _width(chart) for name, chart in _wide_charts().items()}
+    wide = {name: w for name, w in widths.items() if w > charts.TEXT_COLUMN}
+    assert not wide, f"wider than the text column ({charts.TEXT_COLUMN} px): {wide}"
+
+
+def test_a_long_title_is_wrapped_and_a_short_one_kept():
+    assert charts._title("short") == "short"
+    wrapped = charts._title(LONG_TITLE).to_dict()
+    assert all(len(line) <= charts.TITLE_CHARS for line in wrapped["text"])
+    assert " ".join(wrapped["text"]) == LONG_TITLE

@@ -139,3 +139,21 @@ def test_computed_tables_carry_no_reported_label():
     html = html_table(pd.DataFrame({"a": [1]})).html
     assert REPORTED_LABEL not in html and "calib-reported" not in html
     assert table_format.TABLE_CLASS in html
+
+
+def test_a_quoted_formula_is_plain_text_in_a_table():
+    """A table cell renders no math: the papers' inline LaTeX becomes the book's names."""
+    from calib.report.table_format import html_table, plain_math
+
+    assert plain_math(r"that $C_{\text{Base}}$ is markedly") == "that C_Base is markedly"
+    assert plain_math(r"highest $H$ scores") == "highest H scores"
+    assert plain_math(r"an ACE $\leq 0.1$") == "an ACE ≤ 0.1"
+    assert plain_math("between $5 and $6") == "between $5 and $6"  # not a formula
+    assert plain_math("the full $[0,1]$ interval") == "the full [0,1] interval"
+    assert plain_math("$Mean$ and Mean (A)") == "Mean and Mean (A)"
+    table = html_table(
+        pd.DataFrame({"quote": [r"for $C_{\text{Margin}}$ and $C_{\text{Average}}$"]}),
+        caption=r"claims on $C_{\text{Base}}$",
+    ).to_html()
+    assert "for C_Margin and C_Average" in table and "claims on C_Base" in table
+    assert "$" not in table and "\\text" not in table

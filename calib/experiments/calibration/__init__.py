@@ -1,5 +1,5 @@
 """The calibration chapter (Kissling et al. 2026, §5.1, Table 1, Figures 2, 9, 10; the abstract,
-§7, Appendices D and E), with what a calibration study adds beside it (issue 18).
+§7, Appendices D and E), with what a calibration study adds beside it.
 
 From one BEAR score table (several models, the five paraphrase templates) to every frame the
 chapter shows. The unit (see ``CONTRIBUTING.md``): :class:`Params` (the only home of the

@@ -74,6 +74,7 @@ from calib.experiments.lpaqa.accuracy import (
     accuracy_table,
     best_prompts,
     comparison_table,
+    majority_note,
     reference_accuracy,
     replicates,
     set_table,
@@ -142,6 +143,7 @@ __all__ = [
     "analyse",
     "best_prompts",
     "floor_sentence",
+    "majority_note",
     "run",
     "set_table",
     "wide_accuracy",
@@ -290,7 +292,8 @@ class LpaqaScores:
     """
 
     #: the LAMA sample (:class:`~calib.experiments.lpaqa.sample.Sample`: the test facts and
-    #: training pairs, and all facts of its relations for the majority baseline)
+    #: training pairs, and all facts and training pairs of its relations for the majority
+    #: baselines)
     sample: Sample
     #: every prompt scored: :mod:`calib.prompts.sets`' prompt frame (``relation``,
     #: ``template``, ``text``, ``source``, ...), then LPAQA's reference prompts
@@ -524,7 +527,8 @@ def evaluate_model(
             test,
             members,
             sample.sample.instances,
-            reference=sample.full.instances,
+            reference=sample.full.train,
+            test_reference=sample.full.instances,
             ks=p.ensemble_k,
             steps=p.adam_steps,
             lr=p.adam_lr,
@@ -580,8 +584,8 @@ def _concat_nonempty(parts: list[dict], key: str) -> pd.DataFrame:
 def _hit_order(hits: pd.DataFrame, models: Sequence[str], names: Sequence[str]) -> np.ndarray:
     """Row positions that put the models' hits (one model after another, ``models``' order) in
     the order of :func:`~calib.experiments.lpaqa.selection.select_and_ensemble` on all models:
-    block by block (the manual prompt, the majority baseline, each set's methods, each
-    cross-model set), the models sorted within a block (first-seen for the majority baseline
+    block by block (the manual prompt, the two majority baselines, each set's methods, each
+    cross-model set), the models sorted within a block (first-seen for the majority baselines
     and the cross-model ensembles)."""
     sets = {n: i for i, n in enumerate(names)}
     crossed = {n: i for i, n in enumerate(CROSS_MODEL_SETS)}
@@ -591,14 +595,14 @@ def _hit_order(hits: pd.DataFrame, models: Sequence[str], names: Sequence[str]) 
     within: dict[str, int] = {}
     for s, m in pairs:  # (prompt set, method) in first-seen order: the sets' methods in order
         if s == NO_SET:
-            blocks.append(0 if m == "manual" else 1)
-            first_seen.append(m == "majority")
+            blocks.append({"manual": 0, "majority": 1}.get(m, 2))
+            first_seen.append(m.startswith("majority"))
         elif m.startswith("optimized (weights of "):
             blocks.append(10**9 + crossed.get(s, len(crossed)))
             first_seen.append(True)
         else:
             within[s] = within.get(s, -1) + 1
-            blocks.append(2 + sets.get(s, len(sets)) * 10**5 + within[s])
+            blocks.append(3 + sets.get(s, len(sets)) * 10**5 + within[s])
             first_seen.append(False)
     block = np.asarray(blocks, dtype=np.int64)[codes]
     seen = hits["model"].map({m: i for i, m in enumerate(models)}).to_numpy()

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from calib.experiments.lpaqa.selection import CROSS_MODEL_SETS, LINEAR, NO_SET
+from calib.experiments.lpaqa.selection import CROSS_MODEL_SETS, LINEAR, MAJORITY_TEST, NO_SET
 from calib.prompts.accuracy import (
     AVERAGES,
     AccuracyReplicates,
@@ -25,6 +25,7 @@ from calib.prompts.sets import ABLATION_SETS, PAPER_SETS
 #: bound)
 METHOD_ORDER: tuple[str, ...] = (
     "majority",
+    MAJORITY_TEST,
     "manual",
     "top-1",
     "top-3",
@@ -128,6 +129,24 @@ def set_table(
     return out[["model", "prompt_set", *cols]]
 
 
+def majority_note(acc: pd.DataFrame, average: str = "micro") -> str:
+    """A caption's sentence on the majority baselines (no model, so one value each) of
+    :func:`accuracy_table`'s ``average``, with their 95% intervals: the baseline beside a
+    table of the prompt sets' accuracies (the paper's Tables 2 and 3 name theirs in the
+    caption)."""
+    base = acc[(acc["prompt_set"] == NO_SET) & acc["method"].isin(["majority", MAJORITY_TEST])]
+    base = base.drop_duplicates("method")
+    if base.empty:
+        return ""
+    words = {"majority": "counted on the training pairs", MAJORITY_TEST: "on the test facts"}
+    parts = [
+        f"{words[r['method']]} {r[average]:.3f} [{r[f'{average}_low']:.3f}, "
+        f"{r[f'{average}_high']:.3f}]"
+        for r in base.to_dict("records")
+    ]
+    return f"The majority baseline (no model; {average}): " + "; ".join(parts) + "."
+
+
 def wide_accuracy(acc: pd.DataFrame, prompt_set: str = "Mine+Man") -> pd.DataFrame:
     """One row per method of ``prompt_set`` and the baselines, a ``micro`` and a ``macro``
     column per model (the closing table)."""
@@ -178,7 +197,19 @@ COMPARISONS: dict[str, str] = {
     "the ensemble sizes)",
     "cross_model": "Opti. with another model's weights - with its own (micro)",
     "log_linear": "log-linear - linear TopK ensemble of Mine (micro)",
+    "vs_majority": "a method - the majority baseline (each relation's most frequent object "
+    "among its training pairs), the same averaging",
 }
+
+#: the methods set against the majority baseline (``vs_majority``): those the claims of a gain
+#: over the manual prompt name (prompt set, method; ``best top-1`` is the best Top1 over the
+#: paper's prompt sets, as in ``best_top1_vs_manual``)
+AGAINST_MAJORITY: tuple[tuple[str, str], ...] = (
+    (NO_SET, "manual"),
+    ("best", "top-1"),
+    ("Mine+Man", "optimized"),
+    ("Mine", "optimized"),
+)
 
 
 def comparison_table(reps: Mapping[str, AccuracyReplicates], ks: Sequence[int]) -> pd.DataFrame:
@@ -319,7 +350,7 @@ def comparison_table(reps: Mapping[str, AccuracyReplicates], ks: Sequence[int]) 
                         averaging="macro - micro",
                     )
                 )
-        for label in [(NO_SET, "manual"), (NO_SET, "majority")]:
+        for label in [(NO_SET, "manual"), (NO_SET, "majority"), (NO_SET, MAJORITY_TEST)]:
             if rep.has(label):
                 i = col(label)
 
@@ -339,6 +370,7 @@ def comparison_table(reps: Mapping[str, AccuracyReplicates], ks: Sequence[int]) 
                         averaging="macro - micro",
                     )
                 )
+        rows += _against_majority(rep, model)
         opt_mm, opt_mine = ("Mine+Man", "optimized"), ("Mine", "optimized")
         if rep.has(opt_mm) and rep.has(man):
             rows.append(
@@ -463,6 +495,46 @@ def comparison_table(reps: Mapping[str, AccuracyReplicates], ks: Sequence[int]) 
         "weights_of",
     ]
     return pd.DataFrame(rows).reindex(columns=cols)
+
+
+def _against_majority(rep: AccuracyReplicates, model: str) -> list[dict]:
+    """``vs_majority`` rows of one model: each method of :data:`AGAINST_MAJORITY` that the
+    model has minus the majority baseline, micro and macro, with a 95% paired interval (the
+    same resamples)."""
+    majority = (NO_SET, "majority")
+    if not rep.has(majority):
+        return []
+    m = rep.column(majority)
+    rows = []
+    for prompt_set, method in AGAINST_MAJORITY:
+        if prompt_set == "best":
+            idx = [rep.column((s, method)) for s in PAPER_SETS if rep.has((s, method))]
+            name = "best top-1"
+        else:
+            idx = [rep.column((prompt_set, method))] if rep.has((prompt_set, method)) else []
+            name = method if prompt_set == NO_SET else f"{method} of {prompt_set}"
+        if not idx:
+            continue
+        for k, avg in enumerate(AVERAGES):
+
+            def minus_majority(
+                v: np.ndarray, k: int = k, idx: list[int] = idx, m: int = m
+            ) -> np.ndarray:
+                return v[:, k, idx].max(axis=1) - v[:, k, m]
+
+            rows.append(
+                _row(
+                    "vs_majority",
+                    model,
+                    f"{model}, {name} ({avg})",
+                    rep.interval(minus_majority),
+                    prompt_set=prompt_set,
+                    a=name,
+                    b="majority",
+                    averaging=avg,
+                )
+            )
+    return rows
 
 
 def reference_accuracy(

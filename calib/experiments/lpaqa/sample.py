@@ -15,7 +15,8 @@ from calib.data.lama import MANUAL, Lama, load_lama
 @dataclass(frozen=True)
 class Sample:
     """``sample``: the sampled LAMA (``instances`` = test facts, ``train`` = training pairs);
-    ``full``: the same relations before sampling (all their facts, for the majority baseline);
+    ``full``: the same relations before sampling (all their training pairs and test facts, for
+    the majority baselines);
     ``dropped``: relations drawn but left out, with the reason."""
 
     sample: Lama

@@ -24,6 +24,9 @@ from calib.prompts.ensemble import (
 )
 from calib.prompts.reuse import Reuse
 
+#: the majority baseline counted on the relation's test facts (the paper's, §5.1; fitted on the
+#: facts it is judged on), beside ``majority``, counted on the training pairs
+MAJORITY_TEST = "majority (test facts)"
 #: the prompt set of the rows that belong to no set (the manual prompt, the majority baseline)
 NO_SET = "-"
 #: the prompt sets whose optimised ensemble is also run with another model's weights (§5.3,
@@ -254,6 +257,7 @@ def select_and_ensemble(
     members: pd.DataFrame,
     facts: pd.DataFrame,
     reference: pd.DataFrame | None = None,
+    test_reference: pd.DataFrame | None = None,
     sets: Sequence[str] | None = None,
     ks: Sequence[int] = (3, 5),
     steps: int = 200,
@@ -268,8 +272,11 @@ def select_and_ensemble(
     (``test``), for every model and prompt set of ``members`` (``sets``: default all of them):
 
     * ``manual`` -- the manual prompt alone; ``majority`` -- the relation's most frequent object
-      in ``reference`` (default: ``facts``) for every fact (``facts``: the test facts, a
-      :class:`~calib.data.lama.Lama`'s ``instances``); both with prompt set :data:`NO_SET`;
+      in ``reference`` (default: ``facts``; the chapter passes the training pairs, so that the
+      baseline is not fitted on the facts it is judged on) for every fact (``facts``: the test
+      facts, a :class:`~calib.data.lama.Lama`'s ``instances``); with ``test_reference`` also
+      :data:`MAJORITY_TEST`, the most frequent object among the relation's test facts (the
+      paper's Majority, §5.1); all with prompt set :data:`NO_SET`;
     * ``top-1`` -- the prompt with the best training accuracy (§4.1,
       :func:`~calib.prompts.ensemble.rank_prompts`);
     * ``top-K`` for ``K`` in ``ks`` -- the average of the K best prompts' log-probabilities
@@ -299,6 +306,10 @@ def select_and_ensemble(
     majority = majority_baseline(facts, reference)
     for m in models:
         hits.append(majority.assign(model=m, prompt_set=NO_SET, method="majority"))
+    if test_reference is not None:
+        on_test = majority_baseline(facts, test_reference)
+        for m in models:
+            hits.append(on_test.assign(model=m, prompt_set=NO_SET, method=MAJORITY_TEST))
     names = list(dict.fromkeys(members["prompt_set"].unique())) if sets is None else list(sets)
     tests: dict[str, pd.DataFrame] = {}
     with numbering_once(train, test):

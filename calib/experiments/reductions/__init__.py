@@ -20,7 +20,7 @@ module                                               holds
                                                      and reduction
                                                      (:func:`~calib.experiments.reductions.tables.reduction_table`,
                                                      with bootstrap intervals and ACE's noise
-                                                     floor, beyond the paper, issue 18), the
+                                                     floor, beyond the paper), the
                                                      means per objective
                                                      (:func:`~calib.experiments.reductions.tables.objective_means`,
                                                      also of the authors' values), their

@@ -95,7 +95,7 @@ def reduction_table(
     :func:`calib.experiments.scores.objectives`), the paper's ``label`` of the reduction,
     95% bootstrap intervals of accuracy and ACE (``accuracy_low`` ...; NaN when
     ``n_bootstrap`` is 0) and, beyond the paper, ACE's noise floor from ``n_draws`` simulated
-    perfectly calibrated outcome vectors (:data:`FLOOR_COLUMNS`, issue 18). ``est``: the
+    perfectly calibrated outcome vectors (:data:`FLOOR_COLUMNS`). ``est``: the
     :func:`base_estimates` of ``scores`` for ``template`` and ``reductions`` where the caller
     has them (None: computed here, once for both steps)."""
     plain = _plain(scores, template)
@@ -196,7 +196,7 @@ def objective_floors(
     n_draws: int = N_DRAWS,
 ) -> pd.DataFrame:
     """Figure 7's mean ACE per objective and reduction (the ``ace`` of :func:`objective_means`)
-    with, beyond the paper (issue 18), its 95% paired bootstrap interval over facts (each
+    with, beyond the paper, its 95% paired bootstrap interval over facts (each
     resample applied to every model of the objective; bias-centred, as ACE's) and its noise
     floor: the mean ACE of perfectly calibrated estimators with the models' confidences
     (:func:`calib.confidence.noise_floor.mean_floor_record`), the debiased mean and whether

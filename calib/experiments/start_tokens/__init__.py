@@ -18,7 +18,7 @@ and compares accuracy and ACE of Base-Confidence (Eq. 1) on one template; its st
   rules (the second is scored only where the tokens differ, else it *is* the first);
 * :func:`~calib.experiments.start_tokens.rules.rule_table`,
   :func:`~calib.experiments.start_tokens.rules.rule_differences` -- accuracy, ACE (with its
-  noise floor, issue 18) and Brier per model and rule with bootstrap intervals, and the paired
+  noise floor) and Brier per model and rule with bootstrap intervals, and the paired
   differences.
 
 The chapter unit (``CONTRIBUTING.md``): :class:`Params`, :func:`run` (``Params`` ->

@@ -138,7 +138,7 @@ def rule_estimates(scores: pd.DataFrame, template: str) -> pd.DataFrame:
 
 def rule_table(estimates: pd.DataFrame, n_boot: int = 1000, seed: int = 0) -> pd.DataFrame:
     """Accuracy, ACE and Brier per model and rule with bootstrap intervals (the rules of one
-    model share their resamples), and beside ACE its noise floor (beyond the paper, issue 18):
+    model share their resamples), and beside ACE its noise floor (beyond the paper):
     the columns of :func:`calib.confidence.noise_floor.floor_record` (``ace_floor``,
     ``ace_within_floor``, ``ace_debiased`` with ``_low``/``_high``, ...)."""
     out = summary(

@@ -488,7 +488,7 @@ CLAIMS: tuple[Claim, ...] = (
         paper_evidence=None,
         build_evidence=recalibrated_baseline_build,
         paper_note="the paper has no recalibration baseline: it compares its estimators "
-        "with each other only (beyond the paper, issue 18)",
+        "with each other only (beyond the paper)",
         needs="two or more BEAR relations (any model on BEAR)",
     ),
 )
