@@ -22,7 +22,7 @@ import pandas as pd
 from calib.experiments.decide import sample_size
 from calib.experiments.verdicts import FAILS, HOLDS, NOT_RUN, TOO_SMALL, UNDECIDED, UNTESTABLE
 from calib.report.ledger_page import facts_text
-from calib.report.table_format import HtmlTable
+from calib.report.table_format import HtmlTable, plain_math
 
 #: the outcome of each build verdict, in the order the bottom line lists them
 OUTCOMES: dict[str, tuple[str, ...]] = {
@@ -98,7 +98,7 @@ def _claim_html(row: Mapping, sizes: Sizes | None, params) -> str:
     verdict = row["verdict"]
     paper = row["paper_verdict"]
     text = (
-        f"<b>{escape(row['section'])}</b> {escape(row['statement'])} "
+        f"<b>{escape(row['section'])}</b> {escape(plain_math(row['statement']))} "
         f"<i>The paper's own numbers:</i> {escape(paper)}. "
         f"<i>This build:</i> <b>{escape(verdict)}</b>"
     )
@@ -132,7 +132,7 @@ def _nearest(ledger: pd.DataFrame, sizes: Sizes | None, params) -> str:
     how = f" (<code>calib run {escape(row['chapter'])} {escape(option)}</code>)" if option else ""
     return (
         f"The open claim nearest to a verdict ({escape(row['section'])}: "
-        f"{escape(row['statement'])}): {escape(facts_text(row, sizes))}{how}."
+        f"{escape(plain_math(row['statement']))}): {escape(facts_text(row, sizes))}{how}."
     )
 
 
@@ -220,14 +220,16 @@ def book_summary(ledger: pd.DataFrame) -> str:
                 continue
             out.append(f"- This build {name}:")
             out += [
-                f"  - {r['section']}: {r['statement']} "
+                f"  - {r['section']}: {plain_math(r['statement'])} "
                 f"({{doc}}`{r['chapter']} </_build/chapters/{r['chapter']}>`)"
                 for r in rows.to_dict("records")
             ]
         open_ = part[part["verdict"].map(outcome) == "cannot decide"]
         if len(open_):
             heads = open_[open_["headline"].astype(bool)] if "headline" in open_ else open_[:0]
-            named = "; ".join(f"{r['section']}: {r['statement']}" for r in heads.to_dict("records"))
+            named = "; ".join(
+                f"{r['section']}: {plain_math(r['statement'])}" for r in heads.to_dict("records")
+            )
             out.append(
                 f"- It cannot decide {len(open_)} at its size"
                 + (f", among them the headline claims {named}" if named else "")

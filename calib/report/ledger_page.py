@@ -34,7 +34,13 @@ from calib.experiments.claims import PAPERS
 from calib.experiments.coverage import STATUSES, coverage_counts
 from calib.experiments.decide import reaching_profile
 from calib.experiments.verdicts import TOO_SMALL, UNDECIDED, counts_sentence, verdict_counts
-from calib.report.table_format import TABLE_CLASS, HtmlTable, html_table, record_table
+from calib.report.table_format import (
+    TABLE_CLASS,
+    HtmlTable,
+    html_table,
+    plain_math,
+    record_table,
+)
 
 #: what the paper side of a claim rests on, when not the printed tables
 SOURCE_NOTES: dict[str, str] = {
@@ -167,14 +173,14 @@ def _quote_text(quote: str, limit: int = 140) -> str:
 def _details(row: Mapping, shown: Mapping) -> str:
     """A claim's folded details: every column of :func:`claims_frame`'s row."""
     items = "".join(
-        f"<dt>{escape(str(k))}</dt><dd>{escape(str(v))}</dd>"
+        f"<dt>{escape(str(k))}</dt><dd>{escape(plain_math(str(v)))}</dd>"
         for k, v in shown.items()
         if str(v).strip()
     )
     anchor = CLAIM_ANCHOR.format(key=row["key"])
     return (
         f'<details class="calib-claim" id="{anchor}"><summary>{escape(row["section"])}: '
-        f"{escape(row['statement'])}</summary><dl>{items}</dl></details>"
+        f"{escape(plain_math(row['statement']))}</summary><dl>{items}</dl></details>"
     )
 
 
@@ -227,7 +233,7 @@ def claims_summary(
         paper = _paper_verdict(r["paper_verdict"], r.get("paper_source", "printed tables"))
         lines.append(
             f"<tr><td>{escape(r['section'])}</td>"
-            f"<td>\u201c{escape(_quote_text(r['quote']))}\u201d</td>"
+            f"<td>\u201c{escape(_quote_text(plain_math(r['quote'])))}\u201d</td>"
             f"<td>{escape(paper)}</td><td><b>{escape(r['verdict'])}</b></td>"
             f'<td><a href="#{anchor}">details</a></td></tr>'
         )
