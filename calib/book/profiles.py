@@ -107,19 +107,22 @@ PROFILES: dict[str, Profile] = {
     "cpu": Profile(
         name="cpu",
         description=(
-            "the two embedded offline models (smollm2-135m-instruct, gemma-3-270m) "
-            "on a seeded BEAR sample of 1 instance per relation, all 60 relations "
-            "(60 facts per model, 3 per ACE bin, where a perfectly calibrated "
-            "estimator's ACE, the noise floor, is about 0.15 to 0.20 for these models: "
-            "each ACE is printed with its own; the largest sample for which a cold "
-            "`make book` fits 40 minutes on 2 CPU cores: 29 minutes from a fresh clone "
-            "on 2026-12-01, where 2 per relation takes more than 42)"
+            "the two embedded offline models (smollm2-135m-instruct, gemma-3-270m) on a seeded "
+            "BEAR sample, sized for a cold `make book` of about 40 minutes on 2 CPU cores and "
+            "spent where it decides the most: the chapters that read the five paraphrase "
+            "templates or the plain one (calibration, the answer set, CLM against MLM, the "
+            "reductions, FACTOR's BEAR side) run 3 instances per relation, 180 facts per model, "
+            "since they share one set of stored scores: the calibration chapter's headline "
+            "claims (C_Base overconfident, C_Margin more reliable than C_Base) need about that "
+            "many to be decided, by the ledger's facts-to-decide on 60; the chapters that score "
+            "templates of their own (the linguistic markers, the start-token rules) and LPAQA's "
+            "prompts keep their smaller samples. Each chapter's defaults are its parameters' "
+            "(its Params); this profile sets only the models"
         ),
         label="the embedded offline models",
         shared={
             "models": ["smollm2-135m-instruct", "gemma-3-270m"],
             "relations": None,
-            "per_relation": 1,
             "seed": 0,
             "n_bootstrap": 1000,
         },

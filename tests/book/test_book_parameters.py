@@ -392,6 +392,8 @@ def test_the_reproduction_pages_allocation_is_derived_from_the_profiles():
     """The page includes the table generated from the profiles (no copy of their values): each
     chapter's row carries its profile's models and sample, and a chapter's override shows in
     its row alone."""
+    import dataclasses
+    import importlib
     from dataclasses import replace
 
     from calib.book.profile_sizes import allocation, allocation_markdown
@@ -403,9 +405,12 @@ def test_the_reproduction_pages_allocation_is_derived_from_the_profiles():
     frame = allocation(cpu, chapters).set_index("chapter")
     assert list(frame.index) == ["calibration", "linguistic"]  # the ledger has no models
     for chapter in frame.index:
-        values = cpu.defaults_for(chapter, ["models", "per_relation"])
+        params = importlib.import_module(f"calib.experiments.{chapter}").Params
+        values = {f.name: f.default for f in dataclasses.fields(params)}
+        values.update(cpu.defaults_for(chapter, list(values)))  # the profile over the Params
         assert frame.at[chapter, "models"] == ", ".join(values["models"])
         assert f"per_relation = {values['per_relation']!r}" in frame.at[chapter, "sample"]
+        assert frame.at[chapter, "facts per model"] == values["per_relation"] * 60
     moved = replace(cpu, chapters={**cpu.chapters, "linguistic": {"per_relation": 7}})
     rows = allocation(moved, chapters).set_index("chapter")
     assert rows.at["linguistic", "facts per model"] == 7 * 60

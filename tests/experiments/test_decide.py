@@ -69,9 +69,10 @@ def test_the_ledger_columns_read_the_results_facts():
 
 def test_the_profiles_facts_per_model():
     from calib.book import profile_sizes
-    from calib.experiments import calibration, lpaqa
+    from calib.experiments import calibration, linguistic, lpaqa
 
     bear = profile_sizes.facts_per_model(calibration.Params)
-    assert bear == {"cpu": 60, "paper": 7731}  # 1 per relation x 60; all of BEAR
+    assert bear == {"cpu": 180, "paper": 7731}  # 3 per relation x 60; all of BEAR
+    assert profile_sizes.facts_per_model(linguistic.Params)["cpu"] == 60
     assert "quick" not in bear  # tiny random models decide nothing
     assert profile_sizes.facts_per_model(lpaqa.Params)["cpu"] == 15 * 4

@@ -102,7 +102,7 @@ class Params(ChapterParams):
         None, "BEAR relations to draw from (the 1:1 ones are used; None: all 60)"
     )
     per_relation: int | None = parameter(
-        1, "instances per relation, seeded sample (None: all of BEAR)"
+        3, "instances per relation, seeded sample (None: all of BEAR)"
     )
     seed: int = parameter(0, "seed of the samples, the option draws and every bootstrap")
     n_bootstrap: int = parameter(1000, "bootstrap resamples behind every interval")

@@ -115,7 +115,7 @@ class Params(ChapterParams):
     )
     relations: tuple[str, ...] | None = parameter(None, "BEAR relations (None: all 60)")
     per_relation: int | None = parameter(
-        1, "instances per relation, seeded sample (None: all of BEAR)"
+        3, "instances per relation, seeded sample (None: all of BEAR)"
     )
     seed: int = parameter(0, "seed of the BEAR sample and of every bootstrap")
     n_bootstrap: int = parameter(1000, "bootstrap resamples behind every interval")

@@ -141,7 +141,7 @@ class Params(ChapterParams):
         None, "BEAR relations of the BEAR side (None: all 60)"
     )
     per_relation: int | None = parameter(
-        1, "BEAR instances per relation, seeded sample (None: all of BEAR)"
+        3, "BEAR instances per relation, seeded sample (None: all of BEAR)"
     )
     seed: int = parameter(0, "seed of the samples, the option draws and every bootstrap")
     n_bootstrap: int = parameter(1000, "bootstrap resamples behind every interval")
