@@ -120,9 +120,12 @@ def _tally_sentence(counts: Mapping[str, int], total: int, whose: str = "its") -
 
 
 def _nearest(ledger: pd.DataFrame, sizes: Sizes | None, params) -> str:
-    """The open claim that the fewest facts would decide, as a sentence (``""``: none)."""
+    """The open claim that is not a headline that the fewest facts would decide, as a sentence
+    (``""``: none)."""
     rows = papers_claims(ledger)
     rows = rows[rows["verdict"].map(outcome) == "cannot decide"]
+    if "headline" in rows:  # a headline claim is stated above already
+        rows = rows[~rows["headline"].astype(bool)]
     if "facts_to_decide" not in rows or rows["facts_to_decide"].isna().all():
         return ""
     row = rows.loc[rows["facts_to_decide"].astype(float).idxmin()].to_dict()
@@ -173,7 +176,8 @@ def chapter_bottom_line(
     body = [f"<p>This build ran{escape(size + who)}. The paper's headline claims here:</p>"]
     body += ["<ul>", *(_claim_html(r, by_chapter, params) for r in heads.to_dict("records"))]
     body.append("</ul>")
-    body.append(f"<p>{escape(_tally_sentence(tallies(ledger), len(claims)))} ")
+    tally = _tally_sentence(tallies(ledger), len(claims)).replace("claims,", "claims of the paper,")
+    body.append(f"<p>{escape(tally)} ")
     chapter = str(ledger["chapter"].iloc[0]) if len(ledger) else ""
     body.append(
         f'Each claim, with its evidence, is listed in <a href="#{claims_anchor(chapter)}">the '

@@ -104,7 +104,7 @@ def facts_text(row: Mapping, sizes: Mapping[str, Mapping[str, int | None]] | Non
     if heading:
         text += f" would give '{heading}' if the estimates stayed as they are"
     elif row.get("verdict") == TOO_SMALL.value:
-        text += " before the noise floor falls to the threshold"
+        text += " before this sample's size no longer keeps it from being decided"
     chapter_sizes = (sizes or {}).get(row.get("chapter", ""), {})
     if chapter_sizes and what == "facts per model":
         text += f": {reaching_profile(needed, chapter_sizes)}"

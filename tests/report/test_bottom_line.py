@@ -79,9 +79,10 @@ def test_the_chapter_bottom_line_states_headlines_tallies_and_what_would_decide(
     assert "<b>cannot be decided at this size</b>" in html
     assert "about 240 facts per model" in html and "paper (7,731 facts)" in html
     assert "calib run calibration -p per_relation 4" in html
-    assert "Of its 5 claims, this build confirms 1, contradicts 1, cannot decide 2" in html
-    # the nearest open claim is b (240 facts), not d (1,200)
-    assert "nearest to a verdict (§5.1: statement b)" in html
+    tally = "Of its 5 claims of the paper, this build confirms 1, contradicts 1, cannot decide 2"
+    assert tally in html
+    # the nearest open claim beyond the headlines is d (b, at 240 facts, is stated above)
+    assert "nearest to a verdict (§5.1: statement d)" in html and "about 1,200 facts" in html
 
 
 def test_without_headlines_the_first_claims_stand_in_and_text_is_escaped():
