@@ -41,7 +41,7 @@ import numpy as np
 import torch
 
 from calib.scoring.accounting import account
-from calib.scoring.batching import model_token_budget, plan_clm, sliding_window
+from calib.scoring.batching import model_plan, model_token_budget
 from calib.scoring.clm import clm_score
 
 H200_BF16_TFLOPS = 989.0
@@ -208,7 +208,7 @@ def one_architecture(name: str, config, tok, start: int, bear, sub, args) -> dic
     pad = not device.startswith("cpu")
     queries = bear_queries(bear.sample(args.per_relation, 0), [args.template])
     batch = chunks.encode_batch(_loaded(name, model, tok, start, device, "x@0"), queries, "single")
-    acc = account(plan_clm(batch, budget, pad, pad_prefixes=pad and not sliding_window(model)))
+    acc = account(model_plan(model, batch, budget, pad))
     shape = model_shape(config, parameters=sum(p.numel() for p in model.parameters()))
     plan = plan_passes(shape, budget, "bfloat16", "cpu" if device.startswith("cpu") else "cuda")
     kw = dict(

@@ -182,8 +182,9 @@ def plan_clm(
     """The passes that score ``groups[g][o]`` (token ids of option ``o`` of query ``g``, start
     token first; or a :class:`~calib.scoring.tokens.TokenBatch`) within ``budget`` tokens per
     pass. ``pad_prefixes=False`` keeps prefixes of
-    one length per pass even when ``pad`` (a sliding-window model: a padded prefix would shift
-    the window of its continuations); by default it follows ``pad``."""
+    one length per pass even when ``pad`` (a model with recurrent layers, or a sliding window
+    that a padded prefix would shift: :func:`prefixes_paddable`); by default it follows
+    ``pad``."""
     if budget < 1:
         raise ValueError(f"token budget must be positive, got {budget}")
     pad_prefixes = pad if pad_prefixes is None else pad_prefixes
@@ -247,8 +248,44 @@ def model_token_budget(model, device) -> int:
     return plan_budget(shape, free + weights, dtype).budget
 
 
-def sliding_window(model) -> bool:
-    """Whether a causal model attends within a sliding window (its prefixes are then packed
-    by equal length; see :func:`plan_clm`)."""
-    cfg = getattr(model.config, "text_config", None) or model.config
-    return getattr(cfg, "sliding_window", None) is not None
+def _text_config(model):
+    return getattr(model.config, "text_config", None) or model.config
+
+
+#: layer types that attend over the cached keys and values (any other layer type, such as
+#: Qwen3.5's ``linear_attention``, carries a recurrent state)
+ATTENTION_LAYERS = ("full_attention", "sliding_attention", "chunked_attention")
+
+
+def sliding_window(model) -> int | None:
+    """The sliding window of a causal model that attends within one, else ``None``."""
+    window = getattr(_text_config(model), "sliding_window", None)
+    return int(window) if window is not None else None
+
+
+def recurrent_layers(model) -> bool:
+    """Whether a causal model has layers that carry a recurrent state (any layer type but
+    :data:`ATTENTION_LAYERS`, e.g. Qwen3.5's Gated DeltaNet): a pad token it reads is folded
+    into that state."""
+    types = getattr(_text_config(model), "layer_types", None) or ()
+    return any(t not in ATTENTION_LAYERS for t in types)
+
+
+def prefixes_paddable(model, longest: int | None = None) -> bool:
+    """Whether a prefix pass may right-pad its prefixes (see :func:`plan_clm`): never for a
+    model with recurrent layers (the padding would enter the state its continuations start
+    from); for a sliding-window model only when every statement, its prefix's padding
+    included, stays within the window (``2 * longest <= window``, ``longest`` the longest
+    statement; unknown: not paddable), since a padded prefix shifts its continuations'
+    window."""
+    if recurrent_layers(model):
+        return False
+    window = sliding_window(model)
+    return window is None or (longest is not None and 2 * longest <= window)
+
+
+def model_plan(model, batch: TokenBatch, budget: int, pad: bool) -> ClmPlan:
+    """:func:`plan_clm` of ``batch`` for a loaded causal ``model``: prefixes padded only where
+    :func:`prefixes_paddable` allows it."""
+    longest = int(batch.lengths.max(initial=0))
+    return plan_clm(batch, budget, pad, pad_prefixes=pad and prefixes_paddable(model, longest))
