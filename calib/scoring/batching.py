@@ -39,6 +39,9 @@ CPU_MAX_LOGITS = 1 << 28
 KV_FACTOR = 4
 #: padded positions allowed in a pass that mixes lengths, as a share of its tokens
 MAX_PADDING_SHARE = 0.02
+#: rows of one pass at most: CUDA's grid limit (65,535 blocks in y and z) that some attention
+#: kernels put the batch on
+MAX_ROWS = 65_535
 #: share of a GPU's free memory the budget may plan for
 GPU_MEMORY_SHARE = 0.7
 MIN_BUDGET, MAX_BUDGET = 256, 1 << 20
@@ -93,14 +96,14 @@ def pack(
     when ``cached`` key/value positions precede them. With ``pad=False`` a run holds one width;
     with ``pad=True`` the longest run whose padded positions are at most
     :data:`MAX_PADDING_SHARE` of its tokens plus the ``attached`` tokens of its sequences (a
-    prefix's continuations, which its padding delays). A sequence wider than the budget runs
-    alone."""
+    prefix's continuations, which its padding delays). A run holds at most :data:`MAX_ROWS`
+    sequences; a sequence wider than the budget runs alone."""
     n = len(widths)
     widths = np.asarray(widths, dtype=np.int64)
     runs, start = [], 0
     while start < n:
         stop = n if pad else int(np.searchsorted(widths, widths[start], side="right"))
-        stop = min(stop, start + budget)
+        stop = min(stop, start + min(budget, MAX_ROWS))
         cand = np.arange(start + 1, stop + 1)
         w = widths[cand - 1]
         count = cand - start
@@ -229,7 +232,8 @@ def token_budget(device_type: str, vocab: int) -> int:
 def model_token_budget(model, device) -> int:
     """The token budget for a loaded model on ``device``: on a CPU :func:`token_budget`; on
     a GPU the largest power of two whose passes' planned peak fits the memory there (the free
-    memory read from CUDA plus the model's weights, which the plan counts;
+    memory read from CUDA, plus what PyTorch holds cached but unused, plus the model's weights,
+    which the plan counts;
     :func:`calib.scoring.memory.plan_budget`)."""
     import torch
 
@@ -244,6 +248,9 @@ def model_token_budget(model, device) -> int:
     weights = sum(p.numel() * p.element_size() for p in params)
     dtype = str(params[0].dtype).replace("torch.", "")
     free, _ = torch.cuda.mem_get_info(device)
+    # what PyTorch keeps cached for reuse is free to its passes (else the budget would shrink
+    # after the first chunk, whose memory stays reserved)
+    free += torch.cuda.memory_reserved(device) - torch.cuda.memory_allocated(device)
     shape = model_shape(model.config, parameters=sum(p.numel() for p in params))
     return plan_budget(shape, free + weights, dtype).budget
 

@@ -31,6 +31,7 @@ import numpy as np
 import torch
 
 from calib.interrupt import check_interrupted, checked_between_layers
+from calib.scoring.backoff import halving_on_oom
 from calib.scoring.batching import ClmPlan, model_plan, model_token_budget
 from calib.scoring.encoding import Encoded
 from calib.scoring.heads import OutputSplit, logprobs_at, output_split, slice_positions
@@ -136,17 +137,22 @@ def clm_score(
     lengths (default: on GPUs, not on CPUs); see :mod:`calib.scoring.batching`.
     ``slice_logits``: logits taken at once (default
     :func:`calib.scoring.heads.slice_positions`'s). None of them changes the scores beyond
-    float rounding.
+    float rounding. A pass that runs out of device memory is run again at half the budget
+    (:func:`calib.scoring.backoff.halving_on_oom`).
     """
     device = torch.device(device)
     batch = TokenBatch.from_groups(groups)
     budget = token_budget or model_token_budget(model, device)
     pad = device.type != "cpu" if pad is None else pad
-    plan = model_plan(model, batch, budget, pad)
     split = output_split(model)
     per_slice = slice_positions(split.vocab, device.type, slice_logits)
-    with checked_between_layers(model):  # Ctrl-C stops a pass within one layer
-        values = _run_plan(split, plan, batch, device, per_slice, progress)
+
+    def attempt(budget: int, progress: Callable[[int], None]) -> np.ndarray:
+        plan = model_plan(model, batch, budget, pad)
+        with checked_between_layers(model):  # Ctrl-C stops a pass within one layer
+            return _run_plan(split, plan, batch, device, per_slice, progress)
+
+    values = halving_on_oom(model, budget, attempt, progress)
     return Scores(values, offsets_of(batch.lengths - 1), batch.groups)
 
 
