@@ -29,9 +29,9 @@ default) for all three, so their lengths are SmolLM2's.
 **On a bare GPU machine** (the checkout without an installed calib, no GGUF packages, no data,
 offline): the script puts its checkout first on the import path itself. Here, where the
 embedded SmolLM2 and BEAR are, ``--prepare .device`` writes what it needs into ``.device/``:
-SmolLM2's tokenizer as a folder (``.device/smollm2``, ~3.5 MiB) and BEAR's data
-(``.device/data/bear``, ~1.6 MiB); the device tool carries ``.device`` (ignored by git, about
-5 MiB of the 64 MiB a carry may hold), and there, from the repository root:
+SmolLM2's tokenizer as a folder (``.device/smollm2``) and BEAR's data (``.device/data/bear``,
+1.6 MiB); it prints their size, a few MiB of the 64 MiB a carry may hold. The device tool
+carries ``.device`` (ignored by git), and there, from the repository root:
 
     python benchmarks/gpu_check.py --prepare .device            # here
     python benchmarks/gpu_check.py --tokenizer .device/smollm2 --data .device/data \
