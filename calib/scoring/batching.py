@@ -13,7 +13,8 @@ cached positions (its rows' copies of the prefix cache).
 ``pad=False`` (the default on CPUs, where compute is the bottleneck) packs only sequences of
 equal length into a pass: nothing is spent on padding. ``pad=True`` (GPUs, where a pass has a
 fixed launch cost) mixes lengths, sorted, as long as at most :data:`MAX_PADDING_SHARE` of a
-pass is padding.
+pass is padding (a parameter tuned by the token accounting: fewer, larger passes for a little
+more padding).
 
 :func:`model_token_budget` picks the budget from the device: small on a CPU (what keeps its
 caches warm), on a GPU from its memory and the model's shapes (:mod:`calib.scoring.memory`:
@@ -37,8 +38,12 @@ CPU_TOKEN_BUDGET = 2048
 CPU_MAX_LOGITS = 1 << 28
 #: a continuation pass holds at most ``KV_FACTOR * budget`` cached key/value positions
 KV_FACTOR = 4
-#: padded positions allowed in a pass that mixes lengths, as a share of its tokens
-MAX_PADDING_SHARE = 0.02
+#: padded positions allowed in a pass that mixes lengths, as a share of its tokens: tuned on
+#: the token accounting of BEAR (one template, the H200's budget of 2**18 tokens,
+#: ``benchmarks/scoring_throughput.py``): at 0.02, 90 passes for SmolLM2's tokenizer and 84
+#: for Gemma 3's (prefixes padded); at 0.10, 29 and 22, forwarding 1.12x and 1.13x the tokens
+#: (a pass's launch costs a GPU more than the padding it saves)
+MAX_PADDING_SHARE = 0.10
 #: rows of one pass at most: CUDA's grid limit (65,535 blocks in y and z) that some attention
 #: kernels put the batch on
 MAX_ROWS = 65_535

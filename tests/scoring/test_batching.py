@@ -144,3 +144,32 @@ def test_dtype_defaults_to_bfloat16_on_gpus_only():
     assert resolve_dtype(None, fixed, "cpu") is torch.bfloat16  # so does the registry's
     assert scoring_options("tiny-gpt2", None, None, device="cuda")["dtype"] == "bfloat16"
     assert scoring_options("tiny-gpt2", None, None, device="cpu")["dtype"] == "float32"
+
+
+@pytest.mark.slow
+@pytest.mark.heavy
+@pytest.mark.parametrize("name", ["smollm2-135m-instruct", "gemma-3-270m"])
+def test_few_large_passes_per_template_at_the_h200_budget(
+    name, embedded_tokenizers, bear, monkeypatch
+):
+    """All of BEAR under one template at the H200's budget (2**18 tokens), prefixes padded (as
+    Gemma 3's window of 512 allows for statements of at most 47 tokens): at most 30 passes
+    (90 for SmolLM2's tokenizer at a 2% padding share), forwarding at most 1.15x the tokens of
+    that 2% plan."""
+    from calib.models.loading import start_token_id
+    from calib.scoring.encoding import encode_clm
+    from calib.scoring.statements import bear_queries
+
+    tok = embedded_tokenizers[name]
+    start = start_token_id(name, tok)
+    groups = [
+        [e.ids for e in encode_clm(tok, q.statements, start)]
+        for q in bear_queries(bear, ["paraphrase-0"])
+    ]
+    assert max(len(ids) for g in groups for ids in g) * 2 <= 512
+    now = account(plan_clm(groups, 1 << 18, pad=True))
+    monkeypatch.setattr("calib.scoring.batching.MAX_PADDING_SHARE", 0.02)
+    strict = account(plan_clm(groups, 1 << 18, pad=True))
+    assert now.statements == strict.statements > 200_000
+    assert now.passes <= 30 < strict.passes
+    assert now.forwarded <= 1.15 * strict.forwarded
