@@ -12,9 +12,9 @@ cached positions (its rows' copies of the prefix cache).
 
 ``pad=False`` (the default on CPUs, where compute is the bottleneck) packs only sequences of
 equal length into a pass: nothing is spent on padding. ``pad=True`` (GPUs, where a pass has a
-fixed launch cost) mixes lengths, sorted, as long as at most :data:`MAX_PADDING_SHARE` of a
-pass is padding (a parameter tuned by the token accounting: fewer, larger passes for a little
-more padding).
+fixed launch cost) mixes lengths, sorted, where a pass saved is worth the padding
+(:data:`PASS_COST_TOKENS`, tuned by the token accounting; at most :data:`MAX_PADDING_SHARE` of
+a pass padded).
 
 :func:`model_token_budget` picks the budget from the device: small on a CPU (what keeps its
 caches warm), on a GPU from its memory and the model's shapes (:mod:`calib.scoring.memory`:
@@ -25,6 +25,7 @@ execute the same plan.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -38,12 +39,18 @@ CPU_TOKEN_BUDGET = 2048
 CPU_MAX_LOGITS = 1 << 28
 #: a continuation pass holds at most ``KV_FACTOR * budget`` cached key/value positions
 KV_FACTOR = 4
-#: padded positions allowed in a pass that mixes lengths, as a share of its tokens: tuned on
-#: the token accounting of BEAR (one template, the H200's budget of 2**18 tokens,
-#: ``benchmarks/scoring_throughput.py``): at 0.02, 90 passes for SmolLM2's tokenizer and 84
-#: for Gemma 3's (prefixes padded); at 0.10, 29 and 22, forwarding 1.12x and 1.13x the tokens
-#: (a pass's launch costs a GPU more than the padding it saves)
-MAX_PADDING_SHARE = 0.10
+#: padded positions allowed in a pass that mixes lengths, as a share of its tokens (a bound:
+#: within it, runs are chosen by cost, :data:`PASS_COST_TOKENS`)
+MAX_PADDING_SHARE = 0.25
+#: what a pass costs beyond its tokens (Python dispatch, kernel launches: ~15-30 ms on a GPU),
+#: in tokens' worth of compute, when passes mix lengths. Tuned on the token accounting of BEAR
+#: under one template at the H200's budget (2**18 tokens) in the GPU's chunks of 100,000
+#: statements: SmolLM2's tokenizer 29 passes (90 at the former 2% padding rule in one chunk),
+#: 1.18x the minimum tokens (1.02x before); Gemma 3's 26 (252 before, equal-length prefixes),
+#: 1.18x (1.00x); in one chunk 17 and 16 passes
+PASS_COST_TOKENS = 12_288
+#: continuation passes a prefix pass brings, about (a prefix pass costs them too)
+CONTINUATION_PASSES = 3
 #: rows of one pass at most: CUDA's grid limit (65,535 blocks in y and z) that some attention
 #: kernels put the batch on
 MAX_ROWS = 65_535
@@ -93,33 +100,82 @@ class ClmPlan:
         return self.lengths - 1 - self.prefix_len[self.prefix_of]
 
 
+def _rows_per_pass(width: int, budget: int, cached: int) -> int:
+    """Sequences of ``width`` one pass may hold (see :func:`pack`), at least one."""
+    rows = min(budget // width, KV_FACTOR * budget // (cached + width), MAX_ROWS)
+    return max(1, rows)
+
+
 def pack(
-    widths: np.ndarray, budget: int, pad: bool, cached: int = 0, attached: np.ndarray | None = None
+    widths: np.ndarray,
+    budget: int,
+    pad: bool,
+    cached: int = 0,
+    attached: np.ndarray | None = None,
+    pass_cost: int | None = None,
 ) -> list[tuple[int, int]]:
     """Consecutive runs ``[start, end)`` of ascending ``widths``: ``n`` sequences of the run's
-    largest width ``w`` with ``n * w <= budget`` and ``n * (cached + w) <= KV_FACTOR * budget``
-    when ``cached`` key/value positions precede them. With ``pad=False`` a run holds one width;
-    with ``pad=True`` the longest run whose padded positions are at most
-    :data:`MAX_PADDING_SHARE` of its tokens plus the ``attached`` tokens of its sequences (a
-    prefix's continuations, which its padding delays). A run holds at most :data:`MAX_ROWS`
-    sequences; a sequence wider than the budget runs alone."""
-    n = len(widths)
+    largest width ``w`` with ``n * w <= budget``, ``n * (cached + w) <= KV_FACTOR * budget``
+    when ``cached`` key/value positions precede them, and ``n <= MAX_ROWS``. With ``pad=False``
+    a run holds one width. With ``pad=True`` runs mix widths where that is cheaper: the
+    widths are cut into groups of least cost (forwarded tokens, padding included, plus
+    ``pass_cost``, default :data:`PASS_COST_TOKENS`, per pass; a group's padded positions at most
+    :data:`MAX_PADDING_SHARE` of its tokens plus the ``attached`` tokens of its sequences, a
+    prefix's continuations, which its padding delays), each group cut into full passes. A
+    sequence wider than the budget runs alone."""
     widths = np.asarray(widths, dtype=np.int64)
-    runs, start = [], 0
-    while start < n:
-        stop = n if pad else int(np.searchsorted(widths, widths[start], side="right"))
-        stop = min(stop, start + min(budget, MAX_ROWS))
-        cand = np.arange(start + 1, stop + 1)
-        w = widths[cand - 1]
-        count = cand - start
-        ok = (count * w <= budget) & (count * (cached + w) <= KV_FACTOR * budget)
-        if pad:
-            real = np.cumsum(widths[start:stop])
-            more = 0 if attached is None else np.cumsum(attached[start:stop])
-            ok &= count * w - real <= MAX_PADDING_SHARE * (count * w + more)
-        end = int(cand[ok][-1]) if ok.any() else start + 1
-        runs.append((start, end))
-        start = end
+    n = len(widths)
+    if n == 0:
+        return []
+    if not pad:
+        runs = []
+        for start, end in _groups(widths):
+            cap = _rows_per_pass(int(widths[start]), budget, cached)
+            runs += [(a, min(a + cap, end)) for a in range(start, end, cap)]
+        return runs
+    cost = PASS_COST_TOKENS if pass_cost is None else pass_cost
+    return _cheapest_runs(widths, budget, cached, attached, cost)
+
+
+def _groups(widths: np.ndarray) -> list[tuple[int, int]]:
+    """Runs ``[start, end)`` of equal values in ascending ``widths``."""
+    edges = np.flatnonzero(np.diff(widths)) + 1
+    bounds = [0, *edges.tolist(), len(widths)]
+    return list(itertools.pairwise(bounds))
+
+
+def _cheapest_runs(widths, budget, cached, attached, pass_cost) -> list[tuple[int, int]]:
+    """:func:`pack`'s runs with ``pad=True``: a dynamic programme over the groups of equal
+    width (few: BEAR's sequences are at most 47 tokens wide)."""
+    groups = _groups(widths)
+    real = np.concatenate([[0], np.cumsum(widths)])
+    more = np.concatenate([[0], np.cumsum(attached)]) if attached is not None else real * 0
+    m = len(groups)
+    best = np.full(m + 1, np.inf)
+    best[0] = 0.0
+    cut = np.zeros(m + 1, dtype=np.int64)
+    for j in range(1, m + 1):
+        end = groups[j - 1][1]
+        w = int(widths[end - 1])
+        cap = _rows_per_pass(w, budget, cached)
+        for i in range(j - 1, -1, -1):
+            start = groups[i][0]
+            count = end - start
+            tokens = count * w
+            padding = tokens - (real[end] - real[start])
+            if i < j - 1 and padding > MAX_PADDING_SHARE * (tokens + more[end] - more[start]):
+                break  # wider groups only pad more
+            cost = best[i] + tokens + pass_cost * -(-count // cap)
+            if cost < best[j]:
+                best[j], cut[j] = cost, i
+    runs: list[tuple[int, int]] = []
+    j = m
+    while j > 0:
+        i = int(cut[j])
+        start, end = groups[i][0], groups[j - 1][1]
+        cap = _rows_per_pass(int(widths[end - 1]), budget, cached)
+        runs[:0] = [(a, min(a + cap, end)) for a in range(start, end, cap)]
+        j = i
     return runs
 
 
@@ -204,7 +260,10 @@ def plan_clm(
     order = np.argsort(plen, kind="stable")
     passes = []
     attached = np.bincount(prefix_of, weights=cont, minlength=len(plen))
-    for a, b in pack(plen[order], budget, pad_prefixes, attached=attached[order]):
+    prefix_cost = PASS_COST_TOKENS * (1 + CONTINUATION_PASSES)
+    for a, b in pack(
+        plen[order], budget, pad_prefixes, attached=attached[order], pass_cost=prefix_cost
+    ):
         prefixes = order[a:b]
         width = int(plen[prefixes].max())
         stmts = np.concatenate([by_prefix[bounds[p] : bounds[p + 1]] for p in prefixes])
