@@ -15,13 +15,12 @@ import gc
 import logging
 import weakref
 from collections.abc import Callable
-from typing import TypeVar
 
+import numpy as np
 import torch
 
 log = logging.getLogger(__name__)
 
-T = TypeVar("T")
 #: model -> the budget it was held to after an out-of-memory error
 _CAPS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -57,9 +56,9 @@ def _free_device_memory() -> None:
 def halving_on_oom(
     model,
     budget: int,
-    run: Callable[[int, Callable[[int], None]], T],
+    run: Callable[[int, Callable[[int], None]], np.ndarray],
     progress: Callable[[int], None] | None = None,
-) -> T:
+) -> np.ndarray:
     """``run(budget, progress)``, run again at half the budget after each out-of-memory error
     (``torch.OutOfMemoryError``) until it succeeds; below one token the error is raised.
     The last budget is kept for ``model`` (:func:`capped`)."""

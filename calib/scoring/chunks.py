@@ -8,7 +8,7 @@ by :func:`calib.scoring.clm.clm_score` or :func:`calib.scoring.mlm.mlm_score` an
 the store atomically (:meth:`calib.scoring.cache.ScoreStore.write`); an interrupted chunk
 (Ctrl-C, :mod:`calib.interrupt`) is discarded and its claim released, so a later run resumes
 with whole chunks only. The host works beside the device: while a chunk is scored, the next
-one is tokenised in a thread and the one before is written in another (:class:`_Ahead`), so
+one is tokenised in a thread and the one before is written in another (``_Ahead``), so
 that a run takes about the longer of the two, not their sum.
 """
 
@@ -236,7 +236,7 @@ def score_missing(
     the rows of all of ``missing`` (:class:`~calib.scoring.cache.UnitRows`, Arrow).
     ``get_model()`` loads the model (once, when a chunk first needs it); ``bar.update(n)``
     counts statements. The next chunk is tokenised while one is scored, and each is written
-    while the next is scored (:class:`_Ahead`). A signal recorded by
+    while the next is scored (``_Ahead``). A signal recorded by
     :func:`calib.interrupt.stop_on_signals` stops it at the next forward pass (or claim, or
     wait) with :class:`calib.interrupt.Interrupted`: the chunk being scored is not written and
     its claim is released; a chunk already being written is finished first."""
