@@ -26,25 +26,82 @@ one template:
 Token ids come from one tokenizer (``--tokenizer``: a registry name or folder; SmolLM2's by
 default) for all three, so their lengths are SmolLM2's.
 
-    python benchmarks/gpu_check.py --tokenizer .device/smollm2 --json gpu_check.json
+**On a bare GPU machine** (the checkout without an installed calib, no GGUF packages, no data,
+offline): the script puts its checkout first on the import path itself. Here, where the
+embedded SmolLM2 and BEAR are, ``--prepare .device`` writes what it needs into ``.device/``:
+SmolLM2's tokenizer as a folder (``.device/smollm2``) and BEAR's data (``.device/data/bear``,
+1.6 MiB); it prints their size, a few MiB of the 64 MiB a carry may hold. The device tool
+carries ``.device`` (ignored by git), and there, from the repository root:
+
+    python benchmarks/gpu_check.py --prepare .device            # here
+    python benchmarks/gpu_check.py --tokenizer .device/smollm2 --data .device/data \
+        --json gpu_check.json                                    # there (carry: .device)
     python benchmarks/gpu_check.py --smoke
+
+It prints the versions of Python, torch, transformers, tokenizers, numpy and pyarrow and
+where calib was imported from. The bfloat16/float32 agreement it prints is measured on random
+weights, whose near-uniform predictions agree whatever the precision: it tests nothing about
+trained models (``benchmarks/cpu_dtype_agreement.py`` measures that on the embedded models).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import shutil
+import sys
 import time
 from pathlib import Path
 
-import numpy as np
-import torch
+REPO = Path(__file__).resolve().parents[1]
+for _path in (REPO / "benchmarks", REPO):  # a bare checkout: its calib, and standin.py beside
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
 
-from calib.scoring.accounting import account
-from calib.scoring.batching import model_token_budget, plan_clm, sliding_window
-from calib.scoring.clm import clm_score
+import numpy as np  # noqa: E402 - after the import path is set
+import torch  # noqa: E402
+
+from calib.scoring.accounting import account  # noqa: E402
+from calib.scoring.batching import model_plan, model_token_budget  # noqa: E402
+from calib.scoring.clm import clm_score  # noqa: E402
 
 H200_BF16_TFLOPS = 989.0
+#: what the agreement line says (random weights: see the module docstring)
+RANDOM_WEIGHTS_NOTE = (
+    "random weights: near-uniform predictions agree in any precision; "
+    "this cannot test bf16/fp32 agreement"
+)
+#: the libraries whose versions a run prints
+LIBRARIES = ("torch", "transformers", "tokenizers", "numpy", "pyarrow")
+
+
+def versions() -> dict:
+    """Python's version, each of :data:`LIBRARIES`' and where calib was imported from."""
+    import importlib
+
+    import calib
+
+    out = {"python": sys.version.split()[0], "calib": str(Path(calib.__file__).parent)}
+    for name in LIBRARIES:
+        out[name] = getattr(importlib.import_module(name), "__version__", "?")
+    if torch.cuda.is_available():
+        out["cuda"] = str(torch.version.cuda)
+    return out
+
+
+def prepare(folder: Path, tokenizer: str) -> None:
+    """Write ``tokenizer``'s files (``folder/smollm2``) and BEAR's data (``folder/data/bear``)
+    for a bare machine; prints their size."""
+    from calib.data.bear import load_bear
+    from calib.data.root import data_root
+    from calib.models.loading import load_tokenizer
+
+    load_bear()  # every BEAR file present (fetched where missing)
+    load_tokenizer(tokenizer).save_pretrained(folder / "smollm2")
+    shutil.copytree(data_root() / "bear", folder / "data" / "bear", dirs_exist_ok=True)
+    size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+    print(f"{folder}: {size / 2**20:.1f} MiB (carry it: the device tool's limit is 64 MiB)")
 
 
 def architectures(smoke: bool, vocab: int) -> dict:
@@ -208,7 +265,7 @@ def one_architecture(name: str, config, tok, start: int, bear, sub, args) -> dic
     pad = not device.startswith("cpu")
     queries = bear_queries(bear.sample(args.per_relation, 0), [args.template])
     batch = chunks.encode_batch(_loaded(name, model, tok, start, device, "x@0"), queries, "single")
-    acc = account(plan_clm(batch, budget, pad, pad_prefixes=pad and not sliding_window(model)))
+    acc = account(model_plan(model, batch, budget, pad))
     shape = model_shape(config, parameters=sum(p.numel() for p in model.parameters()))
     plan = plan_passes(shape, budget, "bfloat16", "cpu" if device.startswith("cpu") else "cuda")
     kw = dict(
@@ -282,7 +339,7 @@ def one_architecture(name: str, config, tok, start: int, bear, sub, args) -> dic
     low = sentence_totals(clm_score(model, sub, device=device, token_budget=budget))
     model32 = model.float()
     f32 = sentence_totals(clm_score(model32, sub, device=device, token_budget=budget))
-    row.update(agreement(low, f32))
+    row.update(agreement(low, f32), agreement_note=RANDOM_WEIGHTS_NOTE)
     print(json.dumps(row), flush=True)
     del model, model32
     if device.startswith("cuda"):
@@ -301,6 +358,10 @@ def main(argv=None) -> int:
         "--tokenizer",
         default=None,
         help="registry name or folder (default: smollm2-135m-instruct; smoke: tiny-llama)",
+    )
+    ap.add_argument("--data", default=None, help="the data root (a folder holding bear/)")
+    ap.add_argument(
+        "--prepare", default=None, help="write the tokenizer and BEAR into this folder, and stop"
     )
     ap.add_argument("--template", default="paraphrase-0")
     ap.add_argument(
@@ -322,6 +383,11 @@ def main(argv=None) -> int:
         help="also print the memory plan of every registry model whose configuration is here",
     )
     args = ap.parse_args(argv)
+    if args.data:
+        os.environ["CALIB_DATA_DIR"] = str(Path(args.data).resolve())
+    if args.prepare:
+        prepare(Path(args.prepare), args.tokenizer or "smollm2-135m-instruct")
+        return 0
     from calib.data.bear import load_bear
     from calib.models.loading import load_tokenizer, start_token_id
     from calib.scoring.encoding import encode_clm
@@ -342,15 +408,15 @@ def main(argv=None) -> int:
     print(
         f"device {args.device}: "
         f"{torch.cuda.get_device_name() if args.device.startswith('cuda') else 'cpu'}, "
-        f"torch {torch.__version__}; tokenizer {tok_name}",
+        f"tokenizer {tok_name}",
         flush=True,
     )
+    results: dict = {"versions": versions()}
+    print("versions: " + ", ".join(f"{k} {v}" for k, v in results["versions"].items()), flush=True)
     bear = load_bear()
     if args.smoke:
         bear = bear.select(sorted(bear.relations)[:2])
-    results = {
-        "tiny": check_tiny(args.device, bear_queries(bear.sample(1, 0), [args.template])[:6])
-    }
+    results["tiny"] = check_tiny(args.device, bear_queries(bear.sample(1, 0), [args.template])[:6])
 
     def encoded(per_relation):
         qs = bear_queries(bear.sample(per_relation, 0), [args.template])
@@ -367,8 +433,11 @@ def main(argv=None) -> int:
             f"{r['architecture']:14} score_bear {r['statements_per_s']:10,.0f} statements/s "
             f"(second of a family {r['second_of_family_statements_per_s']:,.0f}), host share "
             f"{r['host_share']:.0%}, {r['forwarded_tokens_per_s']:12,.0f} tokens/s  MFU "
-            f"{r['mfu']:6.1%}  same prediction bf16/fp32 {r['same_prediction_share']:.1%}, "
-            f"|diff| mean {r['mean_abs_diff']:.3f} max {r['max_abs_diff']:.3f}"
+            f"{r['mfu']:6.1%}"
+        )
+        print(
+            f"{'':14} same prediction bf16/fp32 {r['same_prediction_share']:.1%}, |diff| mean "
+            f"{r['mean_abs_diff']:.3f} max {r['max_abs_diff']:.3f} ({RANDOM_WEIGHTS_NOTE})"
         )
     if args.plans:  # the registry's models, from their configurations (where they are here)
         from calib.scoring.memory import H200_BYTES, print_plans

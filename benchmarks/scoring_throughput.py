@@ -132,13 +132,17 @@ def accounting(args) -> list[dict]:
     )
     print(
         f"  {'setting':8} {'budget':>7} {'pad':>5} {'chunk':>7} {'ratio':>6} {'padding':>8} "
-        f"{'passes':>7} {'stmts/pass':>10} {'fwd/stmt':>8}"
+        f"{'passes':>7} {'/template':>9} {'stmts/pass':>10} {'fwd/stmt':>8}"
     )
+    from calib.data.bear import template_names
+
+    per_template = len(template_names(args.accounting_templates))
     for r in rows:
         print(
             f"  {r['setting']:8} {r['budget']:>7} {r['pad']!s:>5} "
             f"{r['chunk_statements']:>7} {r['ratio_to_minimum']:6.3f} "
-            f"{r['padding_share']:8.1%} {r['passes']:>7,} {r['statements_per_pass']:10,.0f} "
+            f"{r['padding_share']:8.1%} {r['passes']:>7,} {r['passes'] / per_template:9,.0f} "
+            f"{r['statements_per_pass']:10,.0f} "
             f"{r['forwarded_per_statement']:8.2f}"
         )
     print(

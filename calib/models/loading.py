@@ -213,14 +213,14 @@ def model_key(name: str, cache_dir: str | os.PathLike | None = None) -> str:
     """A key that changes when the model's files change (the score store's folder name).
 
     Every model loaded from a folder is keyed by the content hash of that folder
-    (:func:`calib.models.hashing.folder_hash`: tokenizer, configuration and weights): embedded models by their GGUF's
-    sha256 and the hash of the folder converted from it (converted first if need be), tiny
-    models by the builder version and the hash of the folder built (built first if need be),
-    local folders by their hash. Hub ids: the commit that the revision asked for (``@REVISION``,
-    else the registry's, else the default branch) resolves to in the local Hugging Face cache
-    (:func:`calib.models.locate.resolved_revision`); not cached: the revision asked for when it
-    is a full commit hash, else ``hub`` (plus ``-REVISION`` when one was asked for), which
-    becomes the commit once the model has been loaded.
+    (:func:`calib.models.hashing.folder_hash`: tokenizer, configuration and weights): embedded
+    models by their GGUF's sha256 and the hash of the folder converted from it (converted first
+    if need be), tiny models by the builder version and the hash of the folder built (built
+    first if need be), local folders by their hash. Hub ids: the commit that the revision asked
+    for (``@REVISION``, else the registry's, else the default branch) resolves to in the local
+    Hugging Face cache (:func:`calib.models.locate.resolved_revision`); not cached: the revision
+    asked for when it is a full commit hash, else ``hub`` (plus ``-REVISION`` when one was asked
+    for), which becomes the commit once the model has been loaded.
 
     Parameters
     ----------

@@ -12,8 +12,9 @@ cached positions (its rows' copies of the prefix cache).
 
 ``pad=False`` (the default on CPUs, where compute is the bottleneck) packs only sequences of
 equal length into a pass: nothing is spent on padding. ``pad=True`` (GPUs, where a pass has a
-fixed launch cost) mixes lengths, sorted, as long as at most :data:`MAX_PADDING_SHARE` of a
-pass is padding.
+fixed launch cost) mixes lengths, sorted, where a pass saved is worth the padding
+(:data:`PASS_COST_TOKENS`, tuned by the token accounting; at most :data:`MAX_PADDING_SHARE` of
+a pass padded).
 
 :func:`model_token_budget` picks the budget from the device: small on a CPU (what keeps its
 caches warm), on a GPU from its memory and the model's shapes (:mod:`calib.scoring.memory`:
@@ -24,6 +25,7 @@ execute the same plan.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -37,8 +39,21 @@ CPU_TOKEN_BUDGET = 2048
 CPU_MAX_LOGITS = 1 << 28
 #: a continuation pass holds at most ``KV_FACTOR * budget`` cached key/value positions
 KV_FACTOR = 4
-#: padded positions allowed in a pass that mixes lengths, as a share of its tokens
-MAX_PADDING_SHARE = 0.02
+#: padded positions allowed in a pass that mixes lengths, as a share of its tokens (a bound:
+#: within it, runs are chosen by cost, :data:`PASS_COST_TOKENS`)
+MAX_PADDING_SHARE = 0.25
+#: what a pass costs beyond its tokens (Python dispatch, kernel launches: ~15-30 ms on a GPU),
+#: in tokens' worth of compute, when passes mix lengths. Tuned on the token accounting of BEAR
+#: under one template at the H200's budget (2**18 tokens) in the GPU's chunks of 100,000
+#: statements: SmolLM2's tokenizer 29 passes (90 at the former 2% padding rule in one chunk),
+#: 1.18x the minimum tokens (1.02x before); Gemma 3's 26 (252 before, equal-length prefixes),
+#: 1.18x (1.00x); in one chunk 17 and 16 passes
+PASS_COST_TOKENS = 12_288
+#: continuation passes a prefix pass brings, about (a prefix pass costs them too)
+CONTINUATION_PASSES = 3
+#: rows of one pass at most: CUDA's grid limit (65,535 blocks in y and z) that some attention
+#: kernels put the batch on
+MAX_ROWS = 65_535
 #: share of a GPU's free memory the budget may plan for
 GPU_MEMORY_SHARE = 0.7
 MIN_BUDGET, MAX_BUDGET = 256, 1 << 20
@@ -85,33 +100,82 @@ class ClmPlan:
         return self.lengths - 1 - self.prefix_len[self.prefix_of]
 
 
+def _rows_per_pass(width: int, budget: int, cached: int) -> int:
+    """Sequences of ``width`` one pass may hold (see :func:`pack`), at least one."""
+    rows = min(budget // width, KV_FACTOR * budget // (cached + width), MAX_ROWS)
+    return max(1, rows)
+
+
 def pack(
-    widths: np.ndarray, budget: int, pad: bool, cached: int = 0, attached: np.ndarray | None = None
+    widths: np.ndarray,
+    budget: int,
+    pad: bool,
+    cached: int = 0,
+    attached: np.ndarray | None = None,
+    pass_cost: int | None = None,
 ) -> list[tuple[int, int]]:
     """Consecutive runs ``[start, end)`` of ascending ``widths``: ``n`` sequences of the run's
-    largest width ``w`` with ``n * w <= budget`` and ``n * (cached + w) <= KV_FACTOR * budget``
-    when ``cached`` key/value positions precede them. With ``pad=False`` a run holds one width;
-    with ``pad=True`` the longest run whose padded positions are at most
-    :data:`MAX_PADDING_SHARE` of its tokens plus the ``attached`` tokens of its sequences (a
-    prefix's continuations, which its padding delays). A sequence wider than the budget runs
-    alone."""
-    n = len(widths)
+    largest width ``w`` with ``n * w <= budget``, ``n * (cached + w) <= KV_FACTOR * budget``
+    when ``cached`` key/value positions precede them, and ``n <= MAX_ROWS``. With ``pad=False``
+    a run holds one width. With ``pad=True`` runs mix widths where that is cheaper: the
+    widths are cut into groups of least cost (forwarded tokens, padding included, plus
+    ``pass_cost``, default :data:`PASS_COST_TOKENS`, per pass; a group's padded positions at most
+    :data:`MAX_PADDING_SHARE` of its tokens plus the ``attached`` tokens of its sequences, a
+    prefix's continuations, which its padding delays), each group cut into full passes. A
+    sequence wider than the budget runs alone."""
     widths = np.asarray(widths, dtype=np.int64)
-    runs, start = [], 0
-    while start < n:
-        stop = n if pad else int(np.searchsorted(widths, widths[start], side="right"))
-        stop = min(stop, start + budget)
-        cand = np.arange(start + 1, stop + 1)
-        w = widths[cand - 1]
-        count = cand - start
-        ok = (count * w <= budget) & (count * (cached + w) <= KV_FACTOR * budget)
-        if pad:
-            real = np.cumsum(widths[start:stop])
-            more = 0 if attached is None else np.cumsum(attached[start:stop])
-            ok &= count * w - real <= MAX_PADDING_SHARE * (count * w + more)
-        end = int(cand[ok][-1]) if ok.any() else start + 1
-        runs.append((start, end))
-        start = end
+    n = len(widths)
+    if n == 0:
+        return []
+    if not pad:
+        runs = []
+        for start, end in _groups(widths):
+            cap = _rows_per_pass(int(widths[start]), budget, cached)
+            runs += [(a, min(a + cap, end)) for a in range(start, end, cap)]
+        return runs
+    cost = PASS_COST_TOKENS if pass_cost is None else pass_cost
+    return _cheapest_runs(widths, budget, cached, attached, cost)
+
+
+def _groups(widths: np.ndarray) -> list[tuple[int, int]]:
+    """Runs ``[start, end)`` of equal values in ascending ``widths``."""
+    edges = np.flatnonzero(np.diff(widths)) + 1
+    bounds = [0, *edges.tolist(), len(widths)]
+    return list(itertools.pairwise(bounds))
+
+
+def _cheapest_runs(widths, budget, cached, attached, pass_cost) -> list[tuple[int, int]]:
+    """:func:`pack`'s runs with ``pad=True``: a dynamic programme over the groups of equal
+    width (few: BEAR's sequences are at most 47 tokens wide)."""
+    groups = _groups(widths)
+    real = np.concatenate([[0], np.cumsum(widths)])
+    more = np.concatenate([[0], np.cumsum(attached)]) if attached is not None else real * 0
+    m = len(groups)
+    best = np.full(m + 1, np.inf)
+    best[0] = 0.0
+    cut = np.zeros(m + 1, dtype=np.int64)
+    for j in range(1, m + 1):
+        end = groups[j - 1][1]
+        w = int(widths[end - 1])
+        cap = _rows_per_pass(w, budget, cached)
+        for i in range(j - 1, -1, -1):
+            start = groups[i][0]
+            count = end - start
+            tokens = count * w
+            padding = tokens - (real[end] - real[start])
+            if i < j - 1 and padding > MAX_PADDING_SHARE * (tokens + more[end] - more[start]):
+                break  # wider groups only pad more
+            cost = best[i] + tokens + pass_cost * -(-count // cap)
+            if cost < best[j]:
+                best[j], cut[j] = cost, i
+    runs: list[tuple[int, int]] = []
+    j = m
+    while j > 0:
+        i = int(cut[j])
+        start, end = groups[i][0], groups[j - 1][1]
+        cap = _rows_per_pass(int(widths[end - 1]), budget, cached)
+        runs[:0] = [(a, min(a + cap, end)) for a in range(start, end, cap)]
+        j = i
     return runs
 
 
@@ -182,8 +246,9 @@ def plan_clm(
     """The passes that score ``groups[g][o]`` (token ids of option ``o`` of query ``g``, start
     token first; or a :class:`~calib.scoring.tokens.TokenBatch`) within ``budget`` tokens per
     pass. ``pad_prefixes=False`` keeps prefixes of
-    one length per pass even when ``pad`` (a sliding-window model: a padded prefix would shift
-    the window of its continuations); by default it follows ``pad``."""
+    one length per pass even when ``pad`` (a model with recurrent layers, or a sliding window
+    that a padded prefix would shift: :func:`prefixes_paddable`); by default it follows
+    ``pad``."""
     if budget < 1:
         raise ValueError(f"token budget must be positive, got {budget}")
     pad_prefixes = pad if pad_prefixes is None else pad_prefixes
@@ -195,7 +260,10 @@ def plan_clm(
     order = np.argsort(plen, kind="stable")
     passes = []
     attached = np.bincount(prefix_of, weights=cont, minlength=len(plen))
-    for a, b in pack(plen[order], budget, pad_prefixes, attached=attached[order]):
+    prefix_cost = PASS_COST_TOKENS * (1 + CONTINUATION_PASSES)
+    for a, b in pack(
+        plen[order], budget, pad_prefixes, attached=attached[order], pass_cost=prefix_cost
+    ):
         prefixes = order[a:b]
         width = int(plen[prefixes].max())
         stmts = np.concatenate([by_prefix[bounds[p] : bounds[p + 1]] for p in prefixes])
@@ -228,7 +296,8 @@ def token_budget(device_type: str, vocab: int) -> int:
 def model_token_budget(model, device) -> int:
     """The token budget for a loaded model on ``device``: on a CPU :func:`token_budget`; on
     a GPU the largest power of two whose passes' planned peak fits the memory there (the free
-    memory read from CUDA plus the model's weights, which the plan counts;
+    memory read from CUDA, plus what PyTorch holds cached but unused, plus the model's weights,
+    which the plan counts;
     :func:`calib.scoring.memory.plan_budget`)."""
     import torch
 
@@ -243,12 +312,51 @@ def model_token_budget(model, device) -> int:
     weights = sum(p.numel() * p.element_size() for p in params)
     dtype = str(params[0].dtype).replace("torch.", "")
     free, _ = torch.cuda.mem_get_info(device)
+    # what PyTorch keeps cached for reuse is free to its passes (else the budget would shrink
+    # after the first chunk, whose memory stays reserved)
+    free += torch.cuda.memory_reserved(device) - torch.cuda.memory_allocated(device)
     shape = model_shape(model.config, parameters=sum(p.numel() for p in params))
     return plan_budget(shape, free + weights, dtype).budget
 
 
-def sliding_window(model) -> bool:
-    """Whether a causal model attends within a sliding window (its prefixes are then packed
-    by equal length; see :func:`plan_clm`)."""
-    cfg = getattr(model.config, "text_config", None) or model.config
-    return getattr(cfg, "sliding_window", None) is not None
+def _text_config(model):
+    return getattr(model.config, "text_config", None) or model.config
+
+
+#: layer types that attend over the cached keys and values (any other layer type, such as
+#: Qwen3.5's ``linear_attention``, carries a recurrent state)
+ATTENTION_LAYERS = ("full_attention", "sliding_attention", "chunked_attention")
+
+
+def sliding_window(model) -> int | None:
+    """The sliding window of a causal model that attends within one, else ``None``."""
+    window = getattr(_text_config(model), "sliding_window", None)
+    return int(window) if window is not None else None
+
+
+def recurrent_layers(model) -> bool:
+    """Whether a causal model has layers that carry a recurrent state (any layer type but
+    :data:`ATTENTION_LAYERS`, e.g. Qwen3.5's Gated DeltaNet): a pad token it reads is folded
+    into that state."""
+    types = getattr(_text_config(model), "layer_types", None) or ()
+    return any(t not in ATTENTION_LAYERS for t in types)
+
+
+def prefixes_paddable(model, longest: int | None = None) -> bool:
+    """Whether a prefix pass may right-pad its prefixes (see :func:`plan_clm`): never for a
+    model with recurrent layers (the padding would enter the state its continuations start
+    from); for a sliding-window model only when every statement, its prefix's padding
+    included, stays within the window (``2 * longest <= window``, ``longest`` the longest
+    statement; unknown: not paddable), since a padded prefix shifts its continuations'
+    window."""
+    if recurrent_layers(model):
+        return False
+    window = sliding_window(model)
+    return window is None or (longest is not None and 2 * longest <= window)
+
+
+def model_plan(model, batch: TokenBatch, budget: int, pad: bool) -> ClmPlan:
+    """:func:`plan_clm` of ``batch`` for a loaded causal ``model``: prefixes padded only where
+    :func:`prefixes_paddable` allows it."""
+    longest = int(batch.lengths.max(initial=0))
+    return plan_clm(batch, budget, pad, pad_prefixes=pad and prefixes_paddable(model, longest))

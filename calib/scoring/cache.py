@@ -540,6 +540,7 @@ class Claims:
                 with contextlib.suppress(OSError):
                     tmp.unlink()
                 lock.release()
+                _remove_claim(path)  # its lock file too (a full disk: the write behind failed)
                 raise
         return Claim(mine, stored, busy, rest, path, lock)
 

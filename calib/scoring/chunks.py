@@ -7,13 +7,17 @@ A chunk is about ``chunk_statements`` statements of consecutive queries. It is c
 by :func:`calib.scoring.clm.clm_score` or :func:`calib.scoring.mlm.mlm_score` and written to
 the store atomically (:meth:`calib.scoring.cache.ScoreStore.write`); an interrupted chunk
 (Ctrl-C, :mod:`calib.interrupt`) is discarded and its claim released, so a later run resumes
-with whole chunks only.
+with whole chunks only. The host works beside the device: while a chunk is scored, the next
+one is tokenised in a thread and the one before is written in another (``_Ahead``), so
+that a run takes about the longer of the two, not their sum.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Sequence
+from concurrent.futures import Future
 
 import numpy as np
 import pandas as pd
@@ -110,6 +114,25 @@ def score_table(name: str, queries: Sequence[Query], batch: TokenBatch, scores: 
     return pa.table(columns, schema=SCHEMA)
 
 
+def score_batch(lm: LoadedModel, batch: TokenBatch, token_budget: int | None, progress) -> Scores:
+    """The scores of a tokenised chunk (:func:`calib.scoring.clm.clm_score` or
+    :func:`calib.scoring.mlm.mlm_score`)."""
+    if lm.objective == "clm":
+        return clm_score(
+            lm.model, batch, device=lm.device, progress=progress, token_budget=token_budget
+        )
+    tok = lm.tokenizer
+    return mlm_score(
+        lm.model,
+        batch,
+        tok.mask_token_id,
+        tok.pad_token_id or 0,
+        device=lm.device,
+        progress=progress,
+        token_budget=token_budget,
+    )
+
+
 def score_chunk(
     lm: LoadedModel,
     queries: Sequence[Query],
@@ -117,28 +140,86 @@ def score_chunk(
     progress,
     start_token: str = "single",
     cache_root=None,
+    batch: TokenBatch | None = None,
 ) -> pa.Table:
     """The score-table rows (:mod:`calib.scoring.schema`) of ``queries`` under ``lm``, as an
     Arrow table of the store's schema (:func:`score_table`); ``progress(n)`` is called with
     the statements finished after each forward pass. ``cache_root``: where the token cache
-    lies (:func:`encode_batch`; ``None``: none)."""
-    batch = encode_batch(lm, queries, start_token, cache_root)
-    if lm.objective == "clm":
-        scores = clm_score(
-            lm.model, batch, device=lm.device, progress=progress, token_budget=token_budget
-        )
-    else:
-        tok = lm.tokenizer
-        scores = mlm_score(
-            lm.model,
-            batch,
-            tok.mask_token_id,
-            tok.pad_token_id or 0,
-            device=lm.device,
-            progress=progress,
-            token_budget=token_budget,
-        )
-    return score_table(lm.name, queries, batch, scores)
+    lies (:func:`encode_batch`; ``None``: none); ``batch``: the queries already tokenised."""
+    if batch is None:
+        batch = encode_batch(lm, queries, start_token, cache_root)
+    return score_table(lm.name, queries, batch, score_batch(lm, batch, token_budget, progress))
+
+
+class _Ahead:
+    """Host work beside the scoring: the next chunk's statements tokenised in one thread
+    while a chunk is scored (a guess at the next claim, used only if the claim is exactly
+    those queries), and each chunk written (converted, its claim then released) in another
+    while the next is scored. :meth:`close` joins both; a chunk being written is written
+    whole (the store's write is atomic)."""
+
+    def __init__(self) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.encoder = ThreadPoolExecutor(1, thread_name_prefix="calib-encode-ahead")
+        self.writer = ThreadPoolExecutor(1, thread_name_prefix="calib-write-behind")
+        self.guess: tuple[list, Future] | None = None  # (query keys, future of their batch)
+        self.writes: list[Future] = []  # futures of each chunk's UnitRows, in chunk order
+
+    def encode_next(self, lm, queries: list[Query], start_token: str, cache_root) -> None:
+        """Start tokenising ``queries`` (the guess at the next claim)."""
+        if queries:
+            future = self.encoder.submit(encode_batch, lm, queries, start_token, cache_root)
+            self.guess = ([q.key for q in queries], future)
+
+    def batch(self, lm, queries: list[Query], start_token: str, cache_root) -> TokenBatch:
+        """The tokenised ``queries``: the guess if it was them, else tokenised now (after the
+        guess is done: one tokenising at a time, for the token cache)."""
+        guess, self.guess = self.guess, None
+        if guess is not None:
+            batch = guess[1].result()
+            if guess[0] == [q.key for q in queries]:
+                return batch
+        return encode_batch(lm, queries, start_token, cache_root)
+
+    def write(self, store: ScoreStore, table: pa.Table, claim) -> None:
+        """Write ``table`` (the rows of ``claim``'s queries) behind, then release the claim."""
+
+        def task() -> UnitRows:
+            with claim:  # released once its chunk is written (or on failure)
+                return write_and_convert(store, table, claim)
+
+        self.writes.append(self.writer.submit(task))
+
+    def written(self, left: int, finished_only: bool = False) -> list[UnitRows]:
+        """The rows of the chunks written (those finished so far with ``finished_only``); a
+        failed write raises its error, with the space about ``left`` more statements need."""
+        out = []
+        for future in self.writes:
+            if finished_only and not future.done():
+                break
+            try:
+                out.append(future.result())
+            except CacheWriteError as exc:
+                per = (exc.needed or 0) / max(left, 1)
+                raise exc.needing(int(max(per, STORED_BYTES) * left)) from exc.__cause__
+        return out
+
+    def close(self) -> None:
+        self.encoder.shutdown(wait=True, cancel_futures=True)
+        self.writer.shutdown(wait=True)
+
+
+def _next_guess(todo: list[Query], chunk_statements: int) -> list[Query]:
+    """The queries the next claim takes if no other process claims any: the first
+    ``chunk_statements`` statements' worth of ``todo`` (as :meth:`Claims.claim` counts)."""
+    out, size = [], 0
+    for q in todo:
+        if size >= chunk_statements:
+            break
+        out.append(q)
+        size += len(q.statements)
+    return out
 
 
 def score_missing(
@@ -154,33 +235,51 @@ def score_missing(
     claims meanwhile are waited for and read from the store (each unit is scored once). Returns
     the rows of all of ``missing`` (:class:`~calib.scoring.cache.UnitRows`, Arrow).
     ``get_model()`` loads the model (once, when a chunk first needs it); ``bar.update(n)``
-    counts statements. A signal recorded by :func:`calib.interrupt.stop_on_signals` stops it
-    at the next forward pass (or claim, or wait) with :class:`calib.interrupt.Interrupted`:
-    the unfinished chunk is not written and its claim is released."""
+    counts statements. The next chunk is tokenised while one is scored, and each is written
+    while the next is scored (``_Ahead``). A signal recorded by
+    :func:`calib.interrupt.stop_on_signals` stops it at the next forward pass (or claim, or
+    wait) with :class:`calib.interrupt.Interrupted`: the chunk being scored is not written and
+    its claim is released; a chunk already being written is finished first."""
+    ahead = _Ahead()
+    try:
+        parts = _score_claimed(
+            store, missing, get_model, chunk_statements, token_budget, bar, start_token, ahead
+        )
+    finally:
+        ahead.close()
+    return [*ahead.written(count_statements(missing)), *parts]
+
+
+def _score_claimed(
+    store, missing, get_model, chunk_statements, token_budget, bar, start_token, ahead: _Ahead
+) -> list[UnitRows]:
+    """The loop of :func:`score_missing`: each claimed chunk scored and handed to ``ahead``
+    to write; returns the rows read back from the store (units other processes stored)."""
     parts: list[UnitRows] = []
     claims = store.claims()
     todo = list(missing)
     lost_before: set = set()
     while todo:
         check_interrupted()
+        ahead.written(count_statements(todo), finished_only=True)  # a failed write: stop now
         try:
             claim = claims.claim(todo, chunk_statements)
         except CacheWriteError as exc:
             raise exc.needing(STORED_BYTES * count_statements(todo), "scores") from exc.__cause__
-        with claim:
-            if claim.queries:
+        if claim.queries:
+            with contextlib.ExitStack() as held:
+                held.enter_context(claim)  # released here unless handed to the writer
                 lm = get_model()
                 check_interrupted()  # loading may take long
-                frame = score_chunk(
-                    lm, claim.queries, token_budget, bar.update, start_token, store.root
+                batch = ahead.batch(lm, claim.queries, start_token, store.root)
+                ahead.encode_next(
+                    lm, _next_guess(claim.rest, chunk_statements), start_token, store.root
                 )
-                try:
-                    parts.append(write_and_convert(store, frame, claim))
-                except CacheWriteError as exc:  # the space for all that is left
-                    per = (exc.needed or 0) / max(count_statements(claim.queries), 1)
-                    raise exc.needing(
-                        int(max(per, STORED_BYTES) * count_statements(todo))
-                    ) from exc.__cause__
+                table = score_chunk(
+                    lm, claim.queries, token_budget, bar.update, start_token, batch=batch
+                )
+                held.pop_all()
+                ahead.write(store, table, claim)
         lost: list[Query] = []
         if claim.stored:  # scored by another process meanwhile
             rows, lost = store.lookup_rows(claim.stored)

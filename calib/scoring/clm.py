@@ -31,7 +31,8 @@ import numpy as np
 import torch
 
 from calib.interrupt import check_interrupted, checked_between_layers
-from calib.scoring.batching import ClmPlan, model_token_budget, plan_clm, sliding_window
+from calib.scoring.backoff import halving_on_oom
+from calib.scoring.batching import ClmPlan, model_plan, model_token_budget
 from calib.scoring.encoding import Encoded
 from calib.scoring.heads import OutputSplit, logprobs_at, output_split, slice_positions
 from calib.scoring.logprobs import Scores
@@ -47,19 +48,64 @@ def _cache_of(result):
 
 #: cache layers whose ``batch_select_indices`` assigns new tensors (never changes the old ones)
 _SELECT_REASSIGNS = ("DynamicLayer", "DynamicSlidingWindowLayer")
+#: a linear-attention (recurrent) cache layer's per-state dicts, updated in place by a pass
+_LINEAR_DICTS = (
+    "conv_states",
+    "recurrent_states",
+    "is_conv_states_initialized",
+    "is_recurrent_states_initialized",
+    "has_previous_state",
+)
+
+
+def _select_linear(layer, index: torch.Tensor):
+    """A copy of a linear-attention cache layer (Qwen3.5's Gated DeltaNet: a convolution
+    state and a recurrent state per row) with its rows picked by ``index``. Its states are
+    written in place (``copy_``) by the next pass, so the copy gets its own dicts, its own
+    token count and newly selected tensors; ``layer`` is left as it was."""
+    new = copy.copy(layer)
+    for name in _LINEAR_DICTS:
+        setattr(new, name, dict(getattr(layer, name)))
+    new.cumulative_length_linear = layer.cumulative_length_linear.clone()
+    for i in range(new.number_of_states):
+        for states, ready in (
+            (new.conv_states, new.is_conv_states_initialized),
+            (new.recurrent_states, new.is_recurrent_states_initialized),
+        ):
+            if ready[i]:
+                states[i] = states[i].index_select(0, index.to(states[i].device))
+    return new
+
+
+def _select_layer(layer, index: torch.Tensor):
+    """A copy of one cache layer with its batch rows picked by ``index``, or ``None`` where
+    the layer is of a kind this does not know (the whole cache is then deep-copied)."""
+    linear = hasattr(layer, "conv_states")
+    reassigns = any(c.__name__ in _SELECT_REASSIGNS for c in type(layer).__mro__)
+    if linear and not all(hasattr(layer, n) for n in _LINEAR_DICTS):
+        return None
+    if not linear and type(layer).__name__ not in _SELECT_REASSIGNS:
+        return None
+    new = _select_linear(layer, index) if linear else copy.copy(layer)
+    if reassigns:  # a hybrid layer's key/value part too
+        new.batch_select_indices(index)
+    return new
 
 
 def _select_cache(cache, index: torch.Tensor):
     """A copy of the prefix cache with its batch rows picked by ``index`` (one per option),
-    leaving ``cache`` as it was. A cache of layers that select by assigning new tensors is
-    copied shallowly first (the prefix cache is not duplicated); any other is deep-copied."""
-    if hasattr(cache, "batch_select_indices"):
-        layers = getattr(cache, "layers", None)
-        if layers is not None and all(type(x).__name__ in _SELECT_REASSIGNS for x in layers):
+    leaving ``cache`` as it was. Layers of known kinds (key/value layers that select by
+    assigning new tensors, linear-attention layers) are copied shallowly and selected (the
+    prefix cache is not duplicated); a cache with any other layer is deep-copied first."""
+    layers = getattr(cache, "layers", None)
+    if layers is not None:
+        picked = [_select_layer(x, index) for x in layers]
+        if all(x is not None for x in picked):
             cache = copy.copy(cache)
-            cache.layers = [copy.copy(x) for x in layers]
-        else:
-            cache = copy.deepcopy(cache)
+            cache.layers = picked
+            return cache
+    if hasattr(cache, "batch_select_indices"):
+        cache = copy.deepcopy(cache)
         cache.batch_select_indices(index)
         return cache
     return tuple(tuple(t.index_select(0, index) for t in layer) for layer in cache)
@@ -91,17 +137,22 @@ def clm_score(
     lengths (default: on GPUs, not on CPUs); see :mod:`calib.scoring.batching`.
     ``slice_logits``: logits taken at once (default
     :func:`calib.scoring.heads.slice_positions`'s). None of them changes the scores beyond
-    float rounding.
+    float rounding. A pass that runs out of device memory is run again at half the budget
+    (:func:`calib.scoring.backoff.halving_on_oom`).
     """
     device = torch.device(device)
     batch = TokenBatch.from_groups(groups)
     budget = token_budget or model_token_budget(model, device)
     pad = device.type != "cpu" if pad is None else pad
-    plan = plan_clm(batch, budget, pad, pad_prefixes=pad and not sliding_window(model))
     split = output_split(model)
     per_slice = slice_positions(split.vocab, device.type, slice_logits)
-    with checked_between_layers(model):  # Ctrl-C stops a pass within one layer
-        values = _run_plan(split, plan, batch, device, per_slice, progress)
+
+    def attempt(budget: int, progress: Callable[[int], None]) -> np.ndarray:
+        plan = model_plan(model, batch, budget, pad)
+        with checked_between_layers(model):  # Ctrl-C stops a pass within one layer
+            return _run_plan(split, plan, batch, device, per_slice, progress)
+
+    values = halving_on_oom(model, budget, attempt, progress)
     return Scores(values, offsets_of(batch.lengths - 1), batch.groups)
 
 

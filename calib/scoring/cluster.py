@@ -5,8 +5,9 @@
 :func:`score_on_ray` when Ray is asked for (its ``ray`` argument, or ``$CALIB_RAY``). The missing
 queries of one model are cut into *work units*: consecutive queries, in the order a local run
 scores them (relation by relation, template by template), of about ``chunk_statements``
-statements each -- exactly the chunks a local run would write, so that every unit is scored on
-the same batch as locally and the table is the local run's within float32 rounding
+statements each, and small enough that every actor gets several (:func:`work_units`: N GPUs
+share one model's work) -- the chunks a local run would write, cut smaller where the cluster
+has many workers; the table is the local run's within float32 rounding
 (:data:`calib.scoring.schema.ROUNDING_TOLERANCE`: an actor's thread count is
 ``$CALIB_RAY_CPUS_PER_WORKER``, a local run's torch's default). A pool of
 Ray actors (one per GPU of the cluster; without GPUs one per ``$CALIB_RAY_CPUS_PER_WORKER``
@@ -14,6 +15,9 @@ CPUs, at most ``$CALIB_RAY_WORKERS``) each loads the model once, on its first un
 units from the driver's queue; a unit is claimed, scored and written to the store atomically by
 the actor (:func:`calib.scoring.chunks.score_missing`, the local code path), so the store must be
 on a file system all nodes share (``CALIB_CACHE_DIR``). The driver only reads the store back.
+
+A unit whose scoring raises (a CUDA error, say) is tried once more, on another actor where
+there is one; a second failure ends the call with the unit's error in the message.
 
 Faults: an actor whose process (or node) dies is restarted by Ray and its unfinished unit is
 retried (``max_restarts``, ``max_task_retries``); an actor that cannot be restarted is dropped
@@ -191,9 +195,19 @@ def totals() -> RayTotals:
     return RayTotals(**vars(_TOTALS))
 
 
-def work_units(queries: Sequence, max_statements: int) -> list[list]:
+#: work units per actor a model's missing queries are cut into at least (so that N GPUs
+#: share one model's work, and the last units are short)
+UNITS_PER_WORKER = 4
+
+
+def work_units(queries: Sequence, max_statements: int, workers: int | None = None) -> list[list]:
     """``queries`` cut into consecutive units of about ``max_statements`` statements (the last
-    query may pass it): the chunks :meth:`calib.scoring.cache.Claims.claim` forms locally."""
+    query may pass it): the chunks :meth:`calib.scoring.cache.Claims.claim` forms locally;
+    given ``workers``, cut smaller where that gives each of them fewer than
+    :data:`UNITS_PER_WORKER` units."""
+    if workers:
+        total = sum(len(q.statements) for q in queries)
+        max_statements = min(max_statements, max(1, -(-total // (UNITS_PER_WORKER * workers))))
     units: list[list] = []
     current: list = []
     size = 0
@@ -333,6 +347,24 @@ def cluster_for_chapters(address: str | None):
             ray.shutdown()
 
 
+def _take(units: deque, actor, failed_on: dict, alone: bool):
+    """The first ``(number, unit)`` of ``units`` that ``actor`` may score (removed from
+    ``units``): any but one that failed on it, unless it is the only actor left; else None."""
+    for i, (number, unit) in enumerate(units):
+        if alone or failed_on.get(number) is not actor:
+            del units[i]
+            return number, unit
+    return None
+
+
+def _cause(err) -> str:
+    """The message of the error a Ray task raised (its type and text, on one line)."""
+    from calib.models.loading import one_line
+
+    cause = getattr(err, "cause", None)
+    return f"{type(cause).__name__}: {one_line(cause)}" if cause is not None else one_line(err)
+
+
 def score_on_ray(
     address: str | None,
     store,
@@ -355,32 +387,48 @@ def score_on_ray(
     from calib.settings import cache_root
 
     ray = connect(address)
-    units = deque(work_units(missing, chunk_statements))
     actors = list(_pool(ray, (model, objective, device, dtype, str(cache_root(cache_dir)))))
+    units = deque(enumerate(work_units(missing, chunk_statements, len(actors))))
     idle = list(actors)
-    running: dict = {}  # ray object ref -> (actor, unit)
+    running: dict = {}  # ray object ref -> (actor, (unit number, unit))
+    failed_on: dict = {}  # unit number -> the actor its first attempt failed on
     while units or running:
-        while units and idle:
-            actor, unit = idle.pop(), units.popleft()
-            ref = actor.score.remote(store, unit, token_budget, start_token)
-            running[ref] = (actor, unit)
+        for actor in list(idle):
+            job = _take(units, actor, failed_on, alone=len(actors) == 1)
+            if job is not None:
+                idle.remove(actor)
+                running[actor.score.remote(store, job[1], token_budget, start_token)] = (
+                    actor,
+                    job,
+                )
         ready, _ = ray.wait(list(running), num_returns=1, timeout=_POLL_S)
         check_interrupted()  # Ctrl-C: stop waiting (units being scored are written whole)
         if not ready:
             continue
         (ref,) = ready
-        actor, unit = running.pop(ref)
+        actor, (number, unit) = running.pop(ref)
         try:
             done = ray.get(ref)
         except ray.exceptions.RayActorError as err:  # restarted MAX_RESTARTS times: give up
             actors.remove(actor)
-            units.appendleft(unit)
+            units.appendleft((number, unit))
             if not actors:
                 _POOL.clear()
                 raise ClusterError(
                     f"every scoring actor of {model} died; the units stored "
                     f"so far are in {store.folder} (run again to resume)"
                 ) from err
+            continue
+        except ray.exceptions.RayTaskError as err:  # the unit's scoring raised
+            idle.append(actor)
+            if number in failed_on:
+                raise ClusterError(
+                    f"a unit of {model} ({len(unit)} queries from {unit[0].key}) failed on two "
+                    f"workers; the units stored so far are in {store.folder}: "
+                    f"{_cause(err)}"
+                ) from err
+            failed_on[number] = actor
+            units.appendleft((number, unit))  # once more, on another actor where there is one
             continue
         idle.append(actor)
         _TOTALS.units += 1

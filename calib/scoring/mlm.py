@@ -23,6 +23,7 @@ import numpy as np
 import torch
 
 from calib.interrupt import check_interrupted, checked_between_layers
+from calib.scoring.backoff import halving_on_oom
 from calib.scoring.batching import model_token_budget, plan_mlm
 from calib.scoring.encoding import Encoded
 from calib.scoring.heads import logprobs_at, output_split, slice_positions
@@ -61,51 +62,66 @@ def mlm_score(
     stmt = np.repeat(np.arange(batch.n_statements), n_targets)
     target = batch.targets.astype(np.int64)
     lengths = batch.lengths
-    left = n_targets.copy()  # targets of each statement not yet scored
-    request_of = np.full(len(target), -1, dtype=np.int64)
-    parts: list[torch.Tensor] = []
-    asked = 0
-    pace = RunAhead(device)
     ids, words, starts = batch.ids, batch.words, batch.starts[:-1]
-    with checked_between_layers(model):  # Ctrl-C stops a pass within one layer
-        for idx in plan_mlm(lengths[stmt], budget, pad_lengths):
-            s, t = stmt[idx], target[idx]
-            width = int(lengths[s].max())
-            col = np.arange(width)
-            real = col[None, :] < lengths[s][:, None]
-            r, c = np.nonzero(real)
-            at = starts[s][r] + c
-            inp = np.full((len(idx), width), pad_id, dtype=np.int64)
-            inp[r, c] = ids[at]
-            word = np.full((len(idx), width), -2, dtype=np.int64)
-            word[r, c] = words[at]  # type: ignore[index]
-            own = word[np.arange(len(idx)), t]
-            # the target, and every later token of its word (a token without a word: alone)
-            masked = (col[None, :] == t[:, None]) | (
-                (col[None, :] >= t[:, None]) & (word == own[:, None]) & (own[:, None] >= 0)
-            )
-            inp[masked] = mask_id
-            rows = np.arange(len(idx))
-            gold = ids[starts[s] + t]
-            request_of[idx] = asked + np.arange(len(idx))
-            check_interrupted()  # Ctrl-C stops here, before the next pass (calib.interrupt)
-            res = split.backbone(
-                input_ids=to_device(inp, device),
-                attention_mask=to_device(real.astype(np.int64), device),
-            )
-            rows_dev = to_device(rows, device)
-            at_target = split.hidden(res)[rows_dev, to_device(t, device)]  # (n, hidden)
-            parts.append(
-                logprobs_at(
-                    split, at_target[:, None], rows, to_device(gold, device), rows_dev, per_slice
+
+    def attempt(budget: int, progress: Callable[[int], None]) -> np.ndarray:
+        left = n_targets.copy()  # targets of each statement not yet scored
+        request_of = np.full(len(target), -1, dtype=np.int64)
+        parts: list[torch.Tensor] = []
+        asked = 0
+        pace = RunAhead(device)
+        with checked_between_layers(model):  # Ctrl-C stops a pass within one layer
+            for idx in plan_mlm(lengths[stmt], budget, pad_lengths):
+                s, t = stmt[idx], target[idx]
+                width = int(lengths[s].max())
+                col = np.arange(width)
+                real = col[None, :] < lengths[s][:, None]
+                r, c = np.nonzero(real)
+                at = starts[s][r] + c
+                inp = np.full((len(idx), width), pad_id, dtype=np.int64)
+                inp[r, c] = ids[at]
+                word = np.full((len(idx), width), -2, dtype=np.int64)
+                word[r, c] = words[at]  # type: ignore[index]
+                own = word[np.arange(len(idx)), t]
+                # the target, and every later token of its word (a token without a word: alone)
+                masked = (col[None, :] == t[:, None]) | (
+                    (col[None, :] >= t[:, None]) & (word == own[:, None]) & (own[:, None] >= 0)
                 )
-            )
-            asked += len(idx)
-            del res
-            pace.queued()
-            np.subtract.at(left, s, 1)
-            done = int(np.count_nonzero(left[np.unique(s)] == 0))
-            if progress is not None and done:
-                progress(done)
-    values = to_host(parts)[request_of] if len(target) else np.zeros(0, np.float32)
+                inp[masked] = mask_id
+                rows = np.arange(len(idx))
+                gold = ids[starts[s] + t]
+                request_of[idx] = asked + np.arange(len(idx))
+                # a mask only for a padded pass: a model checks a mask for padding on the
+                # device, which waits for every queued pass (a sync per pass on a GPU)
+                extra = (
+                    {}
+                    if real.all()
+                    else {"attention_mask": to_device(real.astype(np.int64), device)}
+                )
+                check_interrupted()  # Ctrl-C stops here, before the next pass (calib.interrupt)
+                res = split.backbone(input_ids=to_device(inp, device), **extra)
+                rows_dev = to_device(rows, device)
+                at_target = split.hidden(res)[rows_dev, to_device(t, device)]  # (n, hidden)
+                parts.append(
+                    logprobs_at(
+                        split,
+                        at_target[:, None],
+                        rows,
+                        to_device(gold, device),
+                        rows_dev,
+                        per_slice,
+                    )
+                )
+                asked += len(idx)
+                del res
+                pace.queued()
+                np.subtract.at(left, s, 1)
+                done = int(np.count_nonzero(left[np.unique(s)] == 0))
+                if done:
+                    progress(done)
+        return to_host(parts)[request_of]
+
+    values = halving_on_oom(model, budget, attempt, progress) if len(target) else None
+    if values is None:
+        values = np.zeros(0, np.float32)
     return Scores(values, batch.target_starts, batch.groups)

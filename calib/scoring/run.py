@@ -43,7 +43,7 @@ from calib.settings import cache_root
 SCORER_VERSION = "2"
 PLL_VARIANT = "within-word-l2r"
 #: statements per stored chunk (one scorer call) on a CPU and on a GPU
-CPU_CHUNK_STATEMENTS, GPU_CHUNK_STATEMENTS = 2000, 500_000
+CPU_CHUNK_STATEMENTS, GPU_CHUNK_STATEMENTS = 2000, 100_000
 
 
 @contextlib.contextmanager

@@ -134,8 +134,20 @@ def test_same_table_as_a_local_run(local_cluster):
     store = score_store(model, "bear", cache_dir=caches["ray"])
     local = score_store(model, "bear", cache_dir=caches["local"])
     assert set(stored_units(store).values()) == {1}
-    # the same chunks as the local run (so the same batches)
-    assert sorted(map(sorted, _chunk_units(store))) == sorted(map(sorted, _chunk_units(local)))
+    # the local run's chunks, cut smaller so that both workers get several
+    ray_chunks, local_chunks = _chunk_units(store), _chunk_units(local)
+    units = cluster.work_units(_sample_queries("paraphrase-0..1"), SAMPLE["chunk_statements"], 2)
+    assert len(ray_chunks) == len(units) > len(local_chunks)
+    assert sorted(u for c in ray_chunks for u in c) == sorted(u for c in local_chunks for u in c)
+
+
+def _sample_queries(templates: str) -> list:
+    """The queries of :data:`SAMPLE` under ``templates``, in the order a run scores them."""
+    from calib.data.bear import load_bear, template_names
+    from calib.scoring.statements import bear_queries
+
+    bear = load_bear(relations=RELATIONS).sample(SAMPLE["per_relation"], SAMPLE["seed"])
+    return bear_queries(bear, template_names(templates))
 
 
 def _chunk_units(store) -> list[list[tuple]]:
@@ -400,3 +412,67 @@ def _fails_on_c(part: pd.DataFrame) -> int:
 
 def _row_count(part: pd.DataFrame) -> int:
     return len(part)
+
+
+class _FlakyScorer(cluster.Scorer):
+    """A scoring actor whose attempts at a unit are logged (its pid, one line per attempt, in
+    a file per unit under ``folder``) and fail: the first attempt at each unit, or every one
+    (``always``)."""
+
+    folder = ""
+    always = False
+
+    def score(self, store, queries, token_budget, start_token) -> dict:
+        log = Path(self.folder) / "-".join(map(str, queries[0].key)).replace("/", "_")
+        first = not log.exists()
+        with log.open("a") as fh:
+            fh.write(f"{os.getpid()}\n")
+        if self.always or first:
+            raise RuntimeError(f"injected failure of the unit at {queries[0].key}")
+        return super().score(store, queries, token_budget, start_token)
+
+
+def _flaky_run(local_cluster, tmp_path, monkeypatch, always: bool):
+    import sys
+
+    from ray import cloudpickle
+
+    attempts = tmp_path / "attempts"
+    attempts.mkdir()
+    flaky = type("Flaky", (_FlakyScorer,), {"folder": str(attempts), "always": always})
+    monkeypatch.setattr(cluster, "Scorer", flaky)
+    here = sys.modules[__name__]  # the workers cannot import this file: its classes by value
+    cloudpickle.register_pickle_by_value(here)
+    cluster.shutdown_pool()
+    try:
+        got = score_bear(
+            "tiny-gpt2",
+            "paraphrase-0",
+            cache_dir=tmp_path / "cache",
+            device="cpu",
+            ray="auto",
+            **SAMPLE,
+        )
+    finally:
+        cluster.shutdown_pool()
+        cloudpickle.unregister_pickle_by_value(here)
+    return got, {p.name: p.read_text().split() for p in attempts.iterdir()}
+
+
+def test_a_failed_unit_is_retried_once_on_another_worker(local_cluster, tmp_path, monkeypatch):
+    """Every unit's first attempt raises: each is scored by its second, on the other actor,
+    and the table is the local run's."""
+    got, attempts = _flaky_run(local_cluster, tmp_path, monkeypatch, always=False)
+    assert len(attempts) >= 2
+    for pids in attempts.values():
+        assert len(pids) == 2 and pids[0] != pids[1]
+    want = score_bear(
+        "tiny-gpt2", "paraphrase-0", cache_dir=local_cluster["local"], device="cpu", **SAMPLE
+    )
+    assert_same_table(got, want)
+
+
+def test_a_unit_failing_twice_fails_the_call_with_its_message(local_cluster, tmp_path, monkeypatch):
+    with pytest.raises(cluster.ClusterError, match="injected failure of the unit at") as info:
+        _flaky_run(local_cluster, tmp_path, monkeypatch, always=True)
+    assert "failed on two workers" in str(info.value)

@@ -103,3 +103,16 @@ def test_work_units_cut_like_a_claim():
     units = cluster.work_units([Q(5), Q(5), Q(30), Q(1), Q(6)], 10)
     assert [[len(q.statements) for q in u] for u in units] == [[5, 5], [30], [1, 6]]
     assert cluster.work_units([], 10) == []
+
+
+def test_work_units_give_every_worker_several():
+    """One model's 200 statements on 8 workers: units of about 200 / (4 * 8) statements
+    (whole queries), not one 500,000-statement chunk that one worker scores alone."""
+
+    class Q:
+        def __init__(self, n):
+            self.statements = [None] * n
+
+    units = cluster.work_units([Q(5)] * 40, 500_000, workers=8)
+    assert [sum(len(q.statements) for q in u) for u in units] == [10] * 20
+    assert len(cluster.work_units([Q(5)] * 40, 500_000)) == 1  # a local run's one chunk

@@ -29,6 +29,7 @@ def test_hand_example_minimum_and_plans(monkeypatch):
     assert [(pp.width, len(pp.prefixes)) for pp in plan.passes] == [(1, 1), (3, 1)]
     assert (acc.forwarded, acc.padding, acc.passes, acc.ratio) == (6, 0, 4, 1.0)
     # padded, at most 2% padding per pass: 2 padded positions of 6 + 2 tokens is too many
+    monkeypatch.setattr("calib.scoring.batching.MAX_PADDING_SHARE", 0.02)
     assert account(plan_clm(_hand(), budget=8, pad=True)) == acc.__class__(
         8, True, 6, 22, 6, 6, 0, 4
     )
@@ -144,3 +145,41 @@ def test_dtype_defaults_to_bfloat16_on_gpus_only():
     assert resolve_dtype(None, fixed, "cpu") is torch.bfloat16  # so does the registry's
     assert scoring_options("tiny-gpt2", None, None, device="cuda")["dtype"] == "bfloat16"
     assert scoring_options("tiny-gpt2", None, None, device="cpu")["dtype"] == "float32"
+
+
+@pytest.mark.slow
+@pytest.mark.heavy
+@pytest.mark.parametrize("name", ["smollm2-135m-instruct", "gemma-3-270m"])
+def test_few_large_passes_per_template_at_the_h200_budget(name, embedded_tokenizers, bear):
+    """All of BEAR under one template at the H200's budget (2**18 tokens), in the GPU's chunks,
+    prefixes padded (as Gemma 3's window of 512 allows for statements of at most 47 tokens):
+    at most 30 passes (90 for SmolLM2's tokenizer and 252 for Gemma 3's at the former 2%
+    padding rule), forwarding at most 1.2x the minimum tokens."""
+    from calib.models.loading import start_token_id
+    from calib.scoring.encoding import encode_clm
+    from calib.scoring.run import GPU_CHUNK_STATEMENTS
+    from calib.scoring.statements import bear_queries
+
+    tok = embedded_tokenizers[name]
+    start = start_token_id(name, tok)
+    groups = [
+        [e.ids for e in encode_clm(tok, q.statements, start)]
+        for q in bear_queries(bear, ["paraphrase-0"])
+    ]
+    assert max(len(ids) for g in groups for ids in g) * 2 <= 512
+    acc = clm_accounting(groups, 1 << 18, True, GPU_CHUNK_STATEMENTS)
+    assert acc.statements > 200_000
+    assert acc.passes <= 30
+    assert acc.forwarded <= 1.2 * acc.minimum
+
+
+def test_padded_runs_are_chosen_by_cost():
+    """Ten sequences of 3 tokens and ten of 4: one pass of width 4 pads 10 positions, which is
+    worth it when a pass costs more than that (and not when it costs less)."""
+    from calib.scoring.batching import pack
+
+    widths = np.asarray([3] * 10 + [4] * 10)
+    assert pack(widths, 1000, True, pass_cost=5) == [(0, 10), (10, 20)]
+    assert pack(widths, 1000, True, pass_cost=20) == [(0, 20)]
+    assert pack(widths, 1000, False, pass_cost=20) == [(0, 10), (10, 20)]
+    assert pack(widths, 40, True, pass_cost=20) == [(0, 10), (10, 20)]  # the budget

@@ -77,27 +77,34 @@ def test_scores_every_token_after_the_start(tiny_models, small_bear):
             assert np.all(v < 0)
 
 
-def test_gemma3_sliding_window_model(tiny_models, small_bear):
-    """A tiny Gemma 3 (sliding-window and full attention layers, window shorter than the
-    statements): bucketed and padded continuations both equal the reference."""
+def _tiny_gemma3(tok, window: int, layers: int):
+    """A tiny random Gemma 3 for ``tok``: sliding-window (``window``) and full attention
+    layers in turn."""
     import torch
     from transformers import AutoModelForCausalLM, Gemma3TextConfig
 
-    tok = tiny_models["tiny-llama"].tokenizer
     cfg = Gemma3TextConfig(
         vocab_size=len(tok),
         hidden_size=32,
         intermediate_size=64,
-        num_hidden_layers=4,
+        num_hidden_layers=layers,
         num_attention_heads=2,
         num_key_value_heads=1,
         head_dim=16,
-        sliding_window=8,
-        max_position_embeddings=256,
-        layer_types=["sliding_attention", "full_attention"] * 2,
+        sliding_window=window,
+        max_position_embeddings=512,
+        layer_types=["sliding_attention", "full_attention"] * (layers // 2),
     )
     torch.manual_seed(0)
-    model = AutoModelForCausalLM.from_config(cfg).eval()
+    return AutoModelForCausalLM.from_config(cfg).eval()
+
+
+def test_gemma3_sliding_window_model(tiny_models, small_bear):
+    """A tiny Gemma 3 (sliding-window and full attention layers, window shorter than the
+    statements): bucketed and padded continuations both equal the reference."""
+    tok = tiny_models["tiny-llama"].tokenizer
+    model = _tiny_gemma3(tok, window=8, layers=4)
+    cfg = model.config
     from calib.scoring.encoding import encode_clm
 
     groups = [encode_clm(tok, q.statements, tok.bos_token_id) for q in queries(small_bear)]
@@ -133,3 +140,30 @@ def test_lm_pub_quiz_rule_doubles_the_bos_of_a_left_padding_tokenizer(tiny_model
         right = encode_clm_lm_pub_quiz(lm.tokenizer, q.statements)
         assert [e.ids.tolist() for e in right] == [e.ids.tolist() for e in single]
     assert doubled > 0
+
+
+@pytest.mark.parametrize("window", [8, 256])
+def test_a_sliding_window_longer_than_every_statement_allows_padded_prefixes(
+    window, tiny_models, small_bear, monkeypatch
+):
+    """Gemma 3's window (512) is longer than twice every BEAR statement: its prefixes may then
+    be padded in one pass as any attention model's (fewer passes); with a window of 8 they are
+    not. Both score as the reference."""
+    from calib.scoring.batching import model_plan, prefixes_paddable
+    from calib.scoring.encoding import encode_clm
+    from calib.scoring.tokens import TokenBatch
+
+    tok = tiny_models["tiny-llama"].tokenizer
+    model = _tiny_gemma3(tok, window=window, layers=2)
+    groups = [encode_clm(tok, q.statements, tok.bos_token_id) for q in queries(small_bear)]
+    batch = TokenBatch.from_groups(groups)
+    longest = int(batch.lengths.max())
+    assert prefixes_paddable(model, longest) == (2 * longest <= window)
+    monkeypatch.setattr("calib.scoring.batching.MAX_PADDING_SHARE", 1.0)
+    plan = model_plan(model, batch, 1 << 16, pad=True)
+    mixed = any(len(set(plan.prefix_len[pp.prefixes].tolist())) > 1 for pp in plan.passes)
+    assert mixed == (window == 256)
+    fast = clm_score(model, groups, pad=True, token_budget=1 << 16)
+    for encs, values in zip(groups[::3], fast[::3]):
+        for enc, got in zip(encs[:5], values[:5]):
+            np.testing.assert_allclose(got, clm_reference(model, enc), atol=1e-4)
