@@ -130,7 +130,7 @@ PROFILES: dict[str, Profile] = {
     "paper": Profile(
         name="paper",
         description=(
-            "the models of the paper's Table 3 (calib/models/paper_models.csv) on "
+            "the models of the paper's Table 3 (the model registry's list of them) on "
             "all of BEAR (a GPU machine with the Hugging Face hub)"
         ),
         label="the paper's models",
