@@ -229,7 +229,7 @@ def test_usage_errors_of_calib_run_and_book_exit_2_with_one_line(capsys, tmp_pat
 def test_run_help_lists_the_chapters_parameters_with_the_profiles_values(capsys):
     from calib.book import PROFILES
 
-    assert main(["run", "calibration", "--help", "--profile", "quick"]) == 0
+    assert main(["run", "linguistic", "--help", "--profile", "quick"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("usage: calib run")
     quick = PROFILES["quick"].shared["per_relation"]
